@@ -1,0 +1,99 @@
+"""The `workbench` command; every user error exits 2 with a message, never a traceback."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+
+from workbench.spec import SpecError, load_spec
+from workbench.transform import EncodingError
+
+EXIT_OK, EXIT_USAGE = 0, 2
+
+
+def _validate(args: argparse.Namespace) -> int:
+    spec = load_spec(args.spec)
+    print(
+        f"OK: {args.spec} is a valid spec (sha256 {spec.sha256}, "
+        f"{'frozen' if spec.frozen else 'not frozen'})"
+    )
+    return EXIT_OK
+
+
+def _describe(args: argparse.Namespace) -> int:
+    from workbench.report import describe_spec
+
+    print(describe_spec(load_spec(args.spec)))
+    return EXIT_OK
+
+
+def _profile(args: argparse.Namespace) -> int:
+    from workbench.report.profile import format_profile
+    from workbench.transform.clean import profile
+    from workbench.transform.raw import read_raw
+
+    spec = load_spec(args.spec)
+    frame = read_raw(args.data, spec.columns)
+    print(format_profile(spec, profile(frame, spec)))
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="workbench",
+        description="Release Workbench: co-design, freeze and run once a differentially private "
+        "microdata release.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def add(
+        name: str, help_text: str, func: Callable[[argparse.Namespace], int]
+    ) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        p.set_defaults(func=func)
+        return p
+
+    p = add(
+        "validate",
+        "Check a spec file; exit 0 if valid, 2 with every problem listed if not.",
+        _validate,
+    )
+    p.add_argument("spec", help="path to a spec file (.json, .yaml)")
+    p = add(
+        "describe",
+        "Print a readable summary of a spec: columns, domain sizes, configuration "
+        "count, criteria and epsilon_total.",
+        _describe,
+    )
+    p.add_argument("spec", help="path to a spec file (.json, .yaml)")
+    p = add(
+        "profile",
+        "Profile PUBLIC data against a spec: out-of-domain and missing shares per "
+        "column, and the share each cleaning rule removes. Never use it on "
+        "confidential data: its figures are exact, not private.",
+        _profile,
+    )
+    p.add_argument("spec", help="path to a spec file")
+    p.add_argument("data", help="path to a public CSV file (may be gzipped)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; map known user errors to exit code 2 with a readable message."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except SpecError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except EncodingError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

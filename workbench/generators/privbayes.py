@@ -1,0 +1,272 @@
+"""PrivBayes (Zhang, Cormode, Procopiuc, Srivastava, Xiao; SIGMOD 2014, TODS 2017): a DP Bayesian
+network learnt greedily with the exponential mechanism, noisy conditionals, ancestral sampling.
+
+Budget: ε₁ = epsilon_split·ε for the structure, split evenly over the d − 1 exponential-mechanism
+choices; ε₂ = ε − ε₁ for the parameters, split evenly over the d noisy marginals (X_i, Π_i).
+With a single column there is no structure to learn and the one marginal gets all of ε.
+The number of records n is public in this scheme (Hod & Canetti §4.4.2); it enters the score
+sensitivity and the θ-usefulness bound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from workbench.generators.cells import CellCounts, check_epsilon, check_n
+from workbench.generators.conditional import ConditionalTable
+from workbench.generators.measurement import noisy_marginal
+from workbench.generators.mutual_information import (
+    mutual_information,
+    mutual_information_sensitivity,
+)
+from workbench.transform import Domain
+
+if TYPE_CHECKING:
+    from workbench.privacy import PrivacyContext
+
+
+def candidate_parent_sets(
+    chosen: Sequence[int],
+    child_size: int,
+    sizes: Sequence[int],
+    max_parents: int,
+    max_cells: float,
+    limit: int,
+) -> list[tuple[int, ...]]:
+    """Maximal parent sets Π ⊆ chosen with |Π| ≤ max_parents and |dom X|·|dom Π| ≤ max_cells.
+
+    Maximal means no further chosen node can join without breaking a bound (PrivBayes's
+    maximal parent sets for general domains). With an unbounded cell cap this is every
+    min(k, |chosen|)-subset, the paper's fixed-degree candidates. At most ``limit`` sets are
+    returned, in a fixed order that depends only on public quantities. If even the child alone
+    breaks the cell cap, the empty parent set is the only candidate.
+
+    >>> candidate_parent_sets([0, 1, 2], 2, [3, 4, 5], max_parents=2, max_cells=1e9, limit=10)
+    [(0, 1), (0, 2), (1, 2)]
+    >>> candidate_parent_sets([0, 1, 2], 2, [3, 4, 5], max_parents=9, max_cells=24, limit=10)
+    [(0, 1), (2,)]
+    """
+    if child_size > max_cells:
+        return [()]
+    found: list[tuple[int, ...]] = []
+    budget = [50 * limit]  # cap on visited subsets, so pathological domains stay cheap
+
+    def extend(start: int, current: tuple[int, ...], cells: int) -> None:
+        budget[0] -= 1
+        if budget[0] < 0 or len(found) >= limit:
+            return
+        if len(current) < max_parents:
+            for i in range(start, len(chosen)):
+                grown = cells * sizes[chosen[i]]
+                if grown <= max_cells:
+                    extend(i + 1, (*current, chosen[i]), grown)
+        full = len(current) >= max_parents
+        maximal = full or all(cells * sizes[c] > max_cells for c in chosen if c not in current)
+        if maximal and len(found) < limit:
+            found.append(current)
+
+    extend(0, (), child_size)
+    return found or [()]
+
+
+class PrivBayes:
+    """PrivBayes generator; hyperparameters as in the release's configuration space (§4.7).
+
+    Give exactly one of ``degree`` (each node has at most k parents) or ``theta``
+    (θ-usefulness: parents are allowed only while each noisy marginal keeps a signal-to-noise
+    ratio of at least θ). ``max_cells`` caps the joint domain of any (X, Π) table and
+    ``max_candidates`` the (X, Π) pairs scored per greedy step; both are data-independent.
+    """
+
+    def __init__(
+        self,
+        *,
+        epsilon_split: float = 0.5,
+        theta: float | None = None,
+        degree: int | None = None,
+        max_cells: int = 1_000_000,
+        max_candidates: int = 5_000,
+    ) -> None:
+        self.epsilon_split = epsilon_split
+        self.theta = theta
+        self.degree = degree
+        self.max_cells = max_cells
+        self.max_candidates = max_candidates
+
+    def check_params(self) -> None:
+        """Validate hyperparameters once, before any budget is spent."""
+        split = self.epsilon_split
+        if isinstance(split, bool) or not isinstance(split, int | float) or not 0 < split < 1:
+            raise ValueError(f"privbayes: epsilon_split must lie in (0, 1), got {split!r}")
+        if (self.theta is None) == (self.degree is None):
+            raise ValueError("privbayes: give exactly one of theta (θ-usefulness) or degree (k)")
+        if self.theta is not None:
+            theta = self.theta
+            if isinstance(theta, bool) or not isinstance(theta, int | float) or not theta > 0:
+                raise ValueError(f"privbayes: theta must be a positive number, got {theta!r}")
+        if self.degree is not None:
+            k = self.degree
+            if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+                raise ValueError(f"privbayes: degree must be an integer >= 1, got {k!r}")
+        for name in ("max_cells", "max_candidates"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"privbayes: {name} must be an integer >= 1, got {value!r}")
+
+    def theta_cell_bound(self, n: int, d: int, epsilon: float, sensitivity: float) -> float:
+        """Largest |dom(X, Π)| that keeps a noisy marginal θ-useful.
+
+        PrivBayes θ-usefulness (SIGMOD 2014 §4.3; general domains in TODS 2017): the average
+        cell mass of a normalised table over |dom(X, Π)| cells is 1/|dom(X, Π)|, and its noise
+        scale is d·Δ/(n·ε₂) (d marginals, ε₂/d each, Δ the count sensitivity). The ratio is
+        ≥ θ iff |dom(X, Π)| ≤ n·ε₂ / (d·Δ·θ). With Δ = 2 and ε₂ = ε/2 this is the authors'
+        reference-code bound ε·n/(4·d·θ).
+        """
+        eps2 = epsilon * (1 - self.epsilon_split) if d > 1 else epsilon
+        return n * eps2 / (d * sensitivity * float(self.theta))
+
+    def fit(
+        self, codes: np.ndarray, domain: Domain, epsilon: float, privacy: PrivacyContext
+    ) -> PrivBayes:
+        """Learn the network and its noisy conditionals, spending exactly ``epsilon``."""
+        self.check_params()
+        eps = check_epsilon(epsilon)
+        data = CellCounts.from_codes(codes, domain)
+        n, d = data.n, len(domain)
+        if d == 0:
+            raise ValueError("privbayes: the domain has no columns")
+        if n < 2 and d > 1:
+            raise ValueError(f"privbayes: structure learning needs n >= 2 records, got n={n}")
+        eps1 = eps * self.epsilon_split if d > 1 else 0.0
+        eps2 = eps - eps1
+        sens = privacy.histogram_sensitivity()
+        if self.theta is not None:
+            self.cell_bound_ = min(float(self.max_cells), self.theta_cell_bound(n, d, eps, sens))
+            max_parents = d
+        else:
+            self.cell_bound_ = float(self.max_cells)
+            max_parents = int(self.degree)
+        network = self._learn_structure(data, eps1, max_parents, privacy)
+        self._learn_parameters(data, network, eps2, privacy)
+        self.domain_ = domain
+        self.structure_epsilon_ = eps1
+        self.marginal_epsilon_ = eps2 / d
+        self.marginal_noise_scale_ = d * sens / eps2
+        return self
+
+    def _learn_structure(
+        self, data: CellCounts, eps1: float, max_parents: int, privacy: PrivacyContext
+    ) -> list[tuple[int, tuple[int, ...]]]:
+        """GreedyBayes: one exponential-mechanism choice of (X, Π) per step, ε₁/(d−1) each.
+
+        Score: I(X; Π) in bits; sensitivity from ``mutual_information_sensitivity`` (PrivBayes
+        Lemma 1), taking the largest Δ over the step's candidates, which depends only on public
+        domain sizes and n. The first node is drawn uniformly at random and costs nothing.
+        """
+        domain, n = data.domain, data.n
+        d = len(domain)
+        sizes = domain.sizes
+        first = int(privacy.rng.integers(d))
+        network: list[tuple[int, tuple[int, ...]]] = [(first, ())]
+        if d == 1:
+            return network
+        chosen = [first]
+        remaining = [j for j in range(d) if j != first]
+        step_eps = eps1 / (d - 1)
+        cache: dict[tuple[int, ...], np.ndarray] = {}
+        for step in range(1, d):
+            candidates: list[tuple[int, tuple[int, ...]]] = []
+            for x in remaining:
+                left = self.max_candidates - len(candidates)
+                if left <= 0:
+                    break
+                for pi in candidate_parent_sets(
+                    chosen, sizes[x], sizes, max_parents, self.cell_bound_, left
+                ):
+                    candidates.append((x, pi))
+            scores = np.array([self._score(data, x, pi, cache) for x, pi in candidates])
+            delta = max(
+                mutual_information_sensitivity(
+                    n, sizes[x], domain.size([domain.names[p] for p in pi]), privacy.neighbour
+                )
+                for x, pi in candidates
+            )
+            if delta == 0.0:  # every score is identically 0; any positive Δ is valid
+                delta = mutual_information_sensitivity(n, 3, 3, privacy.neighbour)
+            pick = privacy.exponential(
+                scores,
+                sensitivity=delta,
+                epsilon=step_eps,
+                purpose=f"privbayes structure: choose node and parents, step {step} of {d - 1}",
+            )
+            x, pi = candidates[int(pick.value)]
+            network.append((x, pi))
+            chosen.append(x)
+            remaining.remove(x)
+        return network
+
+    @staticmethod
+    def _score(
+        data: CellCounts, x: int, pi: tuple[int, ...], cache: dict[tuple[int, ...], np.ndarray]
+    ) -> float:
+        """Exact I(X; Π) from a cached marginal; only ever passed into the exponential mechanism."""
+        if not pi:
+            return 0.0
+        key = tuple(sorted((*pi, x)))
+        if key not in cache:
+            cache[key] = data.marginal(tuple(data.domain.names[c] for c in key))
+        axes = [key.index(c) for c in (*pi, x)]
+        table = np.transpose(cache[key], axes).reshape(-1, data.domain.sizes[x])
+        return mutual_information(table)
+
+    def _learn_parameters(
+        self,
+        data: CellCounts,
+        network: list[tuple[int, tuple[int, ...]]],
+        eps2: float,
+        privacy: PrivacyContext,
+    ) -> None:
+        """Release each (Π_i, X_i) count table with ε₂/d, then derive P(X_i | Π_i).
+
+        Sensitivity per table: Δ = privacy.histogram_sensitivity() (2 replace-one, 1
+        add/remove), so the per-cell discrete-Laplace scale is Δ/(ε₂/d) = d·Δ/ε₂ (PrivBayes
+        §4, TODS "NoisyConditionals" with d marginals). Clipping and normalising are
+        post-processing.
+        """
+        names = data.domain.names
+        d = len(names)
+        self.network_: list[tuple[str, tuple[str, ...]]] = []
+        self.conditionals_: dict[str, np.ndarray] = {}
+        self._plan: list[tuple[int, tuple[int, ...], tuple[int, ...], ConditionalTable]] = []
+        for x, pi in network:
+            cols = tuple(names[c] for c in (*pi, x))
+            noisy = noisy_marginal(
+                data,
+                cols,
+                privacy,
+                eps2 / d,
+                purpose=f"privbayes marginal: {names[x]} | {', '.join(cols[:-1]) or '∅'}",
+            )
+            table = ConditionalTable.from_noisy_counts(noisy.reshape(-1, noisy.shape[-1]))
+            parent_sizes = tuple(data.domain.sizes[p] for p in pi)
+            self.network_.append((names[x], cols[:-1]))
+            self.conditionals_[names[x]] = table.probs.reshape(noisy.shape)
+            self._plan.append((x, pi, parent_sizes, table))
+
+    def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """Ancestral sampling, one vectorised inverse-CDF draw per node; never touches the data."""
+        if not hasattr(self, "_plan"):
+            raise RuntimeError("privbayes: call fit before sample")
+        n = check_n(n)
+        out = np.zeros((n, len(self.domain_)), dtype=np.int64)
+        for x, pi, parent_sizes, table in self._plan:
+            config = (
+                np.ravel_multi_index(tuple(out[:, list(pi)].T), parent_sizes)
+                if pi
+                else np.zeros(n, dtype=np.int64)
+            )
+            out[:, x] = table.sample(config, rng)
+        return out

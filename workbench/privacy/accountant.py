@@ -1,0 +1,215 @@
+"""The privacy accountant: refuses any measurement that would overspend the total budget.
+
+Charging rules (pure ε-DP):
+
+* a "once" measurement is charged its ε (basic composition);
+* "loop" measurements belong to private selection: each iteration may spend at most the
+  planned ε₁, and the whole loop is charged 2ε₁ + ε₀ once (paper Thm. 3), from the moment a
+  selection is planned (a reservation) — so ``epsilon_total`` is Σ once + 2ε₁ + ε₀;
+* ``epsilon_spent`` counts the loop only once a loop measurement has actually been made.
+
+Earlier runs logged to the same ledger can be charged too (:meth:`Accountant.from_ledger`).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from workbench.privacy import _checks
+from workbench.privacy.ledger import Ledger
+from workbench.privacy.records import MeasurementRecord
+from workbench.privacy.selection import check_selection_parameters, selection_epsilon
+
+_TOL = 1e-9  # absolute slack for float sums such as 0.01 + 0.30 + … = 0.99
+
+
+class BudgetExceeded(RuntimeError):
+    """A measurement was refused; nothing was sampled or released."""
+
+
+@dataclass(frozen=True)
+class SelectionPlan:
+    """The private-selection parameters that the loop's cost 2ε₁ + ε₀ is computed from."""
+
+    epsilon_per_iteration: float
+    gamma: float
+    max_iterations: int | None
+    epsilon_0: float
+
+    @property
+    def cost(self) -> float:
+        """2ε₁ + ε₀ (Thm. 3)."""
+        return selection_epsilon(self.epsilon_per_iteration, self.epsilon_0)
+
+
+def plan_epsilon_total(
+    loop_epsilons: Iterable[float], once_epsilons: Iterable[float] = (), epsilon_0: float = 0.0
+) -> float:
+    """ε_total of a design without running it: 2·Σ loop + ε₀ + Σ once.
+
+    >>> round(plan_epsilon_total([4.0, 0.99]), 12)
+    9.98
+    >>> round(plan_epsilon_total([4.0, 0.56], once_epsilons=[0.43]), 12)
+    9.55
+    """
+    loop = [_checks.positive_finite("loop_epsilons", e) for e in loop_epsilons]
+    once = [_checks.positive_finite("once_epsilons", e) for e in once_epsilons]
+    total = math.fsum(once)
+    if loop:
+        total += selection_epsilon(math.fsum(loop), epsilon_0)
+    return total
+
+
+class Accountant:
+    """Tracks ε for one run against a total budget and refuses what does not fit."""
+
+    def __init__(self, total_budget: float, *, prior_spent: float = 0.0) -> None:
+        """Budget for everything, including ``prior_spent`` by earlier runs on the same data."""
+        self.total_budget = _checks.positive_finite("total_budget", total_budget)
+        if isinstance(prior_spent, bool) or not math.isfinite(prior_spent) or prior_spent < 0:
+            raise ValueError("prior_spent must be a finite number ≥ 0")
+        self.prior_spent = float(prior_spent)
+        self._once: list[float] = []
+        self._loop: dict[int, list[float]] = {}
+        self._plan: SelectionPlan | None = None
+        self._ledger: Ledger | None = None
+
+    # --- planning --------------------------------------------------------------------------
+    @property
+    def plan(self) -> SelectionPlan | None:
+        """The selection plan, if one was made."""
+        return self._plan
+
+    def plan_selection(
+        self,
+        epsilon_per_iteration: float,
+        gamma: float,
+        max_iterations: int | None,
+        epsilon_0: float,
+    ) -> SelectionPlan:
+        """Reserve 2ε₁ + ε₀ for the selection loop; refuse if it does not fit the budget."""
+        e1 = _checks.positive_finite("epsilon_per_iteration", epsilon_per_iteration)
+        check_selection_parameters(gamma, max_iterations, epsilon_0)
+        if self._plan is not None:
+            raise ValueError("plan_selection: a selection is already planned for this run")
+        plan = SelectionPlan(e1, float(gamma), max_iterations, float(epsilon_0))
+        if self.epsilon_total() + plan.cost > self.total_budget + _TOL:
+            raise BudgetExceeded(
+                f"selection costs 2ε₁ + ε₀ = {plan.cost:g} but only "
+                f"{self.remaining():g} of ε = {self.total_budget:g} is left"
+            )
+        self._plan = plan
+        self._log_plan()
+        return plan
+
+    # --- charging --------------------------------------------------------------------------
+    def charge(self, record: MeasurementRecord) -> None:
+        """Accept ``record`` or raise BudgetExceeded; called before any noise is drawn."""
+        eps = record.epsilon
+        if record.stage == "once":
+            if self.epsilon_total() + eps > self.total_budget + _TOL:
+                raise BudgetExceeded(
+                    f"{record.purpose!r}: ε = {eps:g} exceeds the {self.remaining():g} left "
+                    f"of ε = {self.total_budget:g}"
+                )
+            self._once.append(eps)
+            return
+        plan, it = self._plan, record.iteration
+        if plan is None:
+            raise BudgetExceeded(f"{record.purpose!r}: loop measurement but no selection planned")
+        if it is None or it < 1 or (plan.max_iterations is not None and it > plan.max_iterations):
+            raise BudgetExceeded(f"{record.purpose!r}: loop measurement outside an iteration")
+        used = math.fsum(self._loop.get(it, []))
+        if used + eps > plan.epsilon_per_iteration + _TOL:
+            raise BudgetExceeded(
+                f"{record.purpose!r}: iteration {it} would spend {used + eps:g} > "
+                f"ε₁ = {plan.epsilon_per_iteration:g}"
+            )
+        self._loop.setdefault(it, []).append(eps)
+
+    # --- totals ----------------------------------------------------------------------------
+    def epsilon_spent(self) -> float:
+        """ε actually consumed: prior + Σ once + (2ε₁ + ε₀ once any loop measurement ran)."""
+        loop = self._plan.cost if (self._plan is not None and self._loop) else 0.0
+        return self.prior_spent + math.fsum(self._once) + loop
+
+    def epsilon_total(self) -> float:
+        """ε committed: prior + Σ once + (2ε₁ + ε₀ if a selection is planned)."""
+        loop = self._plan.cost if self._plan is not None else 0.0
+        return self.prior_spent + math.fsum(self._once) + loop
+
+    def remaining(self) -> float:
+        """Budget not yet committed."""
+        return max(0.0, self.total_budget - self.epsilon_total())
+
+    def describe(self) -> str:
+        """Human-readable summary for logs and the CLI (no data values, only ε)."""
+        lines = [f"total budget ε = {self.total_budget:g}"]
+        if self.prior_spent:
+            lines.append(f"spent by earlier runs: {self.prior_spent:g}")
+        lines.append(f"once-measurements: {len(self._once)}, ε = {math.fsum(self._once):g}")
+        if self._plan is not None:
+            p = self._plan
+            cap = "∞" if p.max_iterations is None else str(p.max_iterations)
+            lines.append(
+                f"private selection: ε₁ = {p.epsilon_per_iteration:g}, γ = {p.gamma:g}, "
+                f"T = {cap}, ε₀ = {p.epsilon_0:g} → 2ε₁ + ε₀ = {p.cost:g}"
+            )
+        lines.append(f"ε_total = {self.epsilon_total():g}; ε_spent = {self.epsilon_spent():g}")
+        return "\n".join(lines)
+
+    # --- ledger ----------------------------------------------------------------------------
+    def bind_ledger(self, ledger: Ledger) -> None:
+        """Log this accountant's budget and plan to ``ledger`` so later runs can charge them."""
+        if self._ledger is ledger:
+            return
+        if self._ledger is not None:
+            raise ValueError("ledger: this accountant already writes to another ledger")
+        self._ledger = ledger
+        ledger.event("accountant", total_budget=self.total_budget, prior_spent=self.prior_spent)
+        self._log_plan()
+
+    def _log_plan(self) -> None:
+        """Write the plan before any loop measurement, so from_ledger can price the loop."""
+        if self._ledger is not None and self._plan is not None:
+            p = self._plan
+            self._ledger.event(
+                "selection_plan",
+                epsilon_per_iteration=p.epsilon_per_iteration,
+                gamma=p.gamma,
+                max_iterations=p.max_iterations,
+                epsilon_0=p.epsilon_0,
+                epsilon_selection=p.cost,
+            )
+
+    @staticmethod
+    def spent_in_ledger(path: str | os.PathLike[str]) -> float:
+        """ε spent by all runs in a ledger: per run Σ once + (2ε₁ + ε₀ if any loop line).
+
+        A run with loop lines but no plan line cannot be priced (the realised loop spend is
+        not a valid bound, since the stopping time depends on the data), so it raises.
+        """
+        once: dict[str, list[float]] = {}
+        looped: set[str] = set()
+        plans: dict[str, float] = {}
+        for entry in Ledger.read(path):
+            run = str(entry.get("run_id"))
+            if entry.get("event") == "selection_plan":
+                plans[run] = float(entry["epsilon_selection"])
+            elif entry.get("event") == "measurement":
+                if entry.get("stage") == "once":
+                    once.setdefault(run, []).append(float(entry["epsilon"]))
+                else:
+                    looped.add(run)
+        missing = looped - plans.keys()
+        if missing:
+            raise ValueError("ledger: loop measurements without a selection plan cannot be priced")
+        return math.fsum(math.fsum(v) for v in once.values()) + math.fsum(plans[r] for r in looped)
+
+    @classmethod
+    def from_ledger(cls, path: str | os.PathLike[str], total_budget: float) -> Accountant:
+        """An accountant whose budget already carries what earlier runs in ``path`` spent."""
+        return cls(total_budget, prior_spent=cls.spent_in_ledger(path))

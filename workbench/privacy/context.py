@@ -1,0 +1,234 @@
+"""The run object every DP computation goes through: mode, randomness, records, accounting.
+
+A :class:`PrivacyContext` is in one of two explicit modes:
+
+* ``SIMULATION`` — public proxy data only. Its numpy ``rng`` (for post-DP sampling and the
+  selection coin) may be seeded for reproducible dry runs. Noise still comes from OpenDP.
+* ``CONFIDENTIAL`` — the one real run. ``rng`` is seeded from the OS CSPRNG (``secrets``),
+  the selection coin is ``random.SystemRandom``, an accountant and a ledger are mandatory.
+
+Order of every measurement: validate the arguments, build its record, let the accountant
+charge it (which may refuse), append the record to the fsynced ledger, and only then draw
+the noise and hand back :class:`Noisy`. A refused measurement draws nothing.
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+import secrets
+from typing import Any
+
+import numpy as np
+
+from workbench.privacy import _checks, mechanisms, sensitivity
+from workbench.privacy.accountant import Accountant
+from workbench.privacy.ledger import Ledger
+from workbench.privacy.records import (
+    MeasurementRecord,
+    Noisy,
+    discrete_laplace_sigma,
+    gumbel_sigma,
+    laplace_sigma,
+    utc_now,
+)
+
+
+class PrivacyMode(enum.Enum):
+    """Whether a run may touch confidential data (and so must be unseeded and accounted)."""
+
+    SIMULATION = "simulation"
+    CONFIDENTIAL = "confidential"
+
+
+class PrivacyContext:
+    """Holds the mode, the randomness, the accountant, the ledger and the records of one run."""
+
+    def __init__(
+        self,
+        mode: PrivacyMode,
+        *,
+        neighbour: str,
+        rng: np.random.Generator,
+        coin_source: random.Random,
+        accountant: Accountant | None,
+        ledger: Ledger | None,
+    ) -> None:
+        """Use :meth:`simulation` or :meth:`confidential`; they enforce each mode's rules."""
+        self.mode = mode
+        self.neighbour = _checks.neighbour(neighbour)
+        self.rng = rng
+        self._coin = coin_source
+        self.accountant = accountant
+        self.ledger = ledger
+        self.records: list[MeasurementRecord] = []
+        self._iteration: int | None = None
+        if accountant is not None and ledger is not None:
+            accountant.bind_ledger(ledger)
+
+    @classmethod
+    def simulation(
+        cls,
+        seed: int | None = None,
+        *,
+        neighbour: str = "replace_one",
+        accountant: Accountant | None = None,
+        ledger: Ledger | None = None,
+    ) -> PrivacyContext:
+        """A context for public proxy data; ``seed`` makes post-DP sampling reproducible."""
+        return cls(
+            PrivacyMode.SIMULATION,
+            neighbour=neighbour,
+            rng=np.random.default_rng(seed),
+            coin_source=random.Random(seed),
+            accountant=accountant,
+            ledger=ledger,
+        )
+
+    @classmethod
+    def confidential(
+        cls, *, accountant: Accountant, ledger: Ledger, neighbour: str = "replace_one"
+    ) -> PrivacyContext:
+        """The context of a real run: CSPRNG-seeded, accounted and logged; it takes no seed."""
+        if not isinstance(accountant, Accountant):
+            raise ValueError("accountant: a confidential run needs an Accountant")
+        if not isinstance(ledger, Ledger):
+            raise ValueError("ledger: a confidential run needs a Ledger")
+        return cls(
+            PrivacyMode.CONFIDENTIAL,
+            neighbour=neighbour,
+            rng=np.random.default_rng(secrets.randbits(128)),
+            coin_source=random.SystemRandom(),
+            accountant=accountant,
+            ledger=ledger,
+        )
+
+    # --- sensitivities the generators and criteria share -----------------------------------
+    def histogram_sensitivity(self) -> int:
+        """L1 sensitivity of a count table under this run's neighbour relation (2 or 1)."""
+        return sensitivity.histogram(self.neighbour)
+
+    # --- selection-loop bookkeeping --------------------------------------------------------
+    @property
+    def iteration(self) -> int | None:
+        """The private-selection iteration in progress, or None outside the loop."""
+        return self._iteration
+
+    def begin_iteration(self, iteration: int) -> None:
+        """Tag the following measurements as 'loop' measurements of ``iteration``."""
+        if isinstance(iteration, bool) or not isinstance(iteration, int) or iteration < 1:
+            raise ValueError("iteration must be an integer >= 1")
+        self._iteration = iteration
+
+    def end_iteration(self) -> None:
+        """Leave the loop; later measurements are 'once' measurements."""
+        self._iteration = None
+
+    def coin(self, probability: float) -> bool:
+        """True with ``probability``; the selection loop's γ-stop (CSPRNG when confidential)."""
+        p = _checks.probability("probability", probability)
+        return self._coin.random() < p
+
+    def log_event(self, event: str, **fields: Any) -> None:
+        """Write a non-measurement event to the ledger, if there is one."""
+        if self.ledger is not None:
+            self.ledger.event(event, **fields)
+
+    # --- mechanisms ------------------------------------------------------------------------
+    def _admit(self, record: MeasurementRecord) -> None:
+        """Charge and log ``record`` before any noise is drawn."""
+        if self.accountant is not None:
+            self.accountant.charge(record)
+        if self.ledger is not None:
+            self.ledger.append(record)
+        self.records.append(record)
+
+    def _record(
+        self,
+        purpose: str,
+        mechanism: str,
+        epsilon: float,
+        delta: float,
+        scale: float,
+        sigma: float,
+        bounds: tuple[float, float] | None = None,
+    ) -> MeasurementRecord:
+        """A record stamped with this context's stage and iteration."""
+        stage = "once" if self._iteration is None else "loop"
+        return MeasurementRecord(
+            purpose=purpose,
+            mechanism=mechanism,
+            epsilon=epsilon,
+            sensitivity=delta,
+            scale=scale,
+            sigma=sigma,
+            bounds=bounds,
+            stage=stage,
+            iteration=self._iteration,
+            timestamp=utc_now(),
+        )
+
+    def laplace(
+        self,
+        value: object,
+        *,
+        sensitivity: float,
+        epsilon: float,
+        purpose: str,
+        bounds: tuple[float, float] | None = None,
+    ) -> Noisy[np.ndarray]:
+        """Laplace(Δ/ε) on a real vector whose L1 sensitivity is Δ; σ = √2·Δ/ε."""
+        purpose = _checks.purpose(purpose)
+        delta = _checks.positive_finite("sensitivity", sensitivity)
+        eps = _checks.positive_finite("epsilon", epsilon)
+        checked_bounds = _checks.bounds(bounds)
+        arr = _checks.finite_floats("value", value)
+        record = self._record(
+            purpose, "laplace", eps, delta, delta / eps, laplace_sigma(delta, eps), checked_bounds
+        )
+        self._admit(record)
+        return Noisy(mechanisms.laplace_vector(arr, delta, eps), record)
+
+    def discrete_laplace(
+        self, value: object, *, sensitivity: int, epsilon: float, purpose: str
+    ) -> Noisy[np.ndarray]:
+        """Discrete Laplace(Δ/ε) on an integer vector (counts) whose L1 sensitivity is Δ."""
+        purpose = _checks.purpose(purpose)
+        if isinstance(sensitivity, bool) or int(sensitivity) != sensitivity or sensitivity < 1:
+            raise ValueError("sensitivity must be an integer >= 1 for counts")
+        delta = int(sensitivity)
+        eps = _checks.positive_finite("epsilon", epsilon)
+        arr = _checks.integers("value", value)
+        record = self._record(
+            purpose,
+            "discrete_laplace",
+            eps,
+            float(delta),
+            delta / eps,
+            discrete_laplace_sigma(delta, eps),
+        )
+        self._admit(record)
+        return Noisy(mechanisms.discrete_laplace_vector(arr, delta, eps), record)
+
+    def exponential(
+        self, scores: object, *, sensitivity: float, epsilon: float, purpose: str
+    ) -> Noisy[int]:
+        """Exponential mechanism: index i with P ∝ exp(ε·score_i/(2Δ)); Δ bounds each score."""
+        purpose = _checks.purpose(purpose)
+        delta = _checks.positive_finite("sensitivity", sensitivity)
+        eps = _checks.positive_finite("epsilon", epsilon)
+        arr = _checks.finite_floats("scores", scores)
+        record = self._record(
+            purpose,
+            "exponential",
+            eps,
+            delta,
+            mechanisms.gumbel_noise_scale(delta, eps),
+            gumbel_sigma(delta, eps),
+        )
+        self._admit(record)
+        return Noisy(mechanisms.noisy_max_index(arr, delta, eps), record)
+
+    def epsilon_recorded(self) -> float:
+        """Σ ε over this context's records (basic composition, before selection pricing)."""
+        return float(sum(r.epsilon for r in self.records))

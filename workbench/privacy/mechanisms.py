@@ -1,0 +1,82 @@
+"""The three noise primitives, all drawn by OpenDP (which samples from the OS CSPRNG).
+
+Each function builds an OpenDP measurement calibrated to (Δ, ε), checks with OpenDP's own
+privacy map that the measurement really is ε-DP at distance Δ, and only then invokes it.
+Nothing here is seedable: numpy's generators are never used for noise.
+
+* ``laplace_vector``: continuous Laplace, scale b = Δ/ε on an L1-sensitivity-Δ float vector.
+* ``discrete_laplace_vector``: discrete Laplace (two-sided geometric), scale b = Δ/ε on an
+  L1-sensitivity-Δ integer vector (counts).
+* ``noisy_max_index``: report-noisy-max with Gumbel noise of scale 2Δ/ε on scores whose
+  L∞ sensitivity is Δ; this samples exactly the exponential mechanism.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import opendp.prelude as dp
+
+dp.enable_features("contrib")
+
+_SLACK = 1e-9  # OpenDP's maps round up in float arithmetic; allow this relative excess
+
+
+def _checked(measurement: dp.Measurement, d_in: float | int, epsilon: float) -> float:
+    """Return OpenDP's ε for distance d_in; refuse if it exceeds the requested ε."""
+    achieved = float(measurement.map(d_in))
+    if achieved > epsilon * (1.0 + _SLACK):
+        raise RuntimeError("privacy map exceeds the requested epsilon; noise not drawn")
+    return max(achieved, epsilon)
+
+
+def laplace_scale(sensitivity: float, epsilon: float) -> float:
+    """b = Δ/ε for ε-DP with L1 sensitivity Δ (Dwork et al. 2006)."""
+    return sensitivity / epsilon
+
+
+def gumbel_noise_scale(sensitivity: float, epsilon: float) -> float:
+    """β = 2Δ/ε: noisy-max with Gumbel(β) is the exponential mechanism at ε (L∞ sensitivity Δ)."""
+    return 2.0 * sensitivity / epsilon
+
+
+def laplace_vector(values: np.ndarray, sensitivity: float, epsilon: float) -> np.ndarray:
+    """Add continuous Laplace(Δ/ε) to every entry; the whole vector has L1 sensitivity Δ."""
+    flat = np.ascontiguousarray(values, dtype=np.float64).ravel()
+    domain = dp.vector_domain(dp.atom_domain(T=float, nan=False))
+    meas = dp.m.make_laplace(
+        domain, dp.l1_distance(T=float), scale=laplace_scale(sensitivity, epsilon)
+    )
+    _checked(meas, float(sensitivity), epsilon)
+    return np.asarray(meas(flat.tolist()), dtype=np.float64).reshape(np.shape(values))
+
+
+def discrete_laplace_vector(values: np.ndarray, sensitivity: int, epsilon: float) -> np.ndarray:
+    """Add discrete Laplace(Δ/ε) to every integer entry; the vector has L1 sensitivity Δ."""
+    flat = np.ascontiguousarray(values, dtype=np.int64).ravel()
+    domain = dp.vector_domain(dp.atom_domain(T=int))
+    meas = dp.m.make_laplace(
+        domain, dp.l1_distance(T=int), scale=laplace_scale(sensitivity, epsilon)
+    )
+    _checked(meas, int(sensitivity), epsilon)
+    return np.asarray(meas(flat.tolist()), dtype=np.int64).reshape(np.shape(values))
+
+
+def noisy_max_index(scores: np.ndarray, sensitivity: float, epsilon: float) -> int:
+    """Index chosen with probability ∝ exp(ε·score/(2Δ)), by Gumbel report-noisy-max."""
+    flat = np.ascontiguousarray(scores, dtype=np.float64).ravel()
+    if flat.size == 1:
+        return 0
+    domain = dp.vector_domain(dp.atom_domain(T=float, nan=False), size=int(flat.size))
+    meas = dp.m.make_noisy_max(
+        domain,
+        dp.linf_distance(T=float),
+        dp.max_divergence(),
+        scale=gumbel_noise_scale(sensitivity, epsilon),
+    )
+    _checked(meas, float(sensitivity), epsilon)
+    index = int(meas(flat.tolist()))
+    if not 0 <= index < flat.size or math.isnan(flat[index]):
+        raise RuntimeError("noisy max returned an invalid index")
+    return index

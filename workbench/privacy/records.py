@@ -1,0 +1,96 @@
+"""Measurement records and the noise-scale formulas: what every DP release leaves behind.
+
+A :class:`MeasurementRecord` describes one call of a mechanism without its input or output
+(purpose, mechanism, ε, Δ, scale, σ, bounds, stage, iteration, time); :class:`Noisy` pairs a
+released value with its record.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Generic, TypeVar
+
+V = TypeVar("V")
+
+
+def laplace_sigma(sensitivity: float, epsilon: float) -> float:
+    """Std of ε-DP Laplace noise: scale b = Δ/ε and Var = 2b², so σ = √2·Δ/ε.
+
+    >>> round(laplace_sigma(1.0, 0.5), 6)
+    2.828427
+    """
+    return math.sqrt(2.0) * sensitivity / epsilon
+
+
+def discrete_laplace_sigma(sensitivity: float, epsilon: float) -> float:
+    """Std of ε-DP discrete Laplace noise, P(k) ∝ t^|k| with t = exp(−ε/Δ).
+
+    Derivation: the noise is G₁ − G₂ for i.i.d. geometric G on {0, 1, …} with
+    P(G = k) = (1 − t)·t^k and Var(G) = t/(1 − t)², so Var = 2t/(1 − t)².
+    For large Δ/ε this tends to the continuous √2·Δ/ε.
+
+    >>> round(discrete_laplace_sigma(1.0, 1.0), 6)
+    1.356962
+    """
+    t = math.exp(-epsilon / sensitivity)
+    return math.sqrt(2.0 * t) / -math.expm1(-epsilon / sensitivity)
+
+
+def gumbel_scale(sensitivity: float, epsilon: float) -> float:
+    """Gumbel scale β = 2Δ/ε of the exponential mechanism (argmax of score + Gumbel(β)).
+
+    Gumbel-max picks i with probability ∝ exp(score_i/β) = exp(ε·score_i/(2Δ)), which is the
+    exponential mechanism (McSherry & Talwar 2007): ε-DP when each score moves by ≤ Δ (L∞).
+    """
+    return 2.0 * sensitivity / epsilon
+
+
+def gumbel_sigma(sensitivity: float, epsilon: float) -> float:
+    """Std of the Gumbel noise added to each score: π·β/√6 with β = 2Δ/ε."""
+    return math.pi * gumbel_scale(sensitivity, epsilon) / math.sqrt(6.0)
+
+
+def utc_now() -> str:
+    """ISO-8601 UTC timestamp; one clock for all records so ledgers from enclaves compare."""
+    return datetime.now(UTC).isoformat()
+
+
+@dataclass(frozen=True)
+class MeasurementRecord:
+    """What was spent and how, never on what: the unit the accountant and the ledger keep."""
+
+    purpose: str
+    mechanism: str
+    epsilon: float
+    sensitivity: float
+    scale: float
+    sigma: float
+    bounds: tuple[float, float] | None
+    stage: str
+    iteration: int | None
+    timestamp: str
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready fields (bounds as a list) for the ledger and the release report."""
+        return {
+            "purpose": self.purpose,
+            "mechanism": self.mechanism,
+            "epsilon": self.epsilon,
+            "sensitivity": self.sensitivity,
+            "scale": self.scale,
+            "sigma": self.sigma,
+            "bounds": None if self.bounds is None else list(self.bounds),
+            "stage": self.stage,
+            "iteration": self.iteration,
+            "timestamp": self.timestamp,
+        }
+
+
+@dataclass(frozen=True)
+class Noisy(Generic[V]):
+    """A DP-released value with the record of how it was made; only these leave the layer."""
+
+    value: V
+    record: MeasurementRecord

@@ -1,0 +1,60 @@
+"""Written-down sensitivities: each function states the query, the relation and the bound.
+
+Two neighbour relations are supported (the spec's ``budget.neighbour``):
+
+* ``replace_one``: D and D' have the same size n and differ in one record (the paper's choice;
+  n is then public, so denominators may use it);
+* ``add_remove``: D' is D with one record added or removed.
+
+Every bound is checked empirically on neighbouring datasets in ``tests/test_privacy.py``.
+"""
+
+from __future__ import annotations
+
+from workbench.privacy import _checks
+
+
+def histogram(neighbour: str) -> int:
+    """L1 sensitivity of a vector of cell counts (each record sits in one cell).
+
+    Replacing a record moves one unit between two cells (Δ = 2); adding or removing one changes
+    one cell by 1 (Δ = 1).
+
+    >>> histogram("replace_one"), histogram("add_remove")
+    (2, 1)
+    """
+    return 2 if _checks.neighbour(neighbour) == "replace_one" else 1
+
+
+def count(neighbour: str) -> int:
+    """Sensitivity of a single count (records satisfying a predicate): 1 under both relations.
+
+    >>> count("replace_one")
+    1
+    """
+    _checks.neighbour(neighbour)
+    return 1
+
+
+def bounded_sum(low: float, high: float, neighbour: str) -> float:
+    """Sensitivity of Σ clip(x, L, U): U − L when replacing, max(|L|, |U|) when adding/removing.
+
+    >>> bounded_sum(1, 11, "replace_one"), bounded_sum(-2, 5, "add_remove")
+    (10.0, 5.0)
+    """
+    lo, hi = _checks.bounds((low, high)) or (0.0, 0.0)
+    if _checks.neighbour(neighbour) == "replace_one":
+        return hi - lo
+    return max(abs(lo), abs(hi))
+
+
+def bounded_mean(low: float, high: float, n: int) -> float:
+    """Sensitivity of the mean of n clipped values with public n (replace-one): (U − L)/n.
+
+    >>> bounded_mean(1400, 4600, 1000)
+    3.2
+    """
+    lo, hi = _checks.bounds((low, high)) or (0.0, 0.0)
+    if isinstance(n, bool) or int(n) != n or n < 1:
+        raise ValueError("n must be an integer >= 1")
+    return (hi - lo) / int(n)

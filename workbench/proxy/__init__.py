@@ -1,0 +1,41 @@
+"""Public proxy data: aggregate facts from a public US natality sample, and rows sampled from them.
+
+The proxy stands in for the confidential registry during co-design (Hod & Canetti §4.10).
+It is synthetic: rows are drawn from low-order frequency tables, never copied from any source.
+"""
+
+from workbench.proxy.facts import (
+    build_facts,
+    default_facts_path,
+    load_facts,
+    validate_facts,
+    write_facts,
+)
+from workbench.proxy.realism import (
+    CLEANING_RULES,
+    cleaning_rule_masks,
+    removed_shares,
+    total_variation,
+    weight_bins_100g,
+)
+from workbench.proxy.sampler import ProxySampler, sample_proxy
+from workbench.proxy.us_natality import PROXY_COLUMNS, read_us_sample, sha256_of, to_schema
+
+__all__ = [
+    "CLEANING_RULES",
+    "PROXY_COLUMNS",
+    "ProxySampler",
+    "build_facts",
+    "cleaning_rule_masks",
+    "default_facts_path",
+    "load_facts",
+    "read_us_sample",
+    "removed_shares",
+    "sample_proxy",
+    "sha256_of",
+    "to_schema",
+    "total_variation",
+    "validate_facts",
+    "weight_bins_100g",
+    "write_facts",
+]

@@ -1,0 +1,105 @@
+"""A plain-text summary of a spec, for `workbench describe` and for sign-off documents."""
+
+from __future__ import annotations
+
+import math
+
+from workbench.spec import Spec
+
+
+def format_number(x: float | None) -> str:
+    """Compact number for tables: no trailing zeros, ∞ for None/inf."""
+    if x is None or (isinstance(x, float) and math.isinf(x)):
+        return "∞"
+    return f"{x:.6g}"
+
+
+def _table(rows: list[list[str]], header: list[str]) -> list[str]:
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
+    return [fmt.format(*header).rstrip(), fmt.format(*["-" * w for w in widths]).rstrip()] + [
+        fmt.format(*r).rstrip() for r in rows
+    ]
+
+
+def describe_spec(spec: Spec) -> str:
+    """Columns, domain sizes, configuration count, criteria table and ε_total."""
+    out: list[str] = []
+    md = spec.metadata
+    out.append(f"Spec: {md.title}")
+    out.append(f"Owner: {md.owner}")
+    out.append(f"SHA-256: {spec.sha256} ({'frozen' if spec.frozen else 'not frozen'})")
+    out.append("")
+    rows = []
+    for col, t in zip(spec.columns, spec.transformations, strict=True):
+        declared = (
+            f"[{format_number(col.bounds[0])}, {format_number(col.bounds[1])}]"
+            if col.bounds
+            else f"{len(col.domain or ())} values"
+        )
+        alts = ", ".join(f"{a.name}: {a.codec.size}" for a in t.alternatives)
+        coarse = str(t.coarse.size) if t.coarse is not None else "-"
+        rows.append([col.name, col.type, declared, alts, coarse])
+    out.append(f"Columns ({len(spec.columns)}), with the domain size of every alternative:")
+    out += [
+        "  " + line
+        for line in _table(rows, ["column", "type", "declared", "alternatives", "coarse"])
+    ]
+    out.append("")
+    c = spec.constraints
+    out.append(
+        f"Constraints: {len(c.raw)} raw cleaning rules, {len(c.synthetic)} synthetic rejection "
+        f"rules (partial bins: {c.partial_bins})"
+    )
+    out.append(f"Face privacy: min_count in {{{', '.join(str(m) for m in spec.min_counts)}}}")
+    n_transforms = math.prod(len(t.alternatives) for t in spec.transformations)
+    n_hyper = spec.generator.count()
+    out.append(f"Generator: {spec.generator.family}, {n_hyper} hyperparameter sets")
+    full = n_transforms * n_hyper * len(spec.min_counts)
+    out.append(
+        f"Configurations: {n_transforms} transformation combinations x {n_hyper} hyperparameter "
+        f"sets x {len(spec.min_counts)} min_count values = {full}"
+    )
+    if spec.selection.configurations is not None:
+        out.append(f"Narrowed search space: {len(spec.selection.configurations)} configurations")
+    out.append("")
+    rows = []
+    for i, cr in enumerate(spec.criteria, 1):
+        bounds = (
+            f"[{format_number(cr.bounds[0])}, {format_number(cr.bounds[1])}]" if cr.bounds else "-"
+        )
+        stage = "once" if cr.once else ("loop" if cr.epsilon > 0 else "release only")
+        rows.append(
+            [
+                str(i),
+                cr.id,
+                cr.kind,
+                format_number(cr.threshold),
+                format_number(cr.epsilon),
+                bounds,
+                stage,
+            ]
+        )
+    out.append(f"Acceptance criteria ({len(spec.criteria)}):")
+    out += [
+        "  " + line
+        for line in _table(rows, ["#", "id", "kind", "threshold", "epsilon", "[L, U]", "stage"])
+    ]
+    out.append("")
+    b, s = spec.budget, spec.selection
+    in_loop = spec.epsilon_in_loop - b.epsilon_generator
+    out.append("Budget:")
+    out.append(f"  generator epsilon        {format_number(b.epsilon_generator)}")
+    out.append(f"  criteria epsilon in loop {format_number(round(in_loop, 12))}")
+    out.append(f"  statistics computed once {format_number(round(spec.epsilon_once, 12))}")
+    out.append(
+        f"  private selection        gamma = {format_number(s.gamma)}, "
+        f"T = {format_number(s.max_iterations)}, epsilon_0 = {format_number(s.epsilon_0)}"
+    )
+    out.append(f"  neighbour relation       {b.neighbour}")
+    out.append(
+        f"  epsilon_total = 2 x ({format_number(b.epsilon_generator)} + "
+        f"{format_number(round(in_loop, 12))}) + {format_number(s.epsilon_0)} + "
+        f"{format_number(round(spec.epsilon_once, 12))} = {format_number(spec.epsilon_total)}"
+    )
+    return "\n".join(out)

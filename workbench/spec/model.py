@@ -1,0 +1,239 @@
+"""The immutable in-memory spec: typed, validated sections built from a spec document."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from workbench.constraints import Predicate
+from workbench.spec.document import FROZEN_KEY, thaw
+from workbench.spec.space import (
+    Configuration,
+    GeneratorSpace,
+    count_configurations,
+    iter_configurations,
+)
+from workbench.transform import BinsCodec, Codec, TableCodec
+
+NUMERIC_TYPES = frozenset({"ordinal", "integer", "continuous"})
+#: Criterion kinds evaluated on the release candidate only; they need no noise and no ε.
+S_ONLY_KINDS = frozenset({"face_privacy_count"})
+
+
+@dataclass(frozen=True)
+class ColumnSpec:
+    """A column's public description: type, declared domain or bounds, and policies."""
+
+    name: str
+    type: str
+    domain: tuple[Any, ...] | None
+    bounds: tuple[float, float] | None
+    missing: str
+    out_of_domain: str
+    description: str = ""
+
+    @property
+    def numeric(self) -> bool:
+        """Whether values can be compared with numbers."""
+        if self.type in {"integer", "continuous"}:
+            return True
+        if self.type == "ordinal" and self.domain is not None:
+            return all(isinstance(v, int | float) and not isinstance(v, bool) for v in self.domain)
+        return False
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """One way to transform a column (a binning or the identity), with its codec."""
+
+    name: str
+    kind: str
+    codec: Codec
+
+
+@dataclass(frozen=True)
+class ColumnTransform:
+    """The alternatives of one column, plus the coarse binning its group-bys use."""
+
+    column: str
+    alternatives: tuple[Alternative, ...]
+    coarse: BinsCodec | None
+
+    def alternative(self, name: str) -> Alternative:
+        for alt in self.alternatives:
+            if alt.name == name:
+                return alt
+        raise KeyError(f"column {self.column!r} has no alternative {name!r}")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A named row-level rule; rows for which ``reject_if`` holds are removed."""
+
+    name: str
+    reject_if: str
+    predicate: Predicate
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Constraints:
+    """Cleaning rules for the raw data and rejection rules for synthetic samples."""
+
+    raw: tuple[Rule, ...]
+    synthetic: tuple[Rule, ...]
+    partial_bins: str = "keep"
+    max_sampling_rounds: int = 20
+
+
+@dataclass(frozen=True)
+class Criterion:
+    """An acceptance criterion: a DP-evaluated error measure, its threshold and its ε share."""
+
+    id: str
+    kind: str
+    threshold: float
+    epsilon: float
+    bounds: tuple[float, float] | None
+    params: Mapping[str, Any]
+    once: bool = False
+    description: str = ""
+
+    @property
+    def in_loop(self) -> bool:
+        """Charged in every private-selection iteration (as opposed to once, outside)."""
+        return not self.once and self.epsilon > 0
+
+
+@dataclass(frozen=True)
+class FaithfulnessRule:
+    """When a release row may stand for a real row: exact columns, bin distances, exceptions."""
+
+    exact: tuple[str, ...]
+    distance: Mapping[str, float]
+    alpha: float
+    must_match: tuple[tuple[str, float], ...] = ()
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The ε for the generator and for the criteria, and the neighbour relation."""
+
+    epsilon_generator: float
+    epsilon_criteria: float
+    neighbour: str
+    epsilon_total_max: float | None = None
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Private selection with a known threshold: stop probability γ, cap T, and ε₀."""
+
+    gamma: float
+    max_iterations: int | None
+    epsilon_0: float
+    configurations: tuple[Configuration, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Metadata:
+    """What the datasheet says about the release."""
+
+    title: str
+    owner: str
+    description: str
+    intended_uses: tuple[str, ...] = ()
+    unintended_uses: tuple[str, ...] = ()
+    privacy_unit: str = "one record"
+    n_policy: str = ""
+    contact: str = ""
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A validated release design. Immutable; edit a copy of ``to_document()`` instead."""
+
+    document: Mapping[str, Any]
+    sha256: str
+    frozen: bool
+    metadata: Metadata
+    columns: tuple[ColumnSpec, ...]
+    transformations: tuple[ColumnTransform, ...]
+    constraints: Constraints
+    criteria: tuple[Criterion, ...]
+    faithfulness: FaithfulnessRule
+    min_counts: tuple[int, ...]
+    generator: GeneratorSpace
+    budget: Budget
+    selection: Selection
+
+    # --- lookups -----------------------------------------------------------------
+    @property
+    def column_names(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.columns)
+
+    def column(self, name: str) -> ColumnSpec:
+        for c in self.columns:
+            if c.name == name:
+                return c
+        raise KeyError(f"no column {name!r} in the spec")
+
+    def transform(self, name: str) -> ColumnTransform:
+        for t in self.transformations:
+            if t.column == name:
+                return t
+        raise KeyError(f"no transformation for column {name!r}")
+
+    def criterion(self, criterion_id: str) -> Criterion:
+        for c in self.criteria:
+            if c.id == criterion_id:
+                return c
+        raise KeyError(f"no criterion {criterion_id!r}")
+
+    # --- budget ------------------------------------------------------------------
+    @property
+    def epsilon_in_loop(self) -> float:
+        """ε₁ of one private-selection iteration: generator plus in-loop criteria."""
+        return self.budget.epsilon_generator + sum(c.epsilon for c in self.criteria if c.in_loop)
+
+    @property
+    def epsilon_once(self) -> float:
+        """ε of the statistics computed once, outside the loop."""
+        return sum(c.epsilon for c in self.criteria if c.once)
+
+    @property
+    def epsilon_total(self) -> float:
+        """ε_total = 2·ε₁ + ε₀ + Σ ε_once (Liu & Talwar; paper Thm. 3 and §4.14.1)."""
+        from workbench.privacy import selection_epsilon
+
+        loop = selection_epsilon(self.epsilon_in_loop, self.selection.epsilon_0)
+        return round(loop + self.epsilon_once, 12)
+
+    # --- configurations ----------------------------------------------------------
+    def configuration_count(self) -> int:
+        """Size of the search space (or of the narrowed list, when the spec has one)."""
+        if self.selection.configurations is not None:
+            return len(self.selection.configurations)
+        return count_configurations(self)
+
+    def configurations(self) -> Iterator[Configuration]:
+        """Every configuration in a fixed order (the narrowed list when present)."""
+        if self.selection.configurations is not None:
+            yield from self.selection.configurations
+        else:
+            yield from iter_configurations(self)
+
+    def table_codec(self, configuration: Configuration) -> TableCodec:
+        """Codecs of one configuration, in schema column order."""
+        return TableCodec(
+            tuple(
+                (t.column, t.alternative(configuration.transform_of(t.column)).codec)
+                for t in self.transformations
+            )
+        )
+
+    # --- serialisation -----------------------------------------------------------
+    def to_document(self) -> dict[str, Any]:
+        """A plain, mutable copy of the design (without the freeze record)."""
+        return {k: thaw(v) for k, v in self.document.items() if k != FROZEN_KEY}

@@ -1,0 +1,32 @@
+"""Transformations: clip and bin raw columns into categorical codes and back, vectorised.
+
+Everything here is built from public parameters (edges, declared domains); the
+data never decides a bin, a label or a domain size.
+"""
+
+from workbench.transform.codecs import (
+    INVALID,
+    MISSING,
+    BinsCodec,
+    Codec,
+    GroupsCodec,
+    IdentityCodec,
+    coarse_lookup,
+    make_bins,
+)
+from workbench.transform.domain import Domain
+from workbench.transform.table import EncodingError, TableCodec
+
+__all__ = [
+    "INVALID",
+    "MISSING",
+    "BinsCodec",
+    "Codec",
+    "Domain",
+    "EncodingError",
+    "GroupsCodec",
+    "IdentityCodec",
+    "TableCodec",
+    "coarse_lookup",
+    "make_bins",
+]

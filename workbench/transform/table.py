@@ -1,0 +1,79 @@
+"""Whole-table encoding: a DataFrame of raw values or labels <-> an (n, d) code matrix."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from workbench.transform.codecs import Codec
+from workbench.transform.domain import Domain
+
+
+class EncodingError(ValueError):
+    """A column could not be encoded; the message names the column, never a value."""
+
+
+@dataclass(frozen=True)
+class TableCodec:
+    """The codecs of one configuration, in column order; the domain comes from them alone."""
+
+    codecs: tuple[tuple[str, Codec], ...]
+
+    @classmethod
+    def from_mapping(cls, codecs: Mapping[str, Codec]) -> TableCodec:
+        return cls(tuple(codecs.items()))
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(n for n, _ in self.codecs)
+
+    @property
+    def domain(self) -> Domain:
+        return Domain(self.names, tuple(c.size for _, c in self.codecs))
+
+    def codec(self, name: str) -> Codec:
+        for n, c in self.codecs:
+            if n == name:
+                return c
+        raise KeyError(f"no column {name!r} in this configuration")
+
+    def _stack(self, frame: pd.DataFrame, labels: bool) -> np.ndarray:
+        missing = [n for n in self.names if n not in frame.columns]
+        if missing:
+            raise EncodingError(f"missing column(s): {', '.join(repr(m) for m in missing)}")
+        out = np.empty((len(frame), len(self.codecs)), dtype=np.int64)
+        for j, (name, codec) in enumerate(self.codecs):
+            col = frame[name]
+            codes = codec.encode_labels(col) if labels else codec.encode(col)
+            if (codes < 0).any():
+                what = (
+                    "labels outside the column's label set"
+                    if labels
+                    else ("values that are missing or outside the declared domain")
+                )
+                raise EncodingError(f"column {name!r}: has {what}")
+            out[:, j] = codes
+        return out
+
+    def encode(self, frame: pd.DataFrame) -> np.ndarray:
+        """Codes for raw values; the frame must already satisfy the schema's domain."""
+        return self._stack(frame, labels=False)
+
+    def encode_labels(self, frame: pd.DataFrame) -> np.ndarray:
+        """Codes for a frame of bin labels (a decoded release)."""
+        return self._stack(frame, labels=True)
+
+    def decode(self, codes: np.ndarray) -> pd.DataFrame:
+        """Bin labels for a code matrix, as a DataFrame in column order."""
+        codes = np.asarray(codes)
+        if codes.ndim != 2 or codes.shape[1] != len(self.codecs):
+            raise EncodingError(f"expected a code matrix with {len(self.codecs)} columns")
+        return pd.DataFrame({n: c.decode(codes[:, j]) for j, (n, c) in enumerate(self.codecs)})
+
+    def numbers(self, codes: np.ndarray, name: str) -> np.ndarray:
+        """Bin-to-number values of one column of a code matrix."""
+        j = self.names.index(name)
+        return self.codec(name).numbers()[np.asarray(codes)[:, j]]
