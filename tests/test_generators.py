@@ -251,6 +251,22 @@ def test_first_node_is_drawn_from_the_seeded_rng() -> None:
     assert len(set().union(*first.values())) > 1
 
 
+def test_first_node_is_uniform_over_columns_and_free() -> None:
+    """GreedyBayes's first node ignores the data (b = a makes a and b the informative pair)."""
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 4, 60)
+    codes = np.stack([a, a.copy(), rng.integers(0, 3, 60)], axis=1)
+    domain = Domain(("a", "b", "c"), (4, 4, 3))
+    firsts = []
+    for seed in range(150):
+        model, ctx = fit("privbayes", {"degree": 1}, codes, domain, 1.0, seed=seed)
+        firsts.append(model.network_[0][0])
+        structure = [r for r in ctx.records if "structure" in r.purpose]
+        assert len(structure) == len(domain) - 1  # the first node costs nothing
+    counts = [firsts.count(name) for name in domain.names]
+    assert all(25 <= c <= 75 for c in counts), counts  # expected 50 each, sd ≈ 5.8
+
+
 @pytest.mark.parametrize(("family", "hyper"), CONFIGS, ids=CONFIG_IDS)
 def test_sampling_is_reproducible_by_seed(family: str, hyper: dict) -> None:
     codes, domain = dependent_data(n=800)

@@ -165,6 +165,8 @@ class PrivBayes:
         Score: I(X; Π) in bits; sensitivity from ``mutual_information_sensitivity`` (PrivBayes
         Lemma 1), taking the largest Δ over the step's candidates, which depends only on public
         domain sizes and n. The first node is drawn uniformly at random and costs nothing.
+        ``privacy.exponential`` runs OpenDP's noisy max at scale 2Δ/ε, whose map certifies
+        ε-DP for scores of L∞ sensitivity Δ: the guarantee the paper's EM step needs.
         """
         domain, n = data.domain, data.n
         d = len(domain)
