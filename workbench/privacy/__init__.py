@@ -18,6 +18,7 @@ from workbench.privacy.records import (
     discrete_laplace_sigma,
     gumbel_sigma,
     laplace_sigma,
+    noisy_max_sigma,
 )
 from workbench.privacy.selection import (
     SelectionResult,
@@ -47,6 +48,7 @@ __all__ = [
     "gumbel_sigma",
     "laplace_sigma",
     "minimum_iterations",
+    "noisy_max_sigma",
     "plan_epsilon_total",
     "private_selection",
     "probability_bottom",

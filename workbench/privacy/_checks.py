@@ -26,6 +26,16 @@ def positive_finite(name: str, x: object) -> float:
     return value
 
 
+def positive_integer(name: str, x: object) -> int:
+    """Return ``x`` as an int ≥ 1 (integral floats such as 2.0 allowed); NaN and ∞ are refused."""
+    if isinstance(x, bool) or not isinstance(x, Real):
+        raise ValueError(f"{name} must be an integer >= 1")
+    value = float(x)
+    if not (math.isfinite(value) and value >= 1 and value == int(value)):
+        raise ValueError(f"{name} must be an integer >= 1")
+    return int(value)
+
+
 def probability(name: str, x: object) -> float:
     """Return ``x`` as a float in [0, 1]; γ and pass rates are probabilities."""
     if isinstance(x, bool) or not isinstance(x, Real):

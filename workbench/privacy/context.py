@@ -28,8 +28,8 @@ from workbench.privacy.records import (
     MeasurementRecord,
     Noisy,
     discrete_laplace_sigma,
-    gumbel_sigma,
     laplace_sigma,
+    noisy_max_sigma,
     utc_now,
 )
 
@@ -129,6 +129,12 @@ class PrivacyContext:
         p = _checks.probability("probability", probability)
         return self._coin.random() < p
 
+    def randbelow(self, n: int) -> int:
+        """Uniform integer in [0, n): an iteration's configuration (CSPRNG if confidential)."""
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ValueError("n must be an integer >= 1")
+        return self._coin.randrange(n)
+
     def log_event(self, event: str, **fields: Any) -> None:
         """Write a non-measurement event to the ledger, if there is one."""
         if self.ledger is not None:
@@ -194,9 +200,7 @@ class PrivacyContext:
     ) -> Noisy[np.ndarray]:
         """Discrete Laplace(Δ/ε) on an integer vector (counts) whose L1 sensitivity is Δ."""
         purpose = _checks.purpose(purpose)
-        if isinstance(sensitivity, bool) or int(sensitivity) != sensitivity or sensitivity < 1:
-            raise ValueError("sensitivity must be an integer >= 1 for counts")
-        delta = int(sensitivity)
+        delta = _checks.positive_integer("sensitivity", sensitivity)
         eps = _checks.positive_finite("epsilon", epsilon)
         arr = _checks.integers("value", value)
         record = self._record(
@@ -213,7 +217,12 @@ class PrivacyContext:
     def exponential(
         self, scores: object, *, sensitivity: float, epsilon: float, purpose: str
     ) -> Noisy[int]:
-        """Exponential mechanism: index i with P ∝ exp(ε·score_i/(2Δ)); Δ bounds each score."""
+        """ε-DP selection of a high-scoring index (permute-and-flip); Δ bounds each score's change.
+
+        This is OpenDP's noisy max with Exponential(2Δ/ε) noise, not Gumbel noise: as private as
+        the exponential mechanism at the same ε and at least as accurate, but P(i) is not
+        ∝ exp(ε·score_i/(2Δ)) (see :mod:`workbench.privacy.mechanisms`).
+        """
         purpose = _checks.purpose(purpose)
         delta = _checks.positive_finite("sensitivity", sensitivity)
         eps = _checks.positive_finite("epsilon", epsilon)
@@ -224,7 +233,7 @@ class PrivacyContext:
             eps,
             delta,
             mechanisms.gumbel_noise_scale(delta, eps),
-            gumbel_sigma(delta, eps),
+            noisy_max_sigma(delta, eps),
         )
         self._admit(record)
         return Noisy(mechanisms.noisy_max_index(arr, delta, eps), record)

@@ -7,8 +7,12 @@ Nothing here is seedable: numpy's generators are never used for noise.
 * ``laplace_vector``: continuous Laplace, scale b = Δ/ε on an L1-sensitivity-Δ float vector.
 * ``discrete_laplace_vector``: discrete Laplace (two-sided geometric), scale b = Δ/ε on an
   L1-sensitivity-Δ integer vector (counts).
-* ``noisy_max_index``: report-noisy-max with Gumbel noise of scale 2Δ/ε on scores whose
-  L∞ sensitivity is Δ; this samples exactly the exponential mechanism.
+* ``noisy_max_index``: report-noisy-max with *exponential* noise of scale 2Δ/ε on scores
+  whose L∞ sensitivity is Δ. OpenDP's ``make_noisy_max`` under ``max_divergence`` uses
+  exponential (not Gumbel) noise, which is the permute-and-flip mechanism (McKenna & Sheldon
+  2020; Ding et al. 2021): ε-DP like the exponential mechanism, never worse in expected
+  score, but its selection probabilities are not ∝ exp(ε·score/(2Δ)). (Gumbel noise, i.e. the
+  exponential mechanism itself, is only offered under zCDP, whose map cannot certify pure ε.)
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ def laplace_scale(sensitivity: float, epsilon: float) -> float:
 
 
 def gumbel_noise_scale(sensitivity: float, epsilon: float) -> float:
-    """β = 2Δ/ε: noisy-max with Gumbel(β) is the exponential mechanism at ε (L∞ sensitivity Δ)."""
+    """β = 2Δ/ε: OpenDP's noisy-max scale for ε-DP at L∞ sensitivity Δ (exponential noise)."""
     return 2.0 * sensitivity / epsilon
 
 
@@ -64,7 +68,7 @@ def discrete_laplace_vector(values: np.ndarray, sensitivity: int, epsilon: float
 
 
 def noisy_max_index(scores: np.ndarray, sensitivity: float, epsilon: float) -> int:
-    """Index chosen with probability ∝ exp(ε·score/(2Δ)), by Gumbel report-noisy-max."""
+    """ε-DP argmax: report-noisy-max with Exponential(2Δ/ε) noise, i.e. permute-and-flip."""
     flat = np.ascontiguousarray(scores, dtype=np.float64).ravel()
     if flat.size == 1:
         return 0

@@ -48,8 +48,17 @@ def gumbel_scale(sensitivity: float, epsilon: float) -> float:
 
 
 def gumbel_sigma(sensitivity: float, epsilon: float) -> float:
-    """Std of the Gumbel noise added to each score: π·β/√6 with β = 2Δ/ε."""
+    """Std of Gumbel(β) noise on each score, π·β/√6 with β = 2Δ/ε (the textbook EM's noise)."""
     return math.pi * gumbel_scale(sensitivity, epsilon) / math.sqrt(6.0)
+
+
+def noisy_max_sigma(sensitivity: float, epsilon: float) -> float:
+    """Std of the Exponential(β) noise OpenDP's ε-DP noisy max adds to each score: β = 2Δ/ε.
+
+    >>> noisy_max_sigma(1.0, 0.5)
+    4.0
+    """
+    return 2.0 * sensitivity / epsilon
 
 
 def utc_now() -> str:

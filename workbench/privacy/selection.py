@@ -175,7 +175,7 @@ def probability_bottom(p: float, gamma: float, max_iterations: int | None) -> fl
     with probability 1 and P(⊥) = 1 − P(success).
 
     >>> round(probability_bottom(0.1, 0.2, 10), 6)
-    0.663003
+    0.656228
     """
     p = _checks.probability("p", p)
     g = _checks.probability("gamma", gamma)

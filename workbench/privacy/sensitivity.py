@@ -55,6 +55,4 @@ def bounded_mean(low: float, high: float, n: int) -> float:
     3.2
     """
     lo, hi = _checks.bounds((low, high)) or (0.0, 0.0)
-    if isinstance(n, bool) or int(n) != n or n < 1:
-        raise ValueError("n must be an integer >= 1")
-    return (hi - lo) / int(n)
+    return (hi - lo) / _checks.positive_integer("n", n)
