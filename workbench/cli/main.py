@@ -6,6 +6,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
+from workbench.engine.rundir import RunRefused
 from workbench.spec import SpecError, load_spec
 from workbench.transform import EncodingError
 
@@ -37,6 +38,38 @@ def _profile(args: argparse.Namespace) -> int:
     frame = read_raw(args.data, spec.columns)
     print(format_profile(spec, profile(frame, spec)))
     return EXIT_OK
+
+
+def _freeze(args: argparse.Namespace) -> int:
+    from workbench.spec import save_spec
+    from workbench.spec.document import read_document
+
+    digest = save_spec(read_document(args.spec), args.out)
+    print(f"frozen: {args.out} (sha256 {digest})")
+    return EXIT_OK
+
+
+def _run(args: argparse.Namespace) -> int:
+    from workbench.engine import run
+
+    outcome = run(args.spec, args.data, args.out, quiet=args.quiet,
+                  spend_again=args.spend_again)
+    if outcome.status == "complete":
+        print(f"release published: {outcome.release_dir}")
+    else:
+        print("private selection stopped without a candidate (⊥): nothing is released")
+    print(f"epsilon_total of this run: {outcome.epsilon_total:g}")
+    if outcome.epsilon_cumulative > outcome.epsilon_total + 1e-9:
+        print(f"cumulative epsilon on this data: {outcome.epsilon_cumulative:g}")
+    return EXIT_OK if outcome.status == "complete" else 1
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from workbench.engine import verify_bundle
+
+    result = verify_bundle(args.bundle)
+    print(result.summary())
+    return EXIT_OK if result.ok else 1
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -76,6 +109,29 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("spec", help="path to a spec file")
     p.add_argument("data", help="path to a public CSV file (may be gzipped)")
+    p = add("freeze", "Validate a draft spec and write it frozen, with its SHA-256.", _freeze)
+    p.add_argument("spec", help="path to a draft spec file")
+    p.add_argument("out", help="where to write the frozen spec (.json)")
+    p = add(
+        "run",
+        "Run a FROZEN spec once on confidential data and publish the release bundle in "
+        "OUT/release (the ledger and status stay in OUT). Refuses a second run of the same "
+        "spec on the same data unless --spend-again.",
+        _run,
+    )
+    p.add_argument("spec", help="path to a frozen spec file")
+    p.add_argument("data", help="path to the confidential CSV file (may be gzipped)")
+    p.add_argument("--out", required=True, help="run directory (new or from an earlier run)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--spend-again", action="store_true",
+                   help="allow another run on the same data; the ledger shows cumulative ε")
+    p = add(
+        "verify",
+        "Check a release bundle's consistency from its public files: spec hash, "
+        "configuration, rows and labels, constraints, min_count, ledger. Exit 0 if it passes.",
+        _verify,
+    )
+    p.add_argument("bundle", help="the run directory or its release/ folder")
     return parser
 
 
@@ -89,6 +145,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except EncodingError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except RunRefused as exc:
+        print(f"refused: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

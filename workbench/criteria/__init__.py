@@ -1,5 +1,29 @@
-"""Acceptance criteria: exact error functions, their sensitivities and their DP release."""
+"""Acceptance criteria: exact error functions, their sensitivities and their DP release.
 
+The engine calls :func:`evaluate_all` once per private-selection iteration and
+:func:`release_once` once before the loop (statistics of R alone, §4.14.1).
+"""
+
+from workbench.criteria import sensitivity
+from workbench.criteria.evaluate import (
+    evaluate_all,
+    evaluate_criterion,
+    exact_errors,
+    release_once,
+)
 from workbench.criteria.marginals import max_marginal_error
+from workbench.criteria.regression import RegressionRelease, dp_regression_coefficients
+from workbench.criteria.result import CriterionResult, format_table
 
-__all__ = ["max_marginal_error"]
+__all__ = [
+    "CriterionResult",
+    "RegressionRelease",
+    "dp_regression_coefficients",
+    "evaluate_all",
+    "evaluate_criterion",
+    "exact_errors",
+    "format_table",
+    "max_marginal_error",
+    "release_once",
+    "sensitivity",
+]

@@ -1,0 +1,264 @@
+"""The run-once engine: bundle, verify, run-once guard, crash safety, and no leaks."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from workbench.cli.main import main
+from workbench.engine import verify_bundle
+from workbench.privacy import Accountant, Ledger
+from workbench.proxy import sample_proxy
+from workbench.spec import save_spec
+
+REPO = Path(__file__).resolve().parents[1]
+CANARY_TEXT = "CANARY-q7Zx91"
+CANARY_AGE = 777
+
+
+def _test_document(**thresholds: float) -> dict:
+    """The narrowed example with three cheap criteria and one configuration (fast, passes)."""
+    sys.path.insert(0, str(REPO / "scripts"))
+    try:
+        from narrow_example import narrowed_document
+    finally:
+        sys.path.pop(0)
+    doc = narrowed_document()
+    doc["selection"]["configurations"] = doc["selection"]["configurations"][:1]
+    keep = {"marginals": 0.05, "mean_gestation": 3.0, "faithfulness": 0.3, **thresholds}
+    doc["criteria"] = [dict(c, threshold=keep[c["id"]]) for c in doc["criteria"]
+                       if c["id"] in keep]
+    doc["budget"]["epsilon_criteria"] = round(sum(c["epsilon"] for c in doc["criteria"]), 10)
+    return doc
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("engine")
+
+
+@pytest.fixture(scope="module")
+def data_csv(workdir: Path) -> Path:
+    path = workdir / "confidential.csv"
+    sample_proxy(30_000, seed=11).to_csv(path, index=False)
+    return path
+
+
+@pytest.fixture(scope="module")
+def spec_path(workdir: Path) -> Path:
+    path = workdir / "spec.frozen.json"
+    save_spec(_test_document(), path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def released(workdir: Path, spec_path: Path, data_csv: Path) -> Path:
+    out = workdir / "run"
+    assert main(["run", str(spec_path), str(data_csv), "--out", str(out), "--quiet"]) == 0
+    return out
+
+
+def _copy_bundle(src: Path, dst: Path) -> Path:
+    import shutil
+
+    shutil.copytree(src / "release", dst)
+    return dst
+
+
+def test_bundle_is_complete_and_verifies(released: Path, capsys: pytest.CaptureFixture) -> None:
+    assert json.loads((released / "status.json").read_text())["status"] == "complete"
+    names = {p.name for p in (released / "release").iterdir()}
+    assert {"release.csv", "criteria.json", "criteria.md", "configuration.json", "spec.json",
+            "ledger.jsonl", "report.html", "README.md", "MANIFEST.json"} <= names
+    result = verify_bundle(released)
+    assert result.ok, result.problems
+    assert main(["verify", str(released)]) == 0
+    assert "PASS" in capsys.readouterr().out
+
+
+def test_release_holds_n_labelled_rows_and_passing_criteria(released: Path) -> None:
+    frame = pd.read_csv(released / "release" / "release.csv", dtype=str)
+    summary = Ledger.read(released / "release" / "ledger.jsonl")[-1]
+    assert summary["event"] == "summary" and len(frame) == summary["n_records"]
+    assert frame["mother_age"].isin(["<18", "18-19", "20-24", "25-29", "30-34", "35-39",
+                                     "40-42", "43-44", "44<"]).all()
+    criteria = json.loads((released / "release" / "criteria.json").read_text())
+    assert criteria["all_passed"] and len(criteria["criteria"]) == 3
+    for row in criteria["criteria"]:
+        assert {"threshold", "value", "epsilon", "mechanism", "bounds", "sensitivity",
+                "sigma"} <= row.keys()
+
+
+def test_release_ledger_hides_rejected_iterations(released: Path) -> None:
+    lines = Ledger.read(released / "release" / "ledger.jsonl")
+    loop = [e for e in lines if e.get("event") == "measurement" and e.get("stage") == "loop"]
+    assert loop and all(e["iteration"] == "accepted" for e in loop)
+    assert not any("data_fingerprint" in e for e in lines)
+    full = Ledger.read(released / "enclave" / "ledger.jsonl")
+    assert any(e.get("event") == "run_start" and e.get("data_fingerprint") for e in full)
+
+
+def test_rerun_refuses_without_spend_again(released: Path, spec_path: Path, data_csv: Path,
+                                           capsys: pytest.CaptureFixture) -> None:
+    before = (released / "enclave" / "ledger.jsonl").read_text()
+    code = main(["run", str(spec_path), str(data_csv), "--out", str(released), "--quiet"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "already ran on this data" in err and "--spend-again" in err
+    assert (released / "enclave" / "ledger.jsonl").read_text() == before
+
+
+def test_spend_again_shows_cumulative_epsilon(workdir: Path, spec_path: Path, data_csv: Path,
+                                              capsys: pytest.CaptureFixture) -> None:
+    out = workdir / "twice"
+    assert main(["run", str(spec_path), str(data_csv), "--out", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["run", str(spec_path), str(data_csv), "--out", str(out), "--quiet",
+                 "--spend-again"]) == 0
+    text = capsys.readouterr().out
+    assert "cumulative epsilon on this data: 16.16" in text  # 2 x 2 x (4 + 0.04)
+    assert abs(Accountant.spent_in_ledger(out / "enclave" / "ledger.jsonl") - 16.16) < 1e-9
+    assert any(p.name.startswith("release.previous-") for p in out.iterdir())
+    assert verify_bundle(out).ok
+
+
+def test_unfrozen_spec_is_refused(workdir: Path, data_csv: Path,
+                                  capsys: pytest.CaptureFixture) -> None:
+    out = workdir / "unfrozen"
+    assert main(["run", str(REPO / "examples" / "israel_births_2014.json"), str(data_csv),
+                 "--out", str(out), "--quiet"]) == 2
+    assert "not frozen" in capsys.readouterr().err
+    assert not (out / "release").exists()
+
+
+@pytest.mark.parametrize(
+    ("case", "reason"),
+    [
+        ("row_removed", "rows"),
+        ("label_outside_domain", "labels"),
+        ("ledger_epsilon_edited", "ledger"),
+        ("spec_field_changed", "spec"),
+    ],
+)
+def test_verify_detects_tampering(released: Path, tmp_path: Path, case: str,
+                                  reason: str) -> None:
+    bundle = _copy_bundle(released, tmp_path / "bundle")
+    if case == "row_removed":
+        lines = (bundle / "release.csv").read_text().splitlines(keepends=True)
+        (bundle / "release.csv").write_text("".join(lines[:-1]))
+    elif case == "label_outside_domain":
+        frame = pd.read_csv(bundle / "release.csv", dtype=str)
+        frame.loc[0, "parity"] = "99-100"
+        frame.to_csv(bundle / "release.csv", index=False)
+    elif case == "ledger_epsilon_edited":
+        lines = (bundle / "ledger.jsonl").read_text().splitlines()
+        edited = []
+        for line in lines:
+            entry = json.loads(line)
+            if entry.get("event") == "selection_plan":
+                entry["epsilon_selection"] = 1.0
+            edited.append(json.dumps(entry))
+        (bundle / "ledger.jsonl").write_text("\n".join(edited) + "\n")
+    else:
+        doc = json.loads((bundle / "spec.json").read_text())
+        doc["criteria"][0]["threshold"] = 0.5
+        (bundle / "spec.json").write_text(json.dumps(doc))
+    result = verify_bundle(bundle)
+    assert not result.ok
+    assert result.checks[reason].startswith("FAILED"), result.checks
+
+
+def _planted_data(path: Path) -> Path:
+    frame = sample_proxy(30_000, seed=12)
+    frame.loc[17, "mother_age"] = CANARY_AGE
+    frame.insert(0, "secret", "x")
+    frame.loc[5, "secret"] = CANARY_TEXT
+    frame.to_csv(path, index=False)
+    return path
+
+
+def _all_text(root: Path) -> str:
+    return "\n".join(p.read_bytes().decode("utf-8", "replace") for p in root.rglob("*")
+                     if p.is_file() and p.name != "fingerprint.key")
+
+
+@pytest.mark.slow
+def test_canary_never_leaves_the_run(workdir: Path, spec_path: Path) -> None:
+    data = _planted_data(workdir / "planted.csv")
+    out = workdir / "canary"
+    proc = subprocess.run(
+        [sys.executable, "-m", "workbench.cli.main", "run", str(spec_path), str(data),
+         "--out", str(out)],
+        capture_output=True, text=True, timeout=600, cwd=REPO,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    everything = proc.stdout + proc.stderr + _all_text(out)
+    assert CANARY_TEXT not in everything
+    readable = proc.stdout + proc.stderr + "".join(
+        (out / "release" / name).read_text()
+        for name in ("release.csv", "criteria.json", "criteria.md", "configuration.json",
+                     "README.md", "ledger.jsonl")
+    ) + (out / "status.json").read_text()
+    assert str(CANARY_AGE) not in re.findall(r"[0-9]+", readable)
+    assert not (pd.read_csv(out / "release" / "release.csv", dtype=str) == str(CANARY_AGE)).any(
+        axis=None)
+
+
+def test_out_of_domain_error_policy_never_echoes_the_value(workdir: Path,
+                                                           capsys: pytest.CaptureFixture) -> None:
+    doc = _test_document()
+    for col in doc["schema"]["columns"]:
+        if col["name"] == "mother_age":
+            col["out_of_domain"] = "error"
+    spec = workdir / "strict.frozen.json"
+    save_spec(doc, spec)
+    data = _planted_data(workdir / "planted_strict.csv")
+    out = workdir / "strict"
+    assert main(["run", str(spec), str(data), "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "mother_age" in err and str(CANARY_AGE) not in err and CANARY_TEXT not in err
+    assert json.loads((out / "status.json").read_text())["status"] == "failed"
+    assert not (out / "release").exists()
+
+
+@pytest.mark.slow
+def test_sigkill_during_iteration_two_leaves_ledger_and_no_release(workdir: Path,
+                                                                   data_csv: Path) -> None:
+    spec = workdir / "never_passes.frozen.json"
+    save_spec(_test_document(marginals=1e-9), spec)  # no candidate can pass: loop forever
+    out = workdir / "killed"
+    ledger = out / "enclave" / "ledger.jsonl"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "workbench.cli.main", "run", str(spec), str(data_csv),
+         "--out", str(out), "--quiet"],
+        cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            if ledger.exists() and any(e.get("iteration") == 2 for e in Ledger.read(ledger)):
+                break
+            time.sleep(0.05)
+        else:
+            pytest.fail("the run never reached iteration 2")
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    entries = Ledger.read(ledger)
+    measured = [e for e in entries if e.get("event") == "measurement"]
+    assert any(e["iteration"] == 1 for e in measured) and any(e["iteration"] == 2 for e in measured)
+    assert [e["seq"] for e in entries] == list(range(1, len(entries) + 1))
+    assert json.loads((out / "status.json").read_text())["status"] == "incomplete"
+    assert not (out / "release").exists()
+    assert not list(out.rglob("release.csv"))

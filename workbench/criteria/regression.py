@@ -1,0 +1,365 @@
+"""Linear-regression criteria (Hod & Canetti §4.5.4): DP coefficients of R, and TSTR MAE.
+
+**Design.** Bins become numbers by the bin-to-number rule; a categorical feature without
+numbers (e.g. sex) becomes 0/1 indicators of its codes after the first. The target keeps its
+bin numbers (grams for birth weight). All of it comes from the public codecs.
+
+**DP coefficients of R: sufficient-statistics perturbation.** Each feature x_j is mapped onto
+[−½, ½] with its *public* range (min and max of its per-code values), z_j = (x_j − c_j)/ρ_j
+with c_j the range's midpoint, and so is the target, t = (y − c_t)/ρ_t. With z̃ = (1, z), the
+OLS normal equations need only
+
+    A = Σ_records z̃ z̃ᵀ  and  b = Σ_records z̃ t.
+
+A[0, 0] = n is public. The other upper-triangular entries of A and all of b form the vector s
+released with one Laplace call. Each entry is a sum over records of a per-record product
+φ_e(x) that lies in a public interval of width ρ_e (features of one source column are taken
+jointly over its codes; features of different columns, or a feature and the target, over the
+product of their ranges — a bilinear map's extremes sit at the box's corners). Replacing one
+record moves entry e by at most ρ_e. Centring at the midpoint makes these widths small
+(½ for a cross product, ¼ or less for a square, 0 for the square of a 0/1 indicator).
+Entry e is released as c_e·s_e with public weights c_e (``STATISTIC_WEIGHTS``), so the L1
+sensitivity is Δ = Σ_e c_e·ρ_e (:func:`workbench.criteria.sensitivity.sufficient_statistics`)
+and entry e gets Laplace noise of scale (Δ/ε)/c_e. The noisy A is symmetrised, its
+eigenvalues floored at the noise scale Δ/ε, and w = A⁻¹b; everything after the Laplace call
+is post-processing. The coefficients are then mapped back to raw units. (The paper used
+diffprivlib's functional mechanism, whose sensitivity has a known issue; this mechanism is
+simpler and its Δ is checked in ``tests/test_criteria.py``.)
+
+Because this uses R alone, with a fixed transformation it can be computed **once**, outside
+the selection loop (§4.14.1): :func:`dp_regression_coefficients` is that computation, and its
+:class:`RegressionRelease` is then reused by every iteration.
+
+**Coefficient criterion.** Features are standardised with the mean and standard deviation of S
+(public, no budget), so coefficient j becomes β_j·sd_S(x_j) for both models; the error is the
+L1 distance between w^ε(R) and the OLS w(S) over the feature coefficients (the intercept is
+not compared). It is post-processing of the DP coefficients, so it costs no further ε.
+
+**MAE criterion** (TSTR, Prop. 9): |MAE_R(w^ε_R) − MAE_R(w_S)|, predictions clipped to
+[L, U], with w^ε_R the DP coefficients released above (public, as in the paper) and w_S the
+OLS fit on S; Δ = 2(U − L)/n.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from workbench.criteria import sensitivity
+from workbench.criteria.cells import distinct_cells
+from workbench.privacy import MeasurementRecord, PrivacyContext
+from workbench.spec.model import Criterion, Spec
+from workbench.spec.space import Configuration
+from workbench.transform import TableCodec
+
+MECHANISM = "laplace_sufficient_statistics"
+#: Budget weights of the released entries: entry e is released as c_e·s_e, so its noise is
+#: (Δ/ε)/c_e with Δ = Σ c_e ρ_e. Coefficients depend most on Σz̃t and least on the feature
+#: sums (already precise to 1/n); these public constants were chosen on the public proxy
+#: (they roughly minimise the coefficient error there) and never look at R.
+STATISTIC_WEIGHTS: dict[str, float] = {
+    "feature_sum": 1.0,
+    "feature_product": 2.0,
+    "target_sum": 2.0,
+    "target_product": 4.0,
+}
+
+
+def regression_columns(spec: Spec, criterion: Criterion) -> tuple[str, tuple[str, ...]]:
+    """Target and feature source columns of a regression criterion ('all_other' resolved)."""
+    params: Mapping[str, Any] = criterion.params
+    target = str(params["target"])
+    features = params.get("features", "all_other")
+    if features == "all_other":
+        return target, tuple(c for c in spec.column_names if c != target)
+    return target, tuple(str(f) for f in features)
+
+
+def _code_features(table: TableCodec, column: str) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Per-code feature values of a column: its numbers, or indicators of codes after the first."""
+    codec = table.codec(column)
+    try:
+        return codec.numbers().reshape(-1, 1), (column,)
+    except ValueError:
+        size = codec.size
+        names = tuple(f"{column}={label}" for label in codec.labels[1:])
+        return np.eye(size, dtype=np.float64)[:, 1:], names
+
+
+@dataclass(frozen=True)
+class RegressionDesign:
+    """How cells become a design matrix and a target, from the public codecs only."""
+
+    target: str
+    sources: tuple[str, ...]
+    names: tuple[str, ...]
+    owner: np.ndarray
+    code_features: tuple[np.ndarray, ...]
+    target_values: np.ndarray
+    columns: tuple[str, ...]
+
+    @classmethod
+    def build(cls, spec: Spec, table: TableCodec, criterion: Criterion) -> RegressionDesign:
+        """The design of a regression criterion under one configuration's codecs."""
+        target, sources = regression_columns(spec, criterion)
+        blocks, names, owner = [], [], []
+        for j, column in enumerate(sources):
+            values, labels = _code_features(table, column)
+            blocks.append(values)
+            names.extend(labels)
+            owner.extend([j] * values.shape[1])
+        y = table.codec(target).numbers()
+        if criterion.bounds is not None:
+            y = np.clip(y, *criterion.bounds)
+        return cls(
+            target,
+            sources,
+            tuple(names),
+            np.asarray(owner, dtype=np.int64),
+            tuple(blocks),
+            y.astype(np.float64),
+            table.names,
+        )
+
+    @property
+    def p(self) -> int:
+        """Number of features (indicator columns counted one by one)."""
+        return len(self.names)
+
+    def features(self, cells: np.ndarray) -> np.ndarray:
+        """Raw feature matrix (k, p) of code cells."""
+        parts = [
+            block[cells[:, self.columns.index(col)]]
+            for col, block in zip(self.sources, self.code_features, strict=True)
+        ]
+        return np.hstack(parts) if parts else np.zeros((cells.shape[0], 0))
+
+    def target_of(self, cells: np.ndarray) -> np.ndarray:
+        """Target numbers (k,) of code cells."""
+        return self.target_values[cells[:, self.columns.index(self.target)]]
+
+    def feature_ranges(self) -> tuple[np.ndarray, np.ndarray]:
+        """Public lower end and width of every feature over its column's codes."""
+        lo = np.concatenate([b.min(axis=0) for b in self.code_features]) if self.p else np.zeros(0)
+        hi = np.concatenate([b.max(axis=0) for b in self.code_features]) if self.p else np.zeros(0)
+        return lo, hi - lo
+
+
+def _feature_scaling(design: RegressionDesign) -> tuple[np.ndarray, np.ndarray]:
+    """Public centre (midpoint) and width of every feature; z = (x − centre)/width ∈ [−½, ½]."""
+    lo, width = design.feature_ranges()
+    return lo + width / 2.0, np.where(width > 0, width, 1.0)
+
+
+def _scaled_blocks(design: RegressionDesign) -> list[np.ndarray]:
+    """Per source column, its features mapped onto [−½, ½] per code (constant features → 0)."""
+    centre, safe = _feature_scaling(design)
+    out, start = [], 0
+    for block in design.code_features:
+        q = block.shape[1]
+        out.append((block - centre[start : start + q]) / safe[start : start + q])
+        start += q
+    return out
+
+
+def statistic_ranges(design: RegressionDesign) -> np.ndarray:
+    """Public width ρ_e of every released entry's per-record value (see the module docstring)."""
+    blocks = _scaled_blocks(design)
+    zmin = np.concatenate([b.min(axis=0) for b in blocks]) if blocks else np.zeros(0)
+    zmax = np.concatenate([b.max(axis=0) for b in blocks]) if blocks else np.zeros(0)
+    t = _scale_target(design)[0]
+    tmin, tmax = float(t.min()), float(t.max())
+    p = design.p
+    iu = np.triu_indices(p + 1)
+    ranges = []
+    for i, j in zip(*iu, strict=True):
+        if i == 0 and j == 0:
+            continue
+        if i == 0:
+            ranges.append(zmax[j - 1] - zmin[j - 1])
+        elif design.owner[i - 1] == design.owner[j - 1]:
+            block = blocks[design.owner[i - 1]]
+            first = int(np.flatnonzero(design.owner == design.owner[i - 1])[0])
+            prod = block[:, i - 1 - first] * block[:, j - 1 - first]
+            ranges.append(prod.max() - prod.min())
+        else:
+            ranges.append(_corner_range(zmin[i - 1], zmax[i - 1], zmin[j - 1], zmax[j - 1]))
+    ranges.append(tmax - tmin)
+    for i in range(p):
+        ranges.append(_corner_range(zmin[i], zmax[i], tmin, tmax))
+    return np.asarray(ranges, dtype=np.float64)
+
+
+def _corner_range(a0: float, a1: float, b0: float, b1: float) -> float:
+    """Width of {a·b : a ∈ [a0, a1], b ∈ [b0, b1]}; a bilinear map's extremes sit at corners."""
+    corners = np.array([a0 * b0, a0 * b1, a1 * b0, a1 * b1])
+    return float(corners.max() - corners.min())
+
+
+def _scale_target(design: RegressionDesign) -> tuple[np.ndarray, float, float]:
+    """Target per code mapped onto [−½, ½] with its public range: (t, centre, width)."""
+    y = design.target_values
+    lo, width = float(y.min()), float(y.max() - y.min())
+    width = width if width > 0 else 1.0
+    centre = lo + width / 2.0
+    return (y - centre) / width, centre, width
+
+
+def statistic_weights(design: RegressionDesign) -> np.ndarray:
+    """Public weight c_e of every released entry (budget share; see ``STATISTIC_WEIGHTS``)."""
+    p = design.p
+    iu = np.triu_indices(p + 1)
+    kinds = ["feature_sum" if i == 0 else "feature_product" for i, _ in zip(*iu, strict=True)]
+    kinds = kinds[1:] + ["target_sum"] + ["target_product"] * p
+    return np.array([STATISTIC_WEIGHTS[k] for k in kinds], dtype=np.float64)
+
+
+def regression_sensitivity(design: RegressionDesign) -> float:
+    """L1 Δ of the released weighted statistics c ⊙ s under replace-one: Σ_e c_e·ρ_e."""
+    return sensitivity.sufficient_statistics(statistic_weights(design) * statistic_ranges(design))
+
+
+def _statistics(design: RegressionDesign, cells: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Exact Σ z̃z̃ᵀ (upper triangle without [0, 0]) and Σ z̃t of R (confidential)."""
+    centre, width = _feature_scaling(design)
+    z = (design.features(cells) - centre) / width
+    t_codes, _, _ = _scale_target(design)
+    t = t_codes[cells[:, design.columns.index(design.target)]]
+    zt = np.hstack([np.ones((cells.shape[0], 1)), z])
+    w = counts.astype(np.float64)
+    a = (zt * w[:, None]).T @ zt
+    b = (zt * w[:, None]).T @ t
+    iu = np.triu_indices(design.p + 1)
+    return np.concatenate([a[iu][1:], b])
+
+
+def _solve(design: RegressionDesign, stats: np.ndarray, n: int, floor: float) -> np.ndarray:
+    """w = A⁻¹b from released statistics, A symmetrised and its eigenvalues floored."""
+    q = design.p + 1
+    iu = np.triu_indices(q)
+    upper = np.concatenate([[float(n)], stats[: iu[0].size - 1]])
+    a = np.zeros((q, q))
+    a[iu] = upper
+    a = a + np.triu(a, 1).T
+    b = stats[iu[0].size - 1 :]
+    vals, vecs = np.linalg.eigh(a)
+    vals = np.maximum(vals, floor)
+    return vecs @ ((vecs.T @ b) / vals)
+
+
+@dataclass(frozen=True)
+class RegressionRelease:
+    """DP OLS coefficients of R in raw units: public once released, reused by MAE and loops."""
+
+    criterion_id: str
+    target: str
+    sources: tuple[str, ...]
+    names: tuple[str, ...]
+    intercept: float
+    coef: np.ndarray
+    record: MeasurementRecord | None
+
+    def predict(self, features: np.ndarray) -> np.ndarray:
+        """Predictions intercept + X·coef on raw features."""
+        return self.intercept + features @ self.coef
+
+
+def _to_raw(design: RegressionDesign, w: np.ndarray) -> tuple[float, np.ndarray]:
+    """Coefficients of t ~ (1, z) mapped back to y ~ (1, x)."""
+    centre, width = _feature_scaling(design)
+    constant = design.feature_ranges()[1] == 0
+    slope = np.where(constant, 0.0, w[1:] / width)
+    _, tc, tw = _scale_target(design)
+    coef = tw * slope
+    intercept = tc + tw * (w[0] - float(slope @ centre))
+    return float(intercept), coef
+
+
+def dp_coefficients_from_cells(
+    design: RegressionDesign,
+    cells: np.ndarray,
+    counts: np.ndarray,
+    n: int,
+    criterion: Criterion,
+    ctx: PrivacyContext,
+) -> RegressionRelease:
+    """ε-DP coefficients of R from its distinct cells: one Laplace call on the statistics."""
+    delta = regression_sensitivity(design)
+    weights = statistic_weights(design)
+    _, tc, tw = _scale_target(design)
+    noisy = ctx.laplace(
+        weights * _statistics(design, cells, counts),
+        sensitivity=delta,
+        epsilon=criterion.epsilon,
+        purpose=f"criterion {criterion.id} (regression sufficient statistics)",
+        bounds=(tc - tw / 2.0, tc + tw / 2.0),
+    )
+    stats = np.asarray(noisy.value, dtype=np.float64) / weights
+    w = _solve(design, stats, n, noisy.record.scale)
+    intercept, coef = _to_raw(design, w)
+    return RegressionRelease(
+        criterion.id, design.target, design.sources, design.names, intercept, coef, noisy.record
+    )
+
+
+def dp_regression_coefficients(
+    spec: Spec,
+    config: Configuration,
+    criterion: Criterion,
+    real_codes: np.ndarray,
+    ctx: PrivacyContext,
+) -> RegressionRelease:
+    """The once-computation: ε-DP coefficients of R alone, for the engine to call before the loop.
+
+    It does not look at any candidate, so with a fixed transformation it is charged once
+    (§4.14.1); pass the result to ``evaluate_all(..., once_results={criterion.id: release})``.
+    """
+    if criterion.kind != "regression_coefficients":
+        raise ValueError(f"criterion {criterion.id!r} is not a regression_coefficients criterion")
+    table = spec.table_codec(config)
+    design = RegressionDesign.build(spec, table, criterion)
+    cells, counts = distinct_cells(real_codes, table.domain)
+    return dp_coefficients_from_cells(design, cells, counts, int(counts.sum()), criterion, ctx)
+
+
+def ols_from_cells(
+    design: RegressionDesign, cells: np.ndarray, counts: np.ndarray
+) -> tuple[float, np.ndarray]:
+    """Exact weighted OLS (intercept, coefficients) in raw units; for S, or R in public tests."""
+    x = design.features(cells)
+    y = design.target_of(cells)
+    sw = np.sqrt(counts.astype(np.float64))
+    xt = np.hstack([np.ones((x.shape[0], 1)), x]) * sw[:, None]
+    w, *_ = np.linalg.lstsq(xt, y * sw, rcond=None)
+    return float(w[0]), w[1:]
+
+
+def feature_sd(design: RegressionDesign, cells: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Standard deviation of every feature in S (public); constant features get 1."""
+    x = design.features(cells)
+    w = counts.astype(np.float64) / counts.sum()
+    mean = w @ x
+    sd = np.sqrt(np.maximum(w @ (x - mean) ** 2, 0.0))
+    return np.where(sd > 0, sd, 1.0)
+
+
+def coefficient_error(coef_r: np.ndarray, coef_s: np.ndarray, sd_s: np.ndarray) -> float:
+    """‖w_R − w_S‖₁ of the coefficients standardised with S's standard deviations."""
+    return float(np.abs((np.asarray(coef_r) - np.asarray(coef_s)) * sd_s).sum())
+
+
+def clipped_mae(
+    design: RegressionDesign,
+    cells: np.ndarray,
+    counts: np.ndarray,
+    intercept: float,
+    coef: np.ndarray,
+    bounds: tuple[float, float],
+) -> float:
+    """MAE_D(w) = (1/n)·Σ |y − clip(w·x, L, U)| over the cells of D with their counts."""
+    pred = np.clip(intercept + design.features(cells) @ coef, *bounds)
+    err = np.abs(design.target_of(cells) - pred)
+    return float(counts @ err) / float(counts.sum())

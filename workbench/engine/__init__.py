@@ -1,0 +1,21 @@
+"""The run-once executor: guards, one iteration of the scheme, private selection, the bundle.
+
+``run`` is the confidential path (frozen spec, CSPRNG, accountant, ledger); ``run_iteration``
+is shared with public dry runs; ``verify_bundle`` checks a published bundle.
+"""
+
+from workbench.engine.iteration import Candidate, run_iteration
+from workbench.engine.run import RunOutcome, run
+from workbench.engine.rundir import RunDirectory, RunRefused
+from workbench.engine.verify import Verification, verify_bundle
+
+__all__ = [
+    "Candidate",
+    "RunDirectory",
+    "RunOutcome",
+    "RunRefused",
+    "Verification",
+    "run",
+    "run_iteration",
+    "verify_bundle",
+]

@@ -1,0 +1,76 @@
+"""One iteration of the scheme: transform, fit, sample with constraints, project, evaluate.
+
+Shared by the confidential run (``workbench.engine.run``) and public dry runs on proxy data,
+so what stakeholders rehearse is exactly what runs in the enclave.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from workbench.criteria import CriterionResult, evaluate_all
+from workbench.generators import make_generator
+from workbench.postprocess import SamplingError, project_min_count, sample_valid_for
+from workbench.privacy import PrivacyContext
+from workbench.spec import Configuration, Spec
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class Candidate:
+    """What one iteration produced; ``codes`` is public once ``passed`` (it is the release)."""
+
+    configuration: Configuration
+    codes: np.ndarray | None
+    results: list[CriterionResult] = field(default_factory=list)
+    passed: bool = False
+    failure: str | None = None
+
+
+def encode_real(spec: Spec, configuration: Configuration, frame: pd.DataFrame) -> np.ndarray:
+    """Codes of the cleaned data R under one configuration's transformation."""
+    return spec.table_codec(configuration).encode(frame)
+
+
+def run_iteration(
+    spec: Spec,
+    configuration: Configuration,
+    frame: pd.DataFrame,
+    ctx: PrivacyContext,
+    *,
+    once_results: Mapping[str, Any] | None = None,
+    progress: Progress | None = None,
+    real_codes: np.ndarray | None = None,
+) -> Candidate:
+    """Run one iteration; a failed criterion or failed sampling makes a failed candidate."""
+    step = progress or (lambda _name: None)
+    step("transform")
+    table = spec.table_codec(configuration)
+    codes = table.encode(frame) if real_codes is None else real_codes
+    n = int(codes.shape[0])
+    step("fit")
+    generator = make_generator(spec.generator.family, **configuration.params)
+    generator.fit(codes, table.domain, spec.budget.epsilon_generator, ctx)
+    step("sample")
+    try:
+        synth = sample_valid_for(spec, configuration, generator, n, ctx.rng)
+    except SamplingError as exc:
+        # Post-processing of the DP model only: failing here reveals nothing more about R.
+        return Candidate(configuration, None, [], False, str(exc))
+    step("project")
+    synth = project_min_count(synth, configuration.min_count, ctx.rng)
+    step("evaluate")
+    results = evaluate_all(spec, configuration, codes, synth, ctx, once_results=once_results)
+    return Candidate(configuration, synth, list(results), all(r.passed for r in results))
+
+
+def label_order(spec: Spec, configuration: Configuration) -> dict[str, Sequence[str]]:
+    """The bin labels of every column in code order (for plots and verification)."""
+    table = spec.table_codec(configuration)
+    return {name: tuple(str(v) for v in table.codec(name).labels) for name in table.names}

@@ -1,0 +1,238 @@
+"""``workbench verify``: check a release bundle's internal consistency from public files only.
+
+Each check is independent, so one tampering shows up under its own name (and usually also in
+the manifest check). No confidential data is needed: anyone can run it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from workbench.engine.bundle import BUNDLE_FILES, MANIFEST, file_sha256
+from workbench.postprocess import distinct_rows, reject_counts, semantics_for
+from workbench.privacy import Ledger
+from workbench.spec import Configuration, Spec, SpecError
+from workbench.spec.build import build_spec
+from workbench.transform import EncodingError
+
+_TOL = 1e-9
+
+
+@dataclass
+class Verification:
+    """Outcome of every check; ``ok`` only if none failed."""
+
+    checks: dict[str, str] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def passed(self, name: str, detail: str = "ok") -> None:
+        self.checks[name] = detail
+
+    def failed(self, name: str, reason: str) -> None:
+        self.checks[name] = f"FAILED: {reason}"
+        self.problems.append(f"{name}: {reason}")
+
+    def summary(self) -> str:
+        lines = [f"{'PASS' if self.ok else 'FAIL'}: release bundle verification"]
+        lines += [f"  {name:<14} {detail}" for name, detail in self.checks.items()]
+        return "\n".join(lines)
+
+
+def bundle_dir(path: str | os.PathLike[str]) -> Path:
+    """Accept the run directory or its release/ folder."""
+    p = Path(path)
+    return p / "release" if (p / "release" / "release.csv").exists() else p
+
+
+def verify_bundle(path: str | os.PathLike[str]) -> Verification:
+    """Run every check on the bundle at ``path``."""
+    root = bundle_dir(path)
+    v = Verification()
+    missing = [f for f in (*BUNDLE_FILES, MANIFEST) if not (root / f).is_file()]
+    if missing:
+        v.failed("files", f"missing {', '.join(missing)}")
+        return v
+    v.passed("files", f"{len(BUNDLE_FILES) + 1} files present")
+    _check_manifest(root, v)
+    spec = _check_spec(root, v)
+    ledger = _check_ledger(root, v, spec)
+    if spec is None:
+        return v
+    config = _check_configuration(root, v, spec)
+    if config is not None:
+        _check_release(root, v, spec, config, ledger)
+    _check_criteria(root, v, spec, ledger)
+    return v
+
+
+def _check_manifest(root: Path, v: Verification) -> None:
+    """Every file's SHA-256 matches MANIFEST.json."""
+    try:
+        manifest = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        v.failed("manifest", "MANIFEST.json is not readable JSON")
+        return
+    changed = [f for f in BUNDLE_FILES if manifest.get(f) != file_sha256(root / f)]
+    if changed:
+        v.failed("manifest", f"content differs from the manifest: {', '.join(changed)}")
+    else:
+        v.passed("manifest", "every file matches its SHA-256")
+
+
+def _check_spec(root: Path, v: Verification) -> Spec | None:
+    """spec.json is a valid frozen spec whose hash matches its content."""
+    try:
+        doc = json.loads((root / "spec.json").read_text(encoding="utf-8"))
+        spec = build_spec(doc, require_frozen=True)
+    except json.JSONDecodeError:
+        v.failed("spec", "spec.json is not valid JSON")
+        return None
+    except SpecError as exc:
+        v.failed("spec", "; ".join(f"{p.path}: {p.message}" for p in exc.problems))
+        return None
+    v.passed("spec", f"frozen, SHA-256 {spec.sha256[:16]}… matches")
+    return spec
+
+
+def _check_configuration(root: Path, v: Verification, spec: Spec) -> Configuration | None:
+    """configuration.json names a point of the spec's search space."""
+    try:
+        config = Configuration.from_dict(
+            json.loads((root / "configuration.json").read_text(encoding="utf-8"))
+        )
+    except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+        v.failed("configuration", "configuration.json is not a configuration")
+        return None
+    if config.key not in {c.key for c in spec.configurations()}:
+        v.failed("configuration", "not in the spec's configuration space")
+        return None
+    v.passed("configuration", "in the spec's space")
+    return config
+
+
+def _summary(ledger: list[dict[str, Any]] | None) -> dict[str, Any]:
+    """The release ledger's summary line (empty if absent)."""
+    for entry in ledger or []:
+        if entry.get("event") == "summary":
+            return entry
+    return {}
+
+
+def _check_release(root: Path, v: Verification, spec: Spec, config: Configuration,
+                   ledger: list[dict[str, Any]] | None) -> None:
+    """Row count, labels, synthetic constraints and min_count of release.csv."""
+    table = spec.table_codec(config)
+    frame = pd.read_csv(root / "release.csv", dtype=str, keep_default_na=False)
+    n = _summary(ledger).get("n_records")
+    if n is None or len(frame) != int(n):
+        v.failed("rows", "release.csv does not have the n records the ledger states")
+    else:
+        v.passed("rows", f"{len(frame):,} records")
+    try:
+        codes = table.encode_labels(frame)
+    except EncodingError as exc:
+        v.failed("labels", str(exc))
+        return
+    v.passed("labels", "every label is in its column's bin set")
+    rejected, by_rule = reject_counts(codes, spec.constraints.synthetic, semantics_for(table),
+                                      spec.constraints.partial_bins)
+    if rejected.any():
+        rules = ", ".join(name for name, k in by_rule.items() if k)
+        v.failed("constraints", f"{int(rejected.sum())} records break synthetic rule(s) {rules}")
+    else:
+        v.passed("constraints", f"all {len(spec.constraints.synthetic)} synthetic rules hold")
+    if len(codes):
+        _, counts, _ = distinct_rows(codes)
+        small = int(np.sum(counts < config.min_count))
+    else:
+        small = 0
+    if small:
+        v.failed("min_count", f"{small} distinct records appear fewer than "
+                              f"{config.min_count} times")
+    else:
+        v.passed("min_count", f"every distinct record appears ≥ {config.min_count} times")
+
+
+def _check_ledger(root: Path, v: Verification, spec: Spec | None) -> list[dict[str, Any]] | None:
+    """The ledger's once-measurements and selection plan add up to ε_total, within budget."""
+    try:
+        ledger = Ledger.read(root / "ledger.jsonl")
+    except (OSError, ValueError, json.JSONDecodeError):
+        v.failed("ledger", "ledger.jsonl is not readable")
+        return None
+    plans = [e for e in ledger if e.get("event") == "selection_plan"]
+    once = [float(e["epsilon"]) for e in ledger
+            if e.get("event") == "measurement" and e.get("stage") == "once"]
+    loop = [float(e["epsilon"]) for e in ledger
+            if e.get("event") == "measurement" and e.get("stage") == "loop"]
+    summary = _summary(ledger)
+    if len(plans) != 1 or not summary:
+        v.failed("ledger", "needs exactly one selection plan and a summary line")
+        return ledger
+    plan = plans[0]
+    expected = 2 * float(plan["epsilon_per_iteration"]) + float(plan["epsilon_0"])
+    total = math.fsum(once) + expected
+    stated = float(summary.get("epsilon_total", math.nan))
+    problems = []
+    if not math.isclose(float(plan["epsilon_selection"]), expected, abs_tol=_TOL):
+        problems.append("the selection plan's cost is not 2ε₁ + ε₀")
+    if math.fsum(loop) > float(plan["epsilon_per_iteration"]) + _TOL:
+        problems.append("the accepted iteration spent more than ε₁")
+    if not math.isclose(total, stated, abs_tol=_TOL):
+        problems.append(f"measurements add up to ε = {total:g}, the summary states {stated:g}")
+    if spec is not None and not math.isclose(stated, spec.epsilon_total, abs_tol=_TOL):
+        problems.append(f"stated ε_total {stated:g} differs from the spec's {spec.epsilon_total:g}")
+    budgets = [float(e["total_budget"]) for e in ledger if e.get("event") == "accountant"]
+    prior = float(summary.get("epsilon_earlier_runs", 0.0))
+    if budgets and total + prior > budgets[0] + _TOL:
+        problems.append("ε_total exceeds the accountant's budget")
+    if problems:
+        v.failed("ledger", "; ".join(problems))
+    else:
+        v.passed("ledger", f"ε_total = {stated:g} adds up and is within budget")
+    return ledger
+
+
+def _check_criteria(root: Path, v: Verification, spec: Spec,
+                    ledger: list[dict[str, Any]] | None) -> None:
+    """criteria.json lists every spec criterion, all passed, with ε matching the ledger."""
+    try:
+        results = json.loads((root / "criteria.json").read_text(encoding="utf-8"))["criteria"]
+    except (OSError, json.JSONDecodeError, KeyError, TypeError):
+        v.failed("criteria", "criteria.json is not readable")
+        return
+    ids = [r.get("id") for r in results]
+    problems = []
+    if ids != [c.id for c in spec.criteria]:
+        problems.append("the criteria differ from the spec's")
+    if not all(r.get("passed") for r in results):
+        problems.append("a released candidate must pass every criterion")
+    by_id = {c.id: c for c in spec.criteria}
+    for r in results:
+        c = by_id.get(r.get("id"))
+        if c is not None and not math.isclose(float(r.get("epsilon", -1)), c.epsilon,
+                                              abs_tol=_TOL) and r.get("mechanism") != "none":
+            problems.append(f"criterion {c.id!r}: ε differs from the spec")
+    spent = math.fsum(float(e["epsilon"]) for e in ledger or []
+                      if e.get("event") == "measurement" and e.get("stage") == "loop"
+                      and str(e.get("purpose", "")).startswith("criterion "))
+    claimed = math.fsum(float(r["epsilon"]) for r in results
+                        if r.get("mechanism") != "none" and r.get("stage") == "loop")
+    if ledger is not None and not math.isclose(spent, claimed, abs_tol=_TOL):
+        problems.append("criteria ε do not add up to the ledger's criterion measurements")
+    if problems:
+        v.failed("criteria", "; ".join(problems))
+    else:
+        v.passed("criteria", f"{len(results)} criteria, all passed, ε as in the spec")

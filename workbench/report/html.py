@@ -1,0 +1,139 @@
+"""``report.html``: one self-contained page (images inlined) built from the release only."""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import itertools
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from workbench.report.datasheet import TABLE2_COLUMNS, criteria_rows, plain_epsilon
+from workbench.report.spec_summary import format_number
+from workbench.spec import Spec
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;
+max-width:1100px;color:#1b1b1b;line-height:1.45;padding:0 1rem}
+h1{font-size:1.6rem;margin-bottom:.2rem}h2{margin-top:2rem;border-bottom:1px solid #ddd}
+table{border-collapse:collapse;font-size:.92rem;margin:.5rem 0}
+th,td{border:1px solid #ccc;padding:.3rem .55rem;text-align:left}
+th{background:#f0f3f7}td.num{text-align:right;font-variant-numeric:tabular-nums}
+tr.fail td{background:#fde8e8}.pill{display:inline-block;padding:.1rem .6rem;
+border-radius:1rem;background:#e6f4ea;color:#135c2b;font-weight:600}
+.muted{color:#555}figure{display:inline-block;margin:.4rem}img{max-width:520px}
+pre{background:#f6f8fa;padding:.6rem;overflow:auto}
+"""
+
+
+def _png(fig: Any) -> str:
+    """Inline a matplotlib figure as a base64 <img>."""
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
+    plt.close(fig)
+    data = base64.b64encode(buf.getvalue()).decode("ascii")
+    return f'<img alt="plot" src="data:image/png;base64,{data}">'
+
+
+def marginal_plots(release: pd.DataFrame, label_order: Mapping[str, Sequence[str]],
+                   max_pairs: int = 6) -> list[str]:
+    """1-way bar charts for every column and 2-way heatmaps for the first pairs (release only)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    out = []
+    n = len(release)
+    for col in release.columns:
+        order = list(label_order.get(col, sorted(release[col].unique())))
+        share = release[col].value_counts().reindex(order, fill_value=0) / max(n, 1)
+        fig, ax = plt.subplots(figsize=(5.2, 2.6))
+        sns.barplot(x=[str(o) for o in order], y=share.to_numpy(), ax=ax, color="#4c72b0")
+        ax.set_title(f"{col}: share of records")
+        ax.tick_params(axis="x", rotation=60, labelsize=7)
+        out.append(f"<figure>{_png(fig)}</figure>")
+    for a, b in itertools.islice(itertools.combinations(release.columns, 2), max_pairs):
+        table = pd.crosstab(release[a], release[b], normalize=True)
+        table = table.reindex(index=list(label_order.get(a, table.index)),
+                              columns=list(label_order.get(b, table.columns)), fill_value=0)
+        fig, ax = plt.subplots(figsize=(5.2, 3.6))
+        sns.heatmap(table, ax=ax, cmap="Blues", cbar_kws={"label": "share"})
+        ax.set_title(f"{a} × {b}")
+        out.append(f"<figure>{_png(fig)}</figure>")
+    return out
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]],
+           fails: Sequence[bool] = ()) -> str:
+    """An HTML table with escaped cells."""
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    body = []
+    for i, row in enumerate(rows):
+        cls = ' class="fail"' if i < len(fails) and fails[i] else ""
+        cells = "".join(f"<td>{html.escape(c)}</td>" for c in row)
+        body.append(f"<tr{cls}>{cells}</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def render_report(
+    spec: Spec,
+    configuration: Mapping[str, Any],
+    results: Sequence[Mapping[str, Any]],
+    budget: Mapping[str, Any],
+    release: pd.DataFrame,
+    label_order: Mapping[str, Sequence[str]],
+) -> str:
+    """The whole page: criteria table, budget, plots, configuration, datasheet."""
+    md = spec.metadata
+    eps = float(budget["epsilon_total"])
+    crit = _table([h for h, _ in TABLE2_COLUMNS], criteria_rows(results),
+                  [not r.get("passed", True) for r in results])
+    budget_rows = [[k, format_number(v) if isinstance(v, float | int) else str(v)]
+                   for k, v in budget.items()]
+    plots = "".join(marginal_plots(release, label_order))
+    uses = "".join(f"<li>{html.escape(u)}</li>" for u in md.intended_uses)
+    not_uses = "".join(f"<li>{html.escape(u)}</li>" for u in md.unintended_uses)
+    guaranteed = "".join(
+        f"<li><b>{html.escape(str(r.get('id')))}</b> ({html.escape(str(r.get('kind')))})</li>"
+        for r in results
+    )
+    e = html.escape
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{e(md.title)} — DP release report</title><style>{_CSS}</style></head>
+<body>
+<h1>{e(md.title)}</h1>
+<p class="muted">{e(md.owner)} · spec SHA-256 <code>{e(spec.sha256)}</code></p>
+<p><span class="pill">ε_total = {e(format_number(eps))}</span>
+ &nbsp;{len(release):,} synthetic records · every acceptance criterion passed with DP</p>
+<h2 id="criteria">Acceptance criteria</h2>
+<p class="muted">Layout of the paper's Table 2. The DP result is what was compared with the
+threshold; Δ is the global sensitivity and σ the standard deviation of the noise.</p>
+{crit}
+<h2 id="budget">Privacy budget</h2>
+{_table(["item", "value"], budget_rows)}
+<p>{e(plain_epsilon(eps))}</p>
+<h2 id="plots">Marginals of the release</h2>
+<p class="muted">Computed from the released records only.</p>
+{plots}
+<h2 id="configuration">Configuration</h2>
+<pre>{e(json.dumps(configuration, indent=2, ensure_ascii=False, sort_keys=True))}</pre>
+<h2 id="datasheet">Datasheet</h2>
+<p>{e(md.description)}</p>
+<h3>Intended uses</h3><ul>{uses}</ul>
+<h3>Queries with accuracy guarantees</h3><ul>{guaranteed}</ul>
+<h3>Queries without guarantees</h3><ul>{not_uses}
+<li>cells, combinations or subgroups finer than the released bins</li></ul>
+<h3>Privacy unit</h3><p>{e(md.privacy_unit)}; neighbouring datasets:
+{e(spec.budget.neighbour.replace("_", "-"))}. {e(md.n_policy)}</p>
+</body></html>
+"""
