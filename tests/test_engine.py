@@ -262,3 +262,30 @@ def test_sigkill_during_iteration_two_leaves_ledger_and_no_release(workdir: Path
     assert json.loads((out / "status.json").read_text())["status"] == "incomplete"
     assert not (out / "release").exists()
     assert not list(out.rglob("release.csv"))
+
+
+@pytest.mark.slow
+def test_report_renders_in_headless_chromium(released: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    shots = REPO / "artifacts"
+    shots.mkdir(exist_ok=True)
+    report = (released / "release" / "report.html").resolve()
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
+                                    args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page.goto(report.as_uri())
+            table = page.locator("#criteria + p + table")
+            assert table.is_visible()
+            rows = table.locator("tbody tr")
+            assert rows.count() == 3
+            assert "max_marginal_error" in rows.nth(0).inner_text()
+            box = table.bounding_box()
+            assert box is not None and box["y"] < 800 and box["width"] <= 1280
+            assert page.locator("img").count() >= 6  # inline plots, no network needed
+            assert page.evaluate("document.images[0].naturalWidth") > 0
+            page.screenshot(path=str(shots / "report_first_screen.png"))
+        finally:
+            browser.close()

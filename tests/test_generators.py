@@ -414,3 +414,20 @@ def test_mutual_information_sensitivity_bounds_neighbours(kp: int, kx: int, data
     bound = mutual_information_sensitivity(n, kx, kp, "add_remove") + 1e-12
     assert abs(mutual_information(table_of(removed, kp, kx)) - base) <= bound
     assert abs(mutual_information(table_of(added, kp, kx)) - base) <= bound
+
+
+def test_norm_sub_keeps_the_total_and_removes_the_clipping_bias() -> None:
+    from workbench.generators.conditional import norm_sub
+
+    rng = np.random.default_rng(5)
+    true = np.zeros(400)
+    true[:4] = [5000, 3000, 1500, 100]  # a rare value among many empty cells
+    noisy = true + rng.laplace(0, 5, size=(200, true.size))
+    fixed = np.array([norm_sub(row) for row in noisy])
+    assert (fixed >= 0).all()
+    assert np.allclose(fixed.sum(axis=1), noisy.sum(axis=1))
+    clipped = np.clip(noisy, 0, None)
+    # clipping moves mass into the 396 empty cells; Norm-Sub leaves them nearly empty
+    assert clipped[:, 4:].sum(axis=1).mean() > 500
+    assert fixed[:, 4:].sum(axis=1).mean() < clipped[:, 4:].sum(axis=1).mean() / 10
+    assert norm_sub(np.array([-3.0, 1.0])).tolist() == [0.0, 0.0]

@@ -55,7 +55,13 @@ def _run(args: argparse.Namespace) -> int:
     outcome = run(args.spec, args.data, args.out, quiet=args.quiet,
                   spend_again=args.spend_again)
     if outcome.status == "complete":
+        from workbench.engine import verify_bundle
+
         print(f"release published: {outcome.release_dir}")
+        check = verify_bundle(outcome.release_dir)
+        print(check.summary())
+        if not check.ok:
+            return 1
     else:
         print("private selection stopped without a candidate (⊥): nothing is released")
     print(f"epsilon_total of this run: {outcome.epsilon_total:g}")

@@ -5,14 +5,33 @@ from __future__ import annotations
 import numpy as np
 
 
+def norm_sub(counts: np.ndarray) -> np.ndarray:
+    """Non-negative table with the same total: max(x − τ, 0), Σ = max(Σx, 0).
+
+    >>> norm_sub(np.array([[5.0, -1.0], [2.0, -2.0]])).tolist()
+    [[3.5, 0.0], [0.5, 0.0]]
+    """
+    flat = np.asarray(counts, dtype=np.float64).ravel()
+    total = float(flat.sum())
+    if total <= 0.0:
+        return np.zeros_like(np.asarray(counts, dtype=np.float64))
+    desc = np.sort(flat)[::-1]
+    cums = np.cumsum(desc)
+    idx = np.arange(1, desc.size + 1)
+    feasible = desc - (cums - total) / idx > 0
+    rho = int(np.flatnonzero(feasible)[-1])
+    tau = (cums[rho] - total) / (rho + 1)
+    return np.clip(np.asarray(counts, dtype=np.float64) - tau, 0.0, None)
+
+
 class ConditionalTable:
     """One categorical distribution per parent configuration, sampled for all rows at once.
 
     Built only from already-noisy counts, so everything here is post-processing.
 
-    >>> table = ConditionalTable.from_noisy_counts(np.array([[3, -2, 1], [0, 0, 0]]))
+    >>> table = ConditionalTable.from_noisy_counts(np.array([[5, -2, 1], [0, 0, 0]]))
     >>> table.probs.tolist()
-    [[0.75, 0.0, 0.25], [0.3333333333333333, 0.3333333333333333, 0.3333333333333333]]
+    [[1.0, 0.0, 0.0], [0.3333333333333333, 0.3333333333333333, 0.3333333333333333]]
     >>> table.n_codes
     3
     """
@@ -33,11 +52,18 @@ class ConditionalTable:
 
     @classmethod
     def from_noisy_counts(cls, counts: np.ndarray) -> ConditionalTable:
-        """Clip negative noisy counts to 0, normalise rows; a row with no mass becomes uniform."""
+        """Make the noisy table consistent (Norm-Sub), normalise rows; empty rows become uniform.
+
+        Plain clipping of negative cells adds the noise's positive part to every empty cell,
+        which inflates rare values (a parity-11+ bin doubled on the proxy). Norm-Sub subtracts
+        one common amount τ from all cells and clips, with τ chosen so the table keeps its noisy
+        total: the Euclidean projection onto {x ≥ 0, Σx = Σ noisy} (Wang et al. 2020,
+        "Locally differentially private frequency estimation with consistency").
+        """
         counts = np.asarray(counts, dtype=np.float64)
         if counts.ndim == 1:
             counts = counts[None, :]
-        clipped = np.clip(counts, 0.0, None)
+        clipped = norm_sub(counts)
         totals = clipped.sum(axis=1, keepdims=True)
         k = clipped.shape[1]
         probs = np.divide(clipped, totals, out=np.full_like(clipped, 1.0 / k), where=totals > 0)
