@@ -1,0 +1,36 @@
+"""Co-design widgets: edit a draft spec on public proxy data, with live readouts, then freeze it.
+
+:class:`Session` (pure Python) holds the draft, validation errors per JSON path, undo/redo and
+observers; :class:`ProxyLab` caches every proxy-derived quantity. The ipywidgets editors and
+:class:`CoDesignApp` are imported lazily, so ``from workbench.widgets import Session`` never
+loads ipywidgets. Nothing here may be given confidential data.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+from workbench.widgets.session import Change, Session
+
+_LAZY = {
+    "BudgetPlanner": "workbench.widgets.budget_planner",
+    "CoDesignApp": "workbench.widgets.app",
+    "ConstraintEditor": "workbench.widgets.constraint_editor",
+    "CriteriaEditor": "workbench.widgets.criteria_editor",
+    "ExportPanel": "workbench.widgets.export_panel",
+    "FaithfulnessEditor": "workbench.widgets.faithfulness_editor",
+    "PreviewPanel": "workbench.widgets.preview_panel",
+    "ProxyLab": "workbench.widgets.lab",
+    "SchemaEditor": "workbench.widgets.schema_editor",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import editors on first use (they need ipywidgets and matplotlib)."""
+    if name in _LAZY:
+        return getattr(import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'workbench.widgets' has no attribute {name!r}")
+
+
+__all__ = ["Change", "Session", *sorted(_LAZY)]

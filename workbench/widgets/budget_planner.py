@@ -1,0 +1,222 @@
+"""Budget planner: sliders for ε_gen and every criterion's ε, ε_total, and a locked-total mode.
+
+ε_total = 2·(ε_gen + Σ in-loop ε) + ε₀ + Σ once ε, by the accountant's planner. With the
+total locked, moving one slider rescales every other ε by one common factor so that ε_total
+stays where it was locked (:func:`workbench.widgets.budget.rebalance`); the lock acts on the
+planner's sliders only. Plots: a stacked bar of the parts of ε_total, and σ against ε per
+criterion (Δ from the proxy readouts); inside the app they are drawn while the Budget tab
+is shown (and brought up to date when it is opened).
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from typing import Any
+
+import ipywidgets as widgets
+
+from workbench.widgets.base import EditorBase, heading, note, png_image
+from workbench.widgets.budget import (
+    GENERATOR_KEY,
+    budget_items,
+    epsilon_0,
+    epsilon_total,
+    rebalance,
+    segments,
+)
+from workbench.widgets.fields import error_html, message_widget
+from workbench.widgets.lab import ProxyLab, digest
+from workbench.widgets.plots import BudgetBarFigure, SigmaFigure
+from workbench.widgets.readouts import Readout
+from workbench.widgets.sampling import PreviewError
+from workbench.widgets.session import Change, Session
+
+LOG_MIN, LOG_MAX = -3.0, 1.5
+
+
+def _slider(description: str) -> widgets.FloatLogSlider:
+    """A log-scale ε slider (10⁻³ … 10^1.5) that applies on release."""
+    return widgets.FloatLogSlider(base=10, min=LOG_MIN, max=LOG_MAX, step=0.01,
+                                  description=description, continuous_update=False,
+                                  readout_format=".4g", style={"description_width": "180px"},
+                                  layout=widgets.Layout(width="560px"))
+
+
+class BudgetPlanner(EditorBase):
+    """ε sliders, the total, the lock, and the two plots."""
+
+    title = "Budget"
+
+    def __init__(self, session: Session, lab: ProxyLab | None = None) -> None:
+        super().__init__(session, lab)
+        self.eps_generator = _slider("ε generator")
+        self.sliders: dict[str, widgets.FloatLogSlider] = {}
+        self.paths: dict[str, str] = {}
+        self.lock = widgets.Checkbox(description="lock ε_total and rebalance the rest",
+                                     indent=False)
+        self.locked_total = widgets.FloatText(description="locked at", disabled=True,
+                                              layout=widgets.Layout(width="200px"))
+        self.total = widgets.HTML()
+        self.message = message_widget()
+        self.bar = png_image()
+        self.sigma_plot = png_image()
+        self.slider_box = widgets.VBox()
+        self._syncing = False
+        self._structure: Any = None
+        self._bar_key = ""
+        self._sigma_key = ""
+        self._bar_figure = BudgetBarFigure()
+        self._sigma_figure = SigmaFigure()
+        self.lock.observe(self._on_lock, names="value")
+        self.eps_generator.observe(lambda c: self._moved(GENERATOR_KEY, c["new"]), names="value")
+        self.widget = widgets.VBox([
+            widgets.HTML(note("ε_total = 2·(ε_gen + Σ in-loop criterion ε) + ε₀ + Σ once ε "
+                              "(private selection, Liu & Talwar; paper Thm. 3)")),
+            self.slider_box,
+            widgets.HBox([self.lock, self.locked_total]),
+            self.total,
+            self.message,
+            heading("Parts of ε_total"),
+            self.bar,
+            heading("Noise σ against ε per criterion"),
+            self.sigma_plot,
+        ])
+        self.refresh()
+
+    # --- state -----------------------------------------------------------------------------
+    @property
+    def total_value(self) -> float | None:
+        """ε_total of the current draft."""
+        return epsilon_total(self.session.draft)
+
+    def _on_lock(self, change: dict[str, Any]) -> None:
+        """Locking remembers the current total."""
+        if change["new"]:
+            total = self.total_value
+            if total is None:
+                self.message.value = error_html(["the draft's ε's are not valid numbers"])
+                self.lock.value = False
+                return
+            self.locked_total.value = total
+        self.message.value = ""
+
+    def _moved(self, key: str, value: float) -> None:
+        """A slider moved: apply it, rebalancing the others when the total is locked."""
+        if self._syncing:
+            return
+        self.message.value = ""
+        path = self.paths[key]
+        if not self.lock.value:
+            self.session.apply(path, float(value), label=f"ε of {key}")
+            return
+        doc = self.session.draft
+        try:
+            new = rebalance(budget_items(doc), key, float(value), self.locked_total.value,
+                            epsilon_0(doc))
+        except ValueError as exc:
+            self.message.value = error_html([str(exc)])
+            self._sync_sliders(budget_items(doc))
+            return
+        self.session.apply_many(new, label=f"ε of {key} (total locked)")
+
+    # --- refresh ---------------------------------------------------------------------------
+    def refresh(self, change: Change | None = None) -> None:
+        """Sliders, total and plots from the draft."""
+        doc = self.session.draft
+        items = budget_items(doc)
+        structure = tuple((it.key, it.path) for it in items)
+        if structure != self._structure:
+            self._structure = structure
+            self._build_sliders(items)
+        self._sync_sliders(items)
+        self._show_total(doc)
+        self.draw_plots()
+
+    def refresh_preview(self) -> None:
+        """Δ per criterion depends on the preview sample."""
+        self.draw_plots()
+
+    def on_show(self) -> None:
+        """Draw the plots skipped while the tab was hidden."""
+        self.draw_plots()
+
+    def draw_plots(self) -> None:
+        """Redraw the bar and the σ plot if their inputs changed (only while visible)."""
+        if not self.visible:
+            return
+        self._draw_bar(self.session.draft)
+        self._draw_sigma()
+
+    def _build_sliders(self, items: list[Any]) -> None:
+        """One slider per ε that enters ε_total."""
+        self.sliders, self.paths = {}, {}
+        for it in items:
+            slider = self.eps_generator if it.key == GENERATOR_KEY else _slider(f"ε {it.label}")
+            if it.key != GENERATOR_KEY:
+                slider.observe(lambda c, k=it.key: self._moved(k, c["new"]), names="value")
+            self.sliders[it.key] = slider
+            self.paths[it.key] = it.path
+        self.slider_box.children = list(self.sliders.values())
+
+    def _sync_sliders(self, items: list[Any]) -> None:
+        """Show the draft's ε's on the sliders without applying them back."""
+        self._syncing = True
+        try:
+            for it in items:
+                slider = self.sliders.get(it.key)
+                if slider is None:
+                    continue
+                exponent = math.log10(it.epsilon)
+                slider.min = min(LOG_MIN, math.floor(exponent))
+                slider.max = max(LOG_MAX, math.ceil(exponent))
+                if slider.value != it.epsilon:
+                    slider.value = it.epsilon
+        finally:
+            self._syncing = False
+
+    def _show_total(self, doc: dict[str, Any]) -> None:
+        """The formula with the draft's numbers, and the cap if the spec sets one."""
+        items = budget_items(doc)
+        total = epsilon_total(doc)
+        gen = next((it.epsilon for it in items if it.key == GENERATOR_KEY), float("nan"))
+        loop = math.fsum(it.epsilon for it in items if it.key != GENERATOR_KEY and it.weight == 2)
+        once = math.fsum(it.epsilon for it in items if it.weight == 1)
+        shown = "invalid" if total is None else f"{total:.6g}"
+        text = (f"ε_total = 2 × ({gen:.6g} + {loop:.6g}) + {epsilon_0(doc):.6g} + {once:.6g} = "
+                f"<b>{shown}</b>")
+        cap = doc.get("budget", {}).get("epsilon_total_max")
+        if cap is not None and total is not None:
+            over = total > cap
+            text += f" (cap {cap:g}{': EXCEEDED' if over else ''})"
+        if self.lock.value:
+            text += f" — locked at {self.locked_total.value:.6g}"
+        self.total.value = text
+
+    def _draw_bar(self, doc: dict[str, Any]) -> None:
+        """Stacked bar of ε_total's parts (redrawn only when they change)."""
+        parts = segments(doc)
+        key = digest(parts)
+        if key != self._bar_key:
+            self._bar_key = key
+            self.bar.value = self._bar_figure.png(parts, epsilon_total(doc))
+
+    def _readouts(self) -> dict[str, Readout]:
+        """Proxy readouts of the last valid design (empty when unavailable)."""
+        spec = self.session.spec
+        if self.lab is None or spec is None:
+            return {}
+        try:
+            return self.lab.readouts(spec)
+        except (PreviewError, ValueError, KeyError, ArithmeticError):
+            return {}
+
+    def _draw_sigma(self) -> None:
+        """σ = √2·Δ/ε curves with the current ε marked (redrawn only when Δ or ε change)."""
+        curves = [(html.unescape(r.id), r.sensitivity, r.epsilon)
+                  for r in self._readouts().values()
+                  if r.sensitivity is not None and r.epsilon > 0]
+        key = digest(curves)
+        if key != self._sigma_key:
+            self._sigma_key = key
+            self.sigma_plot.value = self._sigma_figure.png(curves)

@@ -1,0 +1,324 @@
+"""Criteria editor: add or remove criteria of each kind, edit them, and watch live readouts.
+
+Per criterion: threshold, ε, [L, U] where the kind takes them, and the kind's parameters
+(λ and p of the relative 1-way error, target and group-by of a conditional mean, …). The
+readouts (Δ, σ, T′, the value on the proxy, P(false pass), P(false fail)) come from
+:meth:`ProxyLab.readouts`, i.e. from the engine's sensitivity code and ``laplace_sigma``.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from typing import Any
+
+import ipywidgets as widgets
+
+from workbench.widgets.base import EditorBase, heading, note
+from workbench.widgets.criteria_templates import KINDS, fresh_id, new_criterion
+from workbench.widgets.fields import (
+    DELETE,
+    Field,
+    error_html,
+    float_or,
+    message_widget,
+    number,
+    number_list,
+    optional_number,
+    show_list,
+    show_number,
+)
+from workbench.widgets.lab import ProxyLab
+from workbench.widgets.paths import MISSING
+from workbench.widgets.readouts import Readout
+from workbench.widgets.sampling import PreviewError
+from workbench.widgets.session import Change, Session
+
+#: Kinds whose [L, U] the stakeholder sets (the others are fixed by the kind).
+BOUNDED_KINDS = ("conditional_mean", "regression_mae", "regression_coefficients")
+#: Attribute names for parameters whose spec names are not identifiers or are long.
+ATTRIBUTE = {"lambda": "lam", "false_pass_probability": "p"}
+
+
+def _max_way(text: Any) -> Any:
+    """Blank → null (all ways), else a whole number."""
+    return None if str(text).strip() == "" else number(text)
+
+
+def _features(text: Any) -> Any:
+    """``all_other`` or a list of column names."""
+    t = str(text).strip()
+    return "all_other" if t in ("", "all_other") else [p.strip() for p in t.split(",") if p.strip()]
+
+
+def _number_or_id(text: Any) -> Any:
+    """The resize slack: a number, a criterion id, or blank for the default."""
+    t = str(text).strip()
+    if not t:
+        return DELETE
+    try:
+        return number(t)
+    except ValueError:
+        return t
+
+
+def _choice(options: Callable[[], list[str]]) -> Callable[[Any], Any]:
+    """Formatter for dropdowns: the value when it is an option, else no selection."""
+    return lambda v: v if v in options() else None
+
+
+class CriterionRow:
+    """Widgets of one criterion; ``readout`` holds the exact numbers shown in ``readout_html``."""
+
+    def __init__(self, editor: CriteriaEditor, index: int) -> None:
+        self.editor = editor
+        self.index = index
+        self.path = f"criteria[{index}]"
+        session = editor.session
+        self.kind = str(session.get(f"{self.path}.kind", ""))
+        self.id = widgets.Text(description="id", continuous_update=False,
+                               layout=widgets.Layout(width="260px"))
+        self.threshold = widgets.FloatText(description="threshold",
+                                           layout=widgets.Layout(width="200px"))
+        self.epsilon = widgets.FloatText(description="ε", layout=widgets.Layout(width="160px"),
+                                         step=0.01)
+        self.remove = widgets.Button(description="remove", layout=widgets.Layout(width="80px"))
+        self.remove.on_click(lambda _b: session.delete(self.path, label=f"remove {self.id.value}"))
+        self.readout: Readout | None = None
+        self.readout_html = widgets.HTML()
+        self.row_error = message_widget()
+        fields: dict[str, Field] = {
+            "id": editor.bind(f"{self.path}.id", self.id),
+            "threshold": editor.bind(f"{self.path}.threshold", self.threshold, parse=number,
+                                     format=float_or(0.0)),
+            "epsilon": editor.bind(f"{self.path}.epsilon", self.epsilon, parse=number,
+                                   format=float_or(0.0)),
+        }
+        if self.kind in BOUNDED_KINDS:
+            self.bounds = widgets.Text(description="[L, U]", continuous_update=False,
+                                       layout=widgets.Layout(width="220px"))
+            fields["bounds"] = editor.bind(f"{self.path}.bounds", self.bounds,
+                                           parse=lambda t: DELETE if not str(t).strip()
+                                           else number_list(t), format=show_list)
+        if self.kind == "regression_coefficients":
+            self.once = widgets.Checkbox(description="once (outside the loop)", indent=False)
+            fields["once"] = editor.bind(f"{self.path}.once", self.once,
+                                         format=lambda v: bool(v) if v is not MISSING else False)
+        for name, widget, options in self._param_widgets():
+            attr = ATTRIBUTE.get(name, name)
+            setattr(self, attr, widget)
+            fields[attr] = editor.bind(f"{self.path}.params.{name}", widget, **options)
+        self.fields = fields
+        for f in fields.values():
+            if hasattr(f.widget.style, "description_width"):
+                f.widget.style.description_width = "initial"  # labels as wide as their text
+        self.errors: dict[str, widgets.HTML] = {k: f.error for k, f in fields.items()}
+        self.errors["row"] = self.row_error
+        main = [fields[k].widget for k in ("id", "threshold", "epsilon", "bounds", "once")
+                if k in fields]
+        params = [f.widget for k, f in fields.items()
+                  if k not in ("id", "threshold", "epsilon", "bounds", "once")]
+        self.widget = widgets.VBox([
+            widgets.HBox([widgets.HTML(f"<b>{index + 1}.</b> <code>{html.escape(self.kind)}"
+                                       "</code>"), *main, self.remove]),
+            widgets.HBox(params, layout=widgets.Layout(flex_flow="row wrap")),
+            widgets.VBox([f.error for f in fields.values()] + [self.row_error]),
+            self.readout_html,
+        ], layout=widgets.Layout(border="1px solid #ddd", padding="4px", margin="2px 0"))
+
+    def _param_widgets(self) -> list[tuple[str, widgets.Widget, dict[str, Any]]]:
+        """The kind's parameters: (spec name, widget, field options)."""
+        columns = self.editor.column_names
+        kind = self.kind
+
+        def text(description: str, placeholder: str = "") -> widgets.Text:
+            """A parameter text box (its own Layout: layouts are shared models)."""
+            return widgets.Text(description=description, placeholder=placeholder,
+                                continuous_update=False, layout=widgets.Layout(width="220px"))
+
+        if kind == "max_marginal_error":
+            return [("max_way", text("max way", "all"),
+                     {"parse": _max_way, "format": show_number})]
+        if kind == "relative_one_way":
+            return [
+                ("lambda", text("λ", "= threshold"),
+                 {"parse": optional_number, "format": show_number}),
+                ("false_pass_probability", widgets.FloatText(description="p", step=0.01,
+                                                             layout=widgets.Layout(width="160px")),
+                 {"parse": number, "format": float_or(0.05)}),
+                ("smoothing", text("smoothing", "1"),
+                 {"parse": optional_number, "format": show_number}),
+            ]
+        target = ("target", widgets.Dropdown(options=columns(), description="target"),
+                  {"format": _choice(columns)})
+        if kind == "conditional_mean":
+            return [
+                target,
+                ("group_by", widgets.SelectMultiple(options=columns(), description="group by",
+                                                    rows=min(6, max(2, len(columns())))),
+                 {"parse": list, "format": lambda v: tuple(v) if isinstance(v, list) else ()}),
+                ("include_overall", widgets.Checkbox(description="overall mean", indent=False),
+                 {"format": lambda v: True if v is MISSING else bool(v)}),
+                ("resize_slack", text("resize slack"),
+                 {"parse": _number_or_id, "format": show_number}),
+            ]
+        if kind in ("regression_coefficients", "regression_mae"):
+            return [target, ("features", text("features"),
+                             {"parse": _features, "format": lambda v: show_list(v)
+                              if isinstance(v, list) else "all_other"})]
+        if kind == "max_ecdf":
+            return [("column", widgets.Dropdown(options=columns(), description="column"),
+                     {"format": _choice(columns)})]
+        if kind == "tv_marginals":
+            way = widgets.IntText(description="way", layout=widgets.Layout(width="160px"))
+            aggregate = widgets.Dropdown(options=["mean", "max"], description="aggregate")
+            return [("way", way, {"format": lambda v: 2 if v is MISSING else v}),
+                    ("aggregate", aggregate, {"format": lambda v: "mean" if v is MISSING else v})]
+        if kind == "face_privacy_count":
+            return [("measure", widgets.Dropdown(options=["unique_rows", "below_min_count"],
+                                                 description="measure"),
+                     {"format": lambda v: "unique_rows" if v is MISSING else v})]
+        return []
+
+    def show_errors(self) -> None:
+        """Problems of the whole criterion (those of single fields show beside them)."""
+        session = self.editor.session
+        own = session.errors_for(self.path, below=False)
+        own += session.errors_for(f"{self.path}.params", below=False)
+        self.row_error.value = error_html(own)
+
+    def show_readout(self, readout: Readout | None, stale: bool) -> None:
+        """Render the readout."""
+        self.readout = readout
+        self.readout_html.value = readout_html(readout, stale)
+
+
+def _fmt(x: float | None, pct: bool = False) -> str:
+    """A readout number for reading (— when it does not apply)."""
+    if x is None:
+        return "—"
+    if pct:
+        return f"{x:.2%}" if x >= 1e-4 or x == 0 else f"{x:.1e}"
+    return f"{x:.4g}"
+
+
+def readout_html(r: Readout | None, stale: bool = False) -> str:
+    """One table row of readouts (numbers rounded for reading; exact ones are on ``readout``)."""
+    if r is None:
+        return note("no readout (no proxy, or the criterion is not in the last valid design)")
+    cells = [
+        ("Δ", _fmt(r.sensitivity)),
+        ("σ", _fmt(r.sigma)),
+        ("T′", _fmt(r.adjusted_threshold)),
+        ("value on proxy", _fmt(r.value)),
+        ("P(pass)", _fmt(r.probability_pass, pct=True)),
+        ("P(false pass)", _fmt(r.false_pass, pct=True)),
+        ("P(false fail)", _fmt(r.false_fail, pct=True)),
+    ]
+    head = "".join(f"<th style='padding:0 8px'>{k}</th>" for k, _ in cells)
+    body = "".join(f"<td style='padding:0 8px;text-align:right'>{v}</td>" for _, v in cells)
+    extra = [r.note] if r.note else []
+    if stale:
+        extra.append("the draft is invalid: these readouts are for the last valid design")
+    notes = "".join(f"<br>{note(t)}" for t in extra)
+    return f"<table style='font-size:90%'><tr>{head}</tr><tr>{body}</tr></table>{notes}"
+
+
+class CriteriaEditor(EditorBase):
+    """All criteria, an add box, and live readouts on the proxy."""
+
+    title = "Criteria"
+
+    def __init__(self, session: Session, lab: ProxyLab | None = None) -> None:
+        super().__init__(session, lab)
+        self.new_kind = widgets.Dropdown(options=KINDS, description="kind")
+        self.new_id = widgets.Text(description="id", placeholder="(automatic)",
+                                   continuous_update=False)
+        self.add_button = widgets.Button(description="add criterion")
+        self.add_button.on_click(lambda _b: self.add_criterion())
+        self.message = message_widget()
+        self.rows: list[CriterionRow] = []
+        self.rows_box = widgets.VBox()
+        self.readouts: dict[str, Readout] = {}
+        self._structure: Any = None
+        self._hash = ""
+        self._readout_key: Any = None
+        self._generation = 0
+        self.widget = widgets.VBox([
+            widgets.HTML(note(
+                "A criterion passes when its DP value is below its threshold. Readouts use the "
+                "cleaned proxy as R and one quick synthetic sample as S."
+            )),
+            self.message,
+            self.rows_box,
+            heading("Add a criterion"),
+            widgets.HBox([self.new_kind, self.new_id, self.add_button]),
+        ])
+        self.refresh()
+
+    def column_names(self) -> list[str]:
+        """Column names of the draft's schema (the options of column pickers)."""
+        return [c.get("name") for c in self.session.get("schema.columns", [])
+                if isinstance(c, dict) and isinstance(c.get("name"), str)]
+
+    def row(self, criterion_id: str) -> CriterionRow:
+        """The row of a criterion by id."""
+        for r in self.rows:
+            if r.id.value == criterion_id:
+                return r
+        raise KeyError(f"no criterion {criterion_id!r}")
+
+    def add_criterion(self) -> bool:
+        """Append a new criterion of the selected kind."""
+        draft = self.session.draft
+        cid = self.new_id.value.strip() or fresh_id(self.new_kind.value, draft)
+        crit = new_criterion(self.new_kind.value, cid, draft)
+        n = len(draft.get("criteria", []))
+        valid = self.session.apply(f"criteria[{n}]", crit, label=f"add criterion {cid}")
+        self.new_id.value = ""
+        return valid
+
+    def refresh(self, change: Change | None = None) -> None:
+        """Rebuild on added/removed/renamed criteria, resync, then update the readouts."""
+        new_hash = self.session.section_hash("criteria", "schema.columns")
+        if change is None or change.reset or new_hash != self._hash:
+            self._hash = new_hash
+            crits = self.session.get("criteria", [])
+            structure = (tuple((c.get("id"), c.get("kind")) for c in crits if isinstance(c, dict)),
+                         tuple(self.column_names()))  # column pickers list the schema's names
+            if structure != self._structure or len(structure[0]) != len(crits):
+                self._structure = structure
+                self.fields = []
+                self.rows = [CriterionRow(self, i) for i in range(len(crits))]
+                self._generation += 1
+                self.rows_box.children = [r.widget for r in self.rows]
+            else:
+                super().refresh(change)
+            for r in self.rows:
+                r.show_errors()
+        self.update_readouts()
+
+    def refresh_preview(self) -> None:
+        """Recompute readouts for a new preview configuration."""
+        self._readout_key = None
+        self.update_readouts()
+
+    def update_readouts(self) -> None:
+        """Readouts of the last valid design, shown per row (marked stale if the draft is not)."""
+        spec = self.session.spec
+        key = (None if spec is None else spec.sha256, self.session.valid, self._generation)
+        if key == self._readout_key:
+            return
+        self._readout_key = key
+        self.message.value = ""
+        self.readouts = {}
+        if self.lab is not None and spec is not None:
+            try:
+                self.readouts = self.lab.readouts(spec)
+            except (PreviewError, ValueError, KeyError, ArithmeticError) as exc:
+                self.message.value = error_html([f"readouts unavailable: {exc}"])
+        elif self.lab is None:
+            self.message.value = note("No proxy loaded: readouts are unavailable.")
+        stale = not self.session.valid
+        for r in self.rows:
+            r.show_readout(self.readouts.get(r.id.value), stale)

@@ -1,0 +1,309 @@
+"""Everything the editors compute from the PUBLIC proxy, cached by the spec sections it depends on.
+
+Cleaning, encoding, the quick synthetic sample, paired cells and exact criterion values are
+expensive; each is cached under a hash of exactly the spec sections (and preview settings) it
+depends on. So an edit of a threshold or an ε reuses everything and only recomputes Δ, σ,
+T′ and the pass odds, while an edit of a binning recomputes from the encoding on.
+
+Never give a ProxyLab confidential data: it shows exact, un-noised values.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from workbench.constraints import Predicate
+from workbench.criteria.cells import PairedCells
+from workbench.criteria.evaluate import exact_errors
+from workbench.faithfulness import FaithfulnessCost, beta_max
+from workbench.postprocess import semantics_for
+from workbench.privacy import PrivacyContext
+from workbench.spec import Configuration, Spec
+from workbench.transform.clean import clean
+from workbench.widgets.readouts import Readout, criterion_readout
+from workbench.widgets.rule_checks import removed_share
+from workbench.widgets.sampling import PreviewError, QuickSample, quick_sample
+
+#: Fields of a criterion that do not change its exact value on (R, S).
+_NOT_IN_VALUE = ("threshold", "epsilon", "description", "once")
+
+
+def digest(*parts: Any) -> str:
+    """SHA-256 of JSON-like parts (mappings, sequences, numbers, text); the cache key."""
+    text = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=_plain)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _plain(value: Any) -> Any:
+    """JSON form of read-only mappings and other values a Spec document holds."""
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, np.generic):
+        return value.item()
+    return str(value)
+
+
+class _Cache:
+    """A small least-recently-used cache."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.items: OrderedDict[str, Any] = OrderedDict()
+
+    def get(self, key: str, make: Callable[[], Any]) -> Any:
+        """The cached value, or ``make()`` stored under ``key``."""
+        if key in self.items:
+            self.items.move_to_end(key)
+            return self.items[key]
+        value = make()
+        self.items[key] = value
+        while len(self.items) > self.size:
+            self.items.popitem(last=False)
+        return value
+
+
+@dataclass
+class PreviewSettings:
+    """Which configuration the proxy readouts use (a public choice, never part of the spec)."""
+
+    transforms: dict[str, str] = field(default_factory=dict)
+    hyper_index: int = 0
+    min_count: int | None = None
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class FaithfulnessPreview:
+    """β_max between the proxy and the quick sample, and β at increasing cost levels."""
+
+    beta: float
+    alpha: float
+    threshold: float | None
+    levels: tuple[float, ...]
+    matched: tuple[float, ...]
+    locked: Mapping[str, list[str]]
+    n: int
+
+    @property
+    def error(self) -> float:
+        """The faithfulness criterion's value 1 − β_max."""
+        return 1.0 - self.beta
+
+    @property
+    def cost_shares(self) -> tuple[float, ...]:
+        """Share of S rows first matched at each cost level (a histogram of match costs)."""
+        previous = (0.0, *self.matched[:-1])
+        return tuple(m - p for m, p in zip(self.matched, previous, strict=True))
+
+
+class ProxyLab:
+    """Caches and computes every proxy-derived quantity the editors show."""
+
+    def __init__(self, proxy: pd.DataFrame, *, seed: int = 0, cache_size: int = 8) -> None:
+        """``proxy``: the PUBLIC proxy's raw values (e.g. data_public/proxy_births_166k.csv.gz)."""
+        self.proxy = proxy
+        self.preview = PreviewSettings(seed=seed)
+        self._cache = {k: _Cache(cache_size) for k in
+                       ("clean", "real", "sample", "paired", "exact", "faith")}
+        self._cache["hist"] = _Cache(64)  # small arrays, one per column and alternative
+        self._cache["share"] = _Cache(1024)  # one float per rule text
+        self._readouts: tuple[str, dict[str, Readout]] | None = None
+
+    # --- the preview configuration ---------------------------------------------------------
+    def configuration(self, spec: Spec) -> Configuration:
+        """The preview settings resolved against a spec (unknown choices fall back to the first)."""
+        transforms = []
+        for t in spec.transformations:
+            names = [a.name for a in t.alternatives]
+            chosen = self.preview.transforms.get(t.column)
+            transforms.append((t.column, chosen if chosen in names else names[0]))
+        hyper = list(spec.generator.hyperparameter_sets()) or [{}]
+        params = hyper[min(max(self.preview.hyper_index, 0), len(hyper) - 1)]
+        mins = spec.min_counts
+        min_count = self.preview.min_count if self.preview.min_count in mins else mins[0]
+        return Configuration(tuple(transforms), spec.generator.family,
+                             tuple(sorted(params.items())), int(min_count))
+
+    # --- keys ------------------------------------------------------------------------------
+    def _clean_key(self, spec: Spec) -> str:
+        """Cleaning depends on the proxy, the schema and the raw rules."""
+        doc = spec.document
+        return digest("clean", id(self.proxy), doc["schema"], doc["constraints"]["raw"])
+
+    def _real_key(self, spec: Spec, config: Configuration) -> str:
+        """Encoding adds the chosen alternative of every column."""
+        section = spec.document["transformations"]
+        chosen = []
+        for column, alt in config.transforms:
+            alts = section["columns"][column]["alternatives"]
+            chosen.append(next(a for a in alts if a["name"] == alt))
+        return digest("real", self._clean_key(spec), chosen, section.get("bin_to_number"))
+
+    def _sample_key(self, spec: Spec, config: Configuration) -> str:
+        """The sample adds the configuration, ε_gen, the seed and the synthetic rules."""
+        doc = spec.document
+        c = doc["constraints"]
+        return digest("sample", self._real_key(spec, config), config.key,
+                      spec.budget.epsilon_generator, spec.budget.neighbour, self.preview.seed,
+                      c["synthetic"], c.get("partial_bins"), c.get("max_sampling_rounds"))
+
+    def _exact_key(self, spec: Spec, config: Configuration) -> str:
+        """Exact values add the criteria without threshold and ε, and the cost rule."""
+        doc = spec.document
+        criteria = []
+        for raw in doc["criteria"]:
+            kept = {k: v for k, v in raw.items() if k not in _NOT_IN_VALUE}
+            if raw["kind"] == "relative_one_way" and "lambda" not in raw.get("params", {}):
+                kept["threshold"] = raw["threshold"]  # λ defaults to the threshold
+            criteria.append(kept)
+        coarse = {c: t.get("coarse") for c, t in doc["transformations"]["columns"].items()}
+        return digest("exact", self._sample_key(spec, config), criteria, doc["faithfulness"],
+                      coarse)
+
+    # --- data ------------------------------------------------------------------------------
+    def cleaned(self, spec: Spec) -> pd.DataFrame:
+        """The proxy after the raw rules and the domain policies (the paper's "original data")."""
+        return self._cache["clean"].get(self._clean_key(spec), lambda: clean(self.proxy, spec))
+
+    def real_codes(self, spec: Spec, config: Configuration) -> np.ndarray:
+        """The cleaned proxy encoded under one configuration (R of the readouts)."""
+        return self._cache["real"].get(
+            self._real_key(spec, config),
+            lambda: spec.table_codec(config).encode(self.cleaned(spec)),
+        )
+
+    def sample(self, spec: Spec, config: Configuration) -> QuickSample:
+        """The quick synthetic sample S (generator fitted in simulation mode, seeded)."""
+        return self._cache["sample"].get(
+            self._sample_key(spec, config),
+            lambda: quick_sample(spec, config, self.real_codes(spec, config), self.preview.seed),
+        )
+
+    def paired(self, spec: Spec, config: Configuration) -> PairedCells:
+        """R and S as counts on their shared cells (what Δ of each criterion reads)."""
+        def make() -> PairedCells:
+            table = spec.table_codec(config)
+            return PairedCells.from_codes(
+                self.real_codes(spec, config), self.sample(spec, config).codes, table.domain
+            )
+
+        return self._cache["paired"].get(self._sample_key(spec, config), make)
+
+    def exact_values(self, spec: Spec, config: Configuration) -> dict[str, float]:
+        """E(R = proxy, S = quick sample) of every criterion, by the engine's exact_errors."""
+        def make() -> dict[str, float]:
+            ctx = PrivacyContext.simulation(self.preview.seed, neighbour="replace_one")
+            try:
+                return exact_errors(spec, config, self.real_codes(spec, config),
+                                    self.sample(spec, config).codes, ctx)
+            except (ValueError, KeyError) as exc:
+                raise PreviewError(f"exact values on the proxy failed: {exc}") from None
+
+        return self._cache["exact"].get(self._exact_key(spec, config), make)
+
+    def readouts(self, spec: Spec) -> dict[str, Readout]:
+        """Δ, σ, T′, value and pass odds of every criterion under the preview configuration."""
+        config = self.configuration(spec)
+        key = digest("readouts", spec.sha256, config.key, self._sample_key(spec, config))
+        if self._readouts is not None and self._readouts[0] == key:
+            return dict(self._readouts[1])
+        table = spec.table_codec(config)
+        pc = self.paired(spec, config)
+        values = self.exact_values(spec, config)
+        out = {c.id: criterion_readout(spec, table, c, pc, values.get(c.id))
+               for c in spec.criteria}
+        self._readouts = (key, out)
+        return dict(out)
+
+    # --- schema and constraints ------------------------------------------------------------
+    def histogram_key(self, spec: Spec, column: str, alternative: str) -> str:
+        """Identity of one histogram: the cleaned proxy and the column's transformation."""
+        return digest("hist", self._clean_key(spec), column, alternative,
+                      spec.document["transformations"]["columns"][column])
+
+    def histogram(self, spec: Spec, column: str, alternative: str) -> tuple[list[str], np.ndarray]:
+        """Bin labels and proxy counts of one column under one alternative (cleaned proxy)."""
+        codec = spec.transform(column).alternative(alternative).codec
+        key = self.histogram_key(spec, column, alternative)
+
+        def make() -> tuple[list[str], np.ndarray]:
+            codes = codec.encode(self.cleaned(spec)[column])
+            codes = codes[codes >= 0]
+            return [str(x) for x in codec.labels], np.bincount(codes, minlength=codec.size)
+
+        return self._cache["hist"].get(key, make)
+
+    def share(self, predicate: Predicate, *, cleaned_for: Spec | None = None) -> float:
+        """Share of proxy rows a rule rejects: raw proxy, or the cleaned proxy of a spec."""
+        if cleaned_for is None:
+            key = digest("share", id(self.proxy), "raw", predicate.text)
+            return self._cache["share"].get(key, lambda: removed_share(predicate, self.proxy))
+        key = digest("share", self._clean_key(cleaned_for), predicate.text)
+        return self._cache["share"].get(
+            key, lambda: removed_share(predicate, self.cleaned(cleaned_for))
+        )
+
+    def binned_share(self, spec: Spec, predicate: Predicate) -> float:
+        """Share of encoded proxy rows the rule rejects in bin space (partial bins per the spec)."""
+        config = self.configuration(spec)
+        key = digest("binned", self._real_key(spec, config), predicate.text,
+                     spec.constraints.partial_bins)
+
+        def make() -> float:
+            table = spec.table_codec(config)
+            codes = self.real_codes(spec, config)
+            by_column = {n: codes[:, j] for j, n in enumerate(table.names)}
+            mask = predicate.reject_mask_bins(by_column, semantics_for(table),
+                                              spec.constraints.partial_bins)
+            return float(np.asarray(mask).mean()) if len(codes) else 0.0
+
+        return self._cache["share"].get(key, make)
+
+    # --- faithfulness ----------------------------------------------------------------------
+    def faithfulness_preview(self, spec: Spec, max_levels: int = 6) -> FaithfulnessPreview:
+        """β_max(proxy, quick sample) under the rule, and β at the first few cost levels."""
+        config = self.configuration(spec)
+        key = digest("faith", self._sample_key(spec, config), spec.document["faithfulness"],
+                     max_levels)
+        return self._cache["faith"].get(key, lambda: self._faithfulness(spec, config, max_levels))
+
+    def _faithfulness(
+        self, spec: Spec, config: Configuration, max_levels: int
+    ) -> FaithfulnessPreview:
+        """Compute :meth:`faithfulness_preview` (one max-flow per cost level)."""
+        table = spec.table_codec(config)
+        real, synth = self.real_codes(spec, config), self.sample(spec, config).codes
+        rule = spec.faithfulness
+        cost = FaithfulnessCost.from_rule(rule, table)
+        beta = float(beta_max(real, synth, cost))
+        levels = cost_levels(rule, table, max_levels)
+        matched = []
+        for level in levels:
+            if abs(level - rule.alpha) <= 1e-12:
+                matched.append(beta)
+                continue
+            at = FaithfulnessCost.from_rule(dataclasses.replace(rule, alpha=level), table)
+            matched.append(float(beta_max(real, synth, at)))
+        threshold = next((c.threshold for c in spec.criteria if c.kind == "faithfulness"), None)
+        return FaithfulnessPreview(beta, rule.alpha, threshold, tuple(levels), tuple(matched),
+                                   cost.locked_labels(table), int(real.shape[0]))
+
+
+def cost_levels(rule: Any, table: Any, max_levels: int = 6) -> list[float]:
+    """The smallest costs c(s, r) the rule can produce (always 0 and α included), ascending."""
+    if not rule.distance:
+        return [0.0, float(rule.alpha)] if rule.alpha > 0 else [0.0]
+    reach = max(float(rule.alpha), float(max(rule.distance.values()))) * 2
+    wide = FaithfulnessCost.from_rule(dataclasses.replace(rule, alpha=reach), table)
+    costs = np.unique(np.round(np.abs(wide.offsets) @ wide.weights, 12))
+    levels = sorted({0.0, float(rule.alpha), *(float(c) for c in costs[:max_levels])})
+    return levels[: max(max_levels, levels.index(float(rule.alpha)) + 1)]

@@ -1,0 +1,163 @@
+"""Live readouts per criterion: Δ, σ, T′, the proxy's value, and false-pass/false-fail odds.
+
+Δ, σ and T′ come from the code the engine uses (:mod:`workbench.criteria.sensitivity`, the
+criteria modules' public layouts, :func:`workbench.privacy.laplace_sigma`), evaluated with the
+public proxy as R and a quick synthetic sample as S. The dispatch below mirrors what
+``workbench.criteria.evaluate`` passes to ``ctx.laplace`` for each kind.
+
+Pass odds: the engine passes a criterion when its DP value v + Lap(b), b = Δ/ε, is below the
+effective threshold T_eff (min(T, T′) for the relative 1-way error; the value is clipped to
+[0, 1] first for share-valued kinds). Taking the proxy's exact value v as the "true value":
+
+* P(pass) = F_Lap(T_eff − v; b), with F the Laplace CDF;
+* if v ≥ T (truly failing), P(false pass) = P(pass);
+* if v < T (truly passing), P(false fail) = 1 − P(pass).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from workbench.criteria import sensitivity
+from workbench.criteria.cells import PairedCells
+from workbench.criteria.evaluate import UNIT_KINDS
+from workbench.criteria.marginal_kinds import smallest_one_way_count
+from workbench.criteria.means import mean_groups
+from workbench.criteria.regression import RegressionDesign, regression_sensitivity
+from workbench.privacy import laplace_sigma
+from workbench.spec.model import Criterion, Spec
+from workbench.transform import TableCodec
+
+
+@dataclass(frozen=True)
+class Readout:
+    """What the criteria editor shows for one criterion (None where a quantity does not apply)."""
+
+    id: str
+    kind: str
+    threshold: float
+    epsilon: float
+    n: int
+    sensitivity: float | None = None
+    sigma: float | None = None
+    adjusted_threshold: float | None = None
+    value: float | None = None
+    probability_pass: float | None = None
+    false_pass: float | None = None
+    false_fail: float | None = None
+    note: str = ""
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def effective_threshold(self) -> float:
+        """The threshold the engine's pass decision uses."""
+        if self.adjusted_threshold is None:
+            return self.threshold
+        return min(self.threshold, self.adjusted_threshold)
+
+    @property
+    def scale(self) -> float | None:
+        """Laplace scale b = Δ/ε."""
+        if self.sensitivity is None or self.epsilon <= 0:
+            return None
+        return self.sensitivity / self.epsilon
+
+
+def laplace_cdf(x: float, scale: float) -> float:
+    """P(Lap(scale) ≤ x) = ½e^{x/b} for x < 0, 1 − ½e^{−x/b} otherwise.
+
+    >>> laplace_cdf(0.0, 1.0), round(laplace_cdf(math.log(0.1), 1.0), 6)
+    (0.5, 0.05)
+    """
+    if scale <= 0:
+        return 1.0 if x >= 0 else 0.0
+    if x < 0:
+        return 0.5 * math.exp(x / scale)
+    return 1.0 - 0.5 * math.exp(-x / scale)
+
+
+def criterion_sensitivity(
+    spec: Spec, table: TableCodec, criterion: Criterion, pc: PairedCells
+) -> tuple[float | None, dict[str, Any]]:
+    """Δ of one criterion exactly as the engine computes it from n, the spec and S (pc.synth).
+
+    Returns (Δ, public details); Δ is None for criteria released without noise.
+    """
+    kind, params, n = criterion.kind, criterion.params, pc.n
+    if kind in UNIT_KINDS:
+        return sensitivity.one_over_n(n), {}
+    if kind == "relative_one_way":
+        lam = float(params.get("lambda", criterion.threshold))
+        s_min = smallest_one_way_count(pc)
+        delta = sensitivity.relative_one_way(s_min, lam, float(params.get("smoothing", 1)))
+        return delta, {"s_min": s_min, "lambda": lam}
+    if kind == "conditional_mean":
+        groups = mean_groups(spec, table, criterion, pc)
+        return groups.sensitivity, {"m_hat_min": int(groups.m_hat.min()),
+                                    "groups": len(groups.labels)}
+    if kind == "regression_mae":
+        if criterion.bounds is None:
+            return None, {}
+        return sensitivity.regression_mae(*criterion.bounds, n), {}
+    if kind == "regression_coefficients":
+        design = RegressionDesign.build(spec, table, criterion)
+        return regression_sensitivity(design), {"features": design.p}
+    return None, {}
+
+
+def pass_probability(criterion: Criterion, value: float, scale: float, t_eff: float) -> float:
+    """P(the engine's DP value is below T_eff) when the exact value is ``value``."""
+    if criterion.kind in UNIT_KINDS:
+        if t_eff > 1:
+            return 1.0  # the DP value is clipped to [0, 1], which is always below T_eff
+        if t_eff <= 0:
+            return 0.0
+    return laplace_cdf(t_eff - value, scale)
+
+
+def criterion_readout(
+    spec: Spec,
+    table: TableCodec,
+    criterion: Criterion,
+    pc: PairedCells,
+    value: float | None,
+) -> Readout:
+    """Every readout of one criterion at the draft's current threshold and ε."""
+    base = {"id": criterion.id, "kind": criterion.kind, "threshold": criterion.threshold,
+            "epsilon": criterion.epsilon, "n": pc.n, "value": value}
+    if criterion.epsilon <= 0:
+        return Readout(**base, note="computed on the release alone, without noise")
+    delta, details = criterion_sensitivity(spec, table, criterion, pc)
+    if delta is None:
+        return Readout(**base, note="no sensitivity for this kind", details=details)
+    sigma = laplace_sigma(delta, criterion.epsilon)
+    t_prime = None
+    if criterion.kind == "relative_one_way":
+        p = float(criterion.params["false_pass_probability"])
+        t_prime = sensitivity.false_pass_threshold(details["lambda"], p, delta, criterion.epsilon)
+    out = Readout(**base, sensitivity=delta, sigma=sigma, adjusted_threshold=t_prime,
+                  details=details)
+    if criterion.kind == "regression_coefficients":
+        note = ("noise is added to the regression's sufficient statistics (Δ is their L1 "
+                "sensitivity); the pass odds are not a single Laplace tail")
+        return _replace(out, note=note)
+    if value is None:
+        return out
+    p_pass = pass_probability(criterion, value, delta / criterion.epsilon, out.effective_threshold)
+    truly_passes = value < criterion.threshold
+    return _replace(
+        out,
+        probability_pass=p_pass,
+        false_pass=None if truly_passes else p_pass,
+        false_fail=1.0 - p_pass if truly_passes else None,
+    )
+
+
+def _replace(readout: Readout, **changes: Any) -> Readout:
+    """A copy with some fields changed (dataclasses.replace, kept local for brevity)."""
+    from dataclasses import replace
+
+    return replace(readout, **changes)
