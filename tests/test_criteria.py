@@ -835,3 +835,29 @@ def test_accountant_refusal_draws_nothing(full_spec, config, real, synth) -> Non
 )
 def test_criteria_doctests(module: str) -> None:
     assert doctest.testmod(importlib.import_module(module)).failed == 0
+
+
+def test_readout_and_engine_share_one_sensitivity_dispatch() -> None:
+    """Every DP criterion's released Δ is what criterion_sensitivity (used by the widgets) says."""
+    from pathlib import Path
+
+    from workbench.criteria import criterion_sensitivity, evaluate_all
+    from workbench.criteria.cells import PairedCells
+    from workbench.privacy import PrivacyContext
+    from workbench.proxy import sample_proxy
+    from workbench.spec import build_spec
+    from workbench.spec.document import read_document
+    from workbench.transform.clean import clean
+
+    repo = Path(__file__).resolve().parents[1]
+    spec = build_spec(read_document(repo / "examples" / "israel_births_2014.json"))
+    config = next(spec.configurations())
+    table = spec.table_codec(config)
+    real = table.encode(clean(sample_proxy(6000, seed=1), spec))
+    synth = table.encode(clean(sample_proxy(len(real), seed=2), spec).iloc[: len(real)])
+    real = real[: len(synth)]
+    pc = PairedCells.from_codes(real, synth, table.domain)
+    results = evaluate_all(spec, config, real, synth, PrivacyContext.simulation(0))
+    for criterion, result in zip(spec.criteria, results, strict=True):
+        delta, _ = criterion_sensitivity(spec, table, criterion, pc)
+        assert result.sensitivity == pytest.approx(delta, rel=1e-12), criterion.id

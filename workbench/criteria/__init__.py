@@ -6,6 +6,7 @@ The engine calls :func:`evaluate_all` once per private-selection iteration and
 
 from workbench.criteria import sensitivity
 from workbench.criteria.evaluate import (
+    criterion_sensitivity,
     evaluate_all,
     evaluate_criterion,
     exact_errors,
@@ -18,6 +19,7 @@ from workbench.criteria.result import CriterionResult, format_table
 __all__ = [
     "CriterionResult",
     "RegressionRelease",
+    "criterion_sensitivity",
     "dp_regression_coefficients",
     "evaluate_all",
     "evaluate_criterion",

@@ -15,6 +15,7 @@ pass when the count is at most the threshold (so a threshold of 0 means "none al
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -46,11 +47,13 @@ from workbench.criteria.regression import (
     feature_sd,
     ols_from_cells,
     regression_columns,
+    regression_sensitivity,
 )
 from workbench.criteria.result import NO_MECHANISM, CriterionResult, from_noisy
 from workbench.privacy import PrivacyContext, PrivacyMode
 from workbench.spec.model import Criterion, Spec
 from workbench.spec.space import Configuration
+from workbench.transform import TableCodec
 
 #: Kinds whose value is a share of n in [0, 1]: Δ = 1/n and the DP value is clipped to [0, 1].
 UNIT_KINDS = ("max_marginal_error", "faithfulness", "max_ecdf", "tv_marginals")
@@ -68,6 +71,37 @@ def _check_context(ctx: PrivacyContext) -> None:
 def _purpose(criterion: Criterion) -> str:
     """Ledger label of a criterion's measurement (public names only)."""
     return f"criterion {criterion.id} ({criterion.kind})"
+
+
+def criterion_sensitivity(
+    spec: Spec, table: TableCodec, criterion: Criterion, pc: PairedCells
+) -> tuple[float | None, dict[str, Any]]:
+    """Δ of one criterion from n, the spec and S (pc.synth): the one dispatch the engine and
+    the co-design readouts share.
+
+    Returns (Δ, public details); Δ is None for criteria released without noise.
+    """
+    kind, params, n = criterion.kind, criterion.params, pc.n
+    if kind in UNIT_KINDS:
+        return sensitivity.one_over_n(n), {}
+    if kind == "relative_one_way":
+        lam = float(params.get("lambda", criterion.threshold))
+        s_min = smallest_one_way_count(pc)
+        delta = sensitivity.relative_one_way(s_min, lam, float(params.get("smoothing", 1)))
+        return delta, {"s_min": s_min, "lambda": lam}
+    if kind == "conditional_mean":
+        groups = mean_groups(spec, table, criterion, pc)
+        return groups.sensitivity, {"m_hat_min": int(groups.m_hat.min()),
+                                    "groups": len(groups.labels)}
+    if kind == "regression_mae":
+        if criterion.bounds is None:
+            return None, {}
+        return sensitivity.regression_mae(*criterion.bounds, n), {}
+    if kind == "regression_coefficients":
+        design = RegressionDesign.build(spec, table, criterion)
+        return regression_sensitivity(design), {"features": design.p}
+    return None, {}
+
 
 
 class _Evaluation:
@@ -175,9 +209,10 @@ class _Evaluation:
 
     def _unit(self, criterion: Criterion) -> CriterionResult:
         """Laplace with Δ = 1/n on a share in [0, 1]; the DP value is clipped to [0, 1]."""
+        delta, _ = criterion_sensitivity(self.spec, self.table, criterion, self.pc)
         noisy = self.ctx.laplace(
             self.exact(criterion),
-            sensitivity=sensitivity.one_over_n(self.n),
+            sensitivity=delta,
             epsilon=criterion.epsilon,
             purpose=_purpose(criterion),
             bounds=(0.0, 1.0),
@@ -190,8 +225,8 @@ class _Evaluation:
         lam = self._lambda(criterion)
         p = float(criterion.params["false_pass_probability"])
         c = float(criterion.params.get("smoothing", 1))
-        s_min = smallest_one_way_count(self.pc)
-        delta = sensitivity.relative_one_way(s_min, lam, c)
+        delta, shared = criterion_sensitivity(self.spec, self.table, criterion, self.pc)
+        s_min = shared["s_min"]
         noisy = self.ctx.laplace(
             relative_one_way_error(self.pc, lam, c),
             sensitivity=delta,
@@ -303,7 +338,7 @@ class _Evaluation:
         design = RegressionDesign.build(self.spec, self.table, criterion)
         noisy = self.ctx.laplace(
             self._mae_gap(criterion, design, (release.intercept, release.coef)),
-            sensitivity=sensitivity.regression_mae(*criterion.bounds, self.n),
+            sensitivity=criterion_sensitivity(self.spec, self.table, criterion, self.pc)[0],
             epsilon=criterion.epsilon,
             purpose=_purpose(criterion),
             bounds=criterion.bounds,

@@ -23,10 +23,7 @@ from typing import Any
 
 from workbench.criteria import sensitivity
 from workbench.criteria.cells import PairedCells
-from workbench.criteria.evaluate import UNIT_KINDS
-from workbench.criteria.marginal_kinds import smallest_one_way_count
-from workbench.criteria.means import mean_groups
-from workbench.criteria.regression import RegressionDesign, regression_sensitivity
+from workbench.criteria.evaluate import UNIT_KINDS, criterion_sensitivity
 from workbench.privacy import laplace_sigma
 from workbench.spec.model import Criterion, Spec
 from workbench.transform import TableCodec
@@ -77,35 +74,6 @@ def laplace_cdf(x: float, scale: float) -> float:
     if x < 0:
         return 0.5 * math.exp(x / scale)
     return 1.0 - 0.5 * math.exp(-x / scale)
-
-
-def criterion_sensitivity(
-    spec: Spec, table: TableCodec, criterion: Criterion, pc: PairedCells
-) -> tuple[float | None, dict[str, Any]]:
-    """Δ of one criterion exactly as the engine computes it from n, the spec and S (pc.synth).
-
-    Returns (Δ, public details); Δ is None for criteria released without noise.
-    """
-    kind, params, n = criterion.kind, criterion.params, pc.n
-    if kind in UNIT_KINDS:
-        return sensitivity.one_over_n(n), {}
-    if kind == "relative_one_way":
-        lam = float(params.get("lambda", criterion.threshold))
-        s_min = smallest_one_way_count(pc)
-        delta = sensitivity.relative_one_way(s_min, lam, float(params.get("smoothing", 1)))
-        return delta, {"s_min": s_min, "lambda": lam}
-    if kind == "conditional_mean":
-        groups = mean_groups(spec, table, criterion, pc)
-        return groups.sensitivity, {"m_hat_min": int(groups.m_hat.min()),
-                                    "groups": len(groups.labels)}
-    if kind == "regression_mae":
-        if criterion.bounds is None:
-            return None, {}
-        return sensitivity.regression_mae(*criterion.bounds, n), {}
-    if kind == "regression_coefficients":
-        design = RegressionDesign.build(spec, table, criterion)
-        return regression_sensitivity(design), {"features": design.p}
-    return None, {}
 
 
 def pass_probability(criterion: Criterion, value: float, scale: float, t_eff: float) -> float:
