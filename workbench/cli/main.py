@@ -78,6 +78,18 @@ def _verify(args: argparse.Namespace) -> int:
     return EXIT_OK if result.ok else 1
 
 
+def _dashboard(args: argparse.Namespace) -> int:
+    from workbench.cli.dashboard import run_dashboard
+
+    return run_dashboard(args)
+
+
+def _dryrun(args: argparse.Namespace) -> int:
+    from workbench.dryrun.command import run_command
+
+    return run_command(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="workbench",
@@ -138,6 +150,53 @@ def build_parser() -> argparse.ArgumentParser:
         _verify,
     )
     p.add_argument("bundle", help="the run directory or its release/ folder")
+    p = add(
+        "dryrun",
+        "Rehearse the run on the PUBLIC proxy: try each configuration several times with the "
+        "enclave's own iteration, print configurations sorted by the probability that every "
+        "criterion passes and the private-selection forecast; optionally write the narrowed, "
+        "frozen spec.",
+        _dryrun,
+    )
+    p.add_argument("spec", help="path to a spec file (draft or frozen)")
+    p.add_argument("proxy", help="path to the PUBLIC proxy CSV (may be gzipped)")
+    p.add_argument("--configs", choices=("all", "narrowed"), default=None,
+                   help="the full space, or the spec's narrowed list (default: the narrowed "
+                   "list when the spec has one, else the full space)")
+    p.add_argument("--limit", type=int, default=None,
+                   help="try at most N configurations, a seeded sample spread over the space")
+    p.add_argument("--repetitions", type=int, default=5, help="tries per configuration")
+    p.add_argument("--seed", type=int, default=0, help="seed of every task's randomness")
+    p.add_argument("--workers", type=int, default=2,
+                   help="local worker processes (0: run in this process)")
+    p.add_argument("--scheduler", default=None,
+                   help="dask.distributed scheduler address, tcp://host:port (needs the "
+                   "'cluster' extra); replaces --workers")
+    p.add_argument("--min-pass", type=float, default=None,
+                   help="keep configurations passing all criteria with at least this "
+                   "probability (the paper used 0.1); the forecast is for the kept ones")
+    p.add_argument("--write-narrowed", default=None, metavar="OUT.json",
+                   help="write the spec narrowed at --min-pass, frozen")
+    p.add_argument("--noise", choices=("opendp", "seeded"), default="opendp",
+                   help="'seeded': reproducible numpy noise instead of OpenDP's (public "
+                   "simulation only; for comparing runs)")
+    p.add_argument("--cache", default=None, metavar="DIR",
+                   help="cache directory (default ~/.cache/release-workbench/dryrun)")
+    p.add_argument("--no-cache", action="store_true", help="recompute everything")
+    p.add_argument("--records", default=None, metavar="OUT.jsonl",
+                   help="also write one JSON line per (configuration, repetition)")
+    p.add_argument("--top", type=int, default=20, help="rows of the sorted table to print")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p = add(
+        "dashboard",
+        "Serve a dashboard with Voilà on 127.0.0.1 at a free port and print its URL: "
+        "codesign (edit a draft on the public proxy), spec (review a frozen spec) or release "
+        "(review a release bundle).",
+        _dashboard,
+    )
+    from workbench.cli.dashboard import add_arguments
+
+    add_arguments(p)
     return parser
 
 

@@ -1,0 +1,40 @@
+"""Public dry runs: rehearse the enclave's iteration on the proxy to rank and narrow configurations.
+
+Hod & Canetti §4.10: each configuration is tried several times on public proxy data, and only
+those passing every criterion often enough go into the frozen spec. :func:`dry_run` runs the
+same ``run_iteration`` the confidential run uses, in parallel (:class:`LocalExecutor`, or
+:class:`DaskExecutor` on a cluster), with a cache; :class:`DryRunResult` ranks configurations,
+draws the heat map, narrows the space and forecasts private selection.
+"""
+
+from workbench.dryrun.cache import DryRunCache, default_cache_dir, iteration_digest
+from workbench.dryrun.executors import DaskExecutor, Executor, InlineExecutor, LocalExecutor
+from workbench.dryrun.forecast import SelectionForecast, forecast
+from workbench.dryrun.noise import seeded_noise
+from workbench.dryrun.proxy import prepare_proxy
+from workbench.dryrun.result import ALL, DryRunResult, wilson_interval
+from workbench.dryrun.run import dry_run, pick_configurations
+from workbench.dryrun.tasks import CriterionOutcome, Task, TaskRecord, task_seed
+
+__all__ = [
+    "ALL",
+    "CriterionOutcome",
+    "DaskExecutor",
+    "DryRunCache",
+    "DryRunResult",
+    "Executor",
+    "InlineExecutor",
+    "LocalExecutor",
+    "SelectionForecast",
+    "Task",
+    "TaskRecord",
+    "default_cache_dir",
+    "dry_run",
+    "forecast",
+    "iteration_digest",
+    "pick_configurations",
+    "prepare_proxy",
+    "seeded_noise",
+    "task_seed",
+    "wilson_interval",
+]

@@ -1,0 +1,44 @@
+"""The proxy as the enclave would see it: spec columns only, domain policies, cleaning."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pandas as pd
+
+from workbench.engine.run import load_confidential
+from workbench.spec import Spec
+from workbench.transform import EncodingError
+from workbench.transform.clean import clean
+from workbench.transform.raw import apply_domain_policy, check_missing
+
+
+def _as_read(frame: pd.DataFrame, spec: Spec) -> pd.DataFrame:
+    """The spec's columns with the dtypes ``read_raw`` gives a CSV (text or float64)."""
+    missing = [c.name for c in spec.columns if c.name not in frame.columns]
+    if missing:
+        raise EncodingError(f"the data has no column(s) {', '.join(repr(m) for m in missing)}")
+    out = {}
+    for c in spec.columns:
+        col = frame[c.name]
+        if c.type == "categorical":
+            out[c.name] = col.astype("string")
+            continue
+        try:
+            out[c.name] = pd.to_numeric(col, errors="raise").astype("float64")
+        except (ValueError, TypeError):
+            out[c.name] = col.astype("string")  # the domain check names the column
+    return pd.DataFrame(out)
+
+
+def prepare_proxy(spec: Spec, proxy: pd.DataFrame | str | os.PathLike[str]) -> pd.DataFrame:
+    """Read (a path) or take (a frame) the proxy and clean it exactly as a run cleans its data."""
+    if isinstance(proxy, str | os.PathLike):
+        if not Path(proxy).is_file():
+            raise EncodingError(f"proxy file {os.fspath(proxy)!r} does not exist")
+        return load_confidential(spec, proxy)
+    frame = apply_domain_policy(_as_read(proxy, spec), spec.columns)
+    frame = clean(frame, spec)
+    check_missing(frame, spec.columns)
+    return frame

@@ -1,0 +1,107 @@
+"""The worker side of a dry run: the spec and proxy installed once, then one task at a time.
+
+Executors install a :class:`Payload` once per worker process (a process-pool initializer, a
+Dask worker plugin) and then send only small :class:`Task` objects. Each task rehearses the
+enclave's code path exactly: ``release_once`` when the spec has once-criteria, then
+``workbench.engine.run_iteration``, in a SIMULATION context seeded by the task.
+"""
+
+from __future__ import annotations
+
+import pickle
+import time
+from collections.abc import Mapping
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from workbench.criteria import exact_errors, release_once
+from workbench.dryrun.noise import seeded_noise
+from workbench.dryrun.tasks import CriterionOutcome, Task, TaskRecord
+from workbench.engine import run_iteration
+from workbench.privacy import PrivacyContext
+from workbench.spec import Configuration, Spec, build_spec
+
+
+@dataclass(frozen=True)
+class Payload:
+    """What every worker needs once: the spec document and the cleaned proxy frame."""
+
+    payload_id: str
+    document: Mapping[str, Any]
+    frame: pd.DataFrame
+
+
+_INSTALLED: dict[str, tuple[Spec, pd.DataFrame]] = {}
+
+
+def install(payload: Payload) -> None:
+    """Build the spec once in this process and keep it with the frame under the payload id."""
+    if payload.payload_id not in _INSTALLED:
+        _INSTALLED[payload.payload_id] = (build_spec(payload.document), payload.frame)
+
+
+def install_from_file(path: str) -> None:
+    """Process-pool initializer: load the payload the parent pickled to ``path``, install it."""
+    with open(path, "rb") as fh:
+        payload = pickle.load(fh)
+    if not isinstance(payload, Payload):
+        raise TypeError("not a dry-run payload")
+    install(payload)
+
+
+def uninstall(payload_id: str) -> None:
+    """Forget a payload (when its dry run is over)."""
+    _INSTALLED.pop(payload_id, None)
+
+
+def run_task(task: Task) -> TaskRecord:
+    """Rehearse one iteration for one (configuration, repetition) and record the outcome."""
+    try:
+        spec, frame = _INSTALLED[task.payload_id]
+    except KeyError:
+        raise RuntimeError("dry-run payload not installed in this worker") from None
+    ctx = PrivacyContext.simulation(task.seed, neighbour=spec.budget.neighbour)
+    start = time.perf_counter()
+    with _single_threaded_blas():
+        if task.noise == "seeded":
+            with seeded_noise(ctx, task.seed):
+                record = _rehearse(spec, frame, task, ctx)
+        else:
+            record = _rehearse(spec, frame, task, ctx)
+    return TaskRecord(**{**record, "seconds": time.perf_counter() - start})
+
+
+def _single_threaded_blas() -> AbstractContextManager[Any]:
+    """One BLAS thread per task: parallelism comes from workers, and float sums then do not
+    depend on a worker's thread count (Dask pins it to 1), so executors agree bit for bit."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # optional: without it, values may differ in the last bits
+        return nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+def _rehearse(spec: Spec, frame: pd.DataFrame, task: Task, ctx: PrivacyContext
+              ) -> dict[str, Any]:
+    """The enclave's steps on the proxy, plus the exact errors (fine: the proxy is public)."""
+    config = Configuration.from_dict(task.config)
+    codes = spec.table_codec(config).encode(frame)
+    once = release_once(spec, config, codes, ctx) if spec.epsilon_once else None
+    cand = run_iteration(spec, config, frame, ctx, once_results=once, real_codes=codes)
+    exact = exact_errors(spec, config, codes, cand.codes, ctx) if cand.codes is not None else {}
+    by_id = {r.id: r for r in cand.results}
+    criteria = {}
+    for c in spec.criteria:
+        r = by_id.get(c.id)
+        criteria[c.id] = CriterionOutcome(
+            passed=bool(r.passed) if r else False,
+            value=float(r.value) if r else None,
+            threshold=float(r.effective_threshold) if r else None,
+            exact=float(exact[c.id]) if c.id in exact else None,
+        )
+    return {"config_key": task.config_key, "rep": task.rep, "seed": task.seed,
+            "noise": task.noise, "passed": bool(cand.passed), "failure": cand.failure,
+            "criteria": criteria}
