@@ -170,12 +170,13 @@ def test_app_has_the_tabs_and_a_hook_for_more(app):
     import ipywidgets as widgets
 
     assert app.tabs.titles == (
-        "Data & schema", "Constraints", "Faithfulness", "Criteria", "Budget", "Export"
+        "Data & schema", "Constraints", "Faithfulness", "Criteria", "Budget", "Feasibility",
+        "Export",
     )
-    extra = type("Feasibility", (), {"widget": widgets.Label("later"), "calls": 0})()
+    extra = type("Extra", (), {"widget": widgets.Label("later"), "calls": 0})()
     extra.refresh_preview = lambda: setattr(extra, "calls", extra.calls + 1)
-    app.add_tab("Feasibility", extra, index=5)
-    assert app.tabs.titles[5] == "Feasibility" and app.tab("Feasibility") is extra
+    app.add_tab("Extra", extra, index=6)
+    assert app.tabs.titles[6] == "Extra" and app.tab("Extra") is extra
     app.preview.seed.value = 1  # a preview change reaches the added tab
     assert extra.calls == 1
 
@@ -419,3 +420,36 @@ def test_session_without_proxy_still_edits(example_doc):
     assert s.draft["criteria"][0]["threshold"] == 0.02
     assert "No proxy" in app.criteria.message.value
     assert build_spec(s.draft).criteria[0].threshold == 0.02
+
+
+@pytest.mark.slow
+def test_feasibility_tab_matches_the_dry_run_api_and_narrows(tmp_path, monkeypatch) -> None:
+    """The tab's records equal ``dry_run``'s for the same seeds; narrowing edits the draft."""
+    from workbench.dryrun import InlineExecutor, dry_run
+    from workbench.dryrun.command import select_configurations
+    from workbench.proxy import sample_proxy
+    from workbench.spec.document import read_document
+    from workbench.widgets import CoDesignApp, Session
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    doc = read_document(REPO / "examples" / "israel_births_2014_narrowed.frozen.json")
+    proxy = sample_proxy(30_000, seed=3)
+    session = Session(doc, proxy)
+    app = CoDesignApp(session, export_path=str(tmp_path / "x.json"))
+    panel = app.feasibility
+    assert "Feasibility" in app.tabs.titles
+    panel.limit.value, panel.repetitions.value, panel.workers.value = 2, 2, 0
+    panel.noise.value = "seeded"
+    result = panel.run()
+    assert result is not None and panel.progress.value == panel.progress.max == 4
+    assert "<table" in panel.table.value and len(panel.heatmap.value) > 1000
+    configs = select_configurations(session.spec, None, 2, 0)
+    direct = dry_run(session.spec, proxy, configs, repetitions=2, seed=0,
+                     executor=InlineExecutor(), cache=False, progress=False, noise="seeded")
+    assert [r.to_dict() | {"seconds": 0} for r in result.records] == [
+        r.to_dict() | {"seconds": 0} for r in direct.records]
+    panel.min_pass.value = 0.0
+    assert panel.show_forecast() is not None
+    assert panel.apply_narrowing()
+    kept = session.draft["selection"]["configurations"]
+    assert len(kept) == 2 and session.valid

@@ -15,8 +15,9 @@ from workbench.spec import Configuration, Spec, load_spec, save_spec
 from workbench.spec.space import iter_configurations
 
 
-def _configs(spec: Spec, which: str | None, limit: int | None, seed: int) -> list[Configuration]:
-    """The configurations the options select."""
+def select_configurations(spec: Spec, which: str | None, limit: int | None,
+                          seed: int) -> list[Configuration]:
+    """The configurations the options select (shared by the CLI and the Feasibility tab)."""
     narrowed = spec.selection.configurations
     if which == "narrowed" and narrowed is None:
         raise ValueError("--configs narrowed: the spec has no selection.configurations")
@@ -25,12 +26,17 @@ def _configs(spec: Spec, which: str | None, limit: int | None, seed: int) -> lis
     return pick_configurations(configs, limit, seed)
 
 
-def _executor(args: argparse.Namespace) -> Executor:
-    if args.scheduler:
-        return DaskExecutor(args.scheduler)
-    if args.workers < 0:
+def make_executor(workers: int, scheduler: str | None = None) -> Executor:
+    """Dask when a scheduler address is given, else local processes (0: this process)."""
+    if scheduler:
+        return DaskExecutor(scheduler)
+    if workers < 0:
         raise ValueError("--workers must be >= 0")
-    return InlineExecutor() if args.workers == 0 else LocalExecutor(args.workers)
+    return InlineExecutor() if workers == 0 else LocalExecutor(workers)
+
+
+def _executor(args: argparse.Namespace) -> Executor:
+    return make_executor(args.workers, args.scheduler)
 
 
 def _report(result: DryRunResult, spec: Spec, args: argparse.Namespace) -> None:
@@ -60,7 +66,7 @@ def run_command(args: argparse.Namespace) -> int:
         return 2
     try:
         spec = load_spec(args.spec)
-        configs = _configs(spec, args.configs, args.limit, args.seed)
+        configs = select_configurations(spec, args.configs, args.limit, args.seed)
         cache = None if args.no_cache else DryRunCache(args.cache)
         result = dry_run(spec, args.proxy, configs, repetitions=args.repetitions,
                          seed=args.seed, executor=_executor(args), cache=cache,

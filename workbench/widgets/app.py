@@ -16,12 +16,14 @@ from workbench.widgets.constraint_editor import ConstraintEditor
 from workbench.widgets.criteria_editor import CriteriaEditor
 from workbench.widgets.export_panel import ExportPanel
 from workbench.widgets.faithfulness_editor import FaithfulnessEditor
+from workbench.widgets.feasibility import FeasibilityPanel
 from workbench.widgets.lab import ProxyLab
 from workbench.widgets.preview_panel import PreviewPanel
 from workbench.widgets.schema_editor import SchemaEditor
 from workbench.widgets.session import Change, Session
 
-TAB_TITLES = ("Data & schema", "Constraints", "Faithfulness", "Criteria", "Budget", "Export")
+TAB_TITLES = ("Data & schema", "Constraints", "Faithfulness", "Criteria", "Budget",
+              "Feasibility", "Export")
 
 
 class CoDesignApp:
@@ -40,9 +42,10 @@ class CoDesignApp:
         self.faithfulness = FaithfulnessEditor(session, lab)
         self.criteria = CriteriaEditor(session, lab)
         self.budget = BudgetPlanner(session, lab)
+        self.feasibility = FeasibilityPanel(session, lab)
         self.export = ExportPanel(session, lab, path=export_path)
         self.editors: list[Any] = [self.schema, self.constraints, self.faithfulness,
-                                   self.criteria, self.budget, self.export]
+                                   self.criteria, self.budget, self.feasibility, self.export]
         self.tabs = widgets.Tab(children=[e.widget for e in self.editors])
         self.tabs.titles = TAB_TITLES
         self.tabs.selected_index = 0

@@ -1,0 +1,139 @@
+"""Feasibility: the public dry run inside the co-design app, and narrowing the search space.
+
+It calls the same ``workbench.dryrun`` functions as ``workbench dryrun`` with the same
+options (configuration choice, repetitions, seed, workers or a Dask scheduler, noise mode),
+so for the same seeds the widget and the command line produce the same records.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import ipywidgets as widgets
+
+from workbench.dryrun import DryRunResult, dry_run
+from workbench.dryrun.command import make_executor, select_configurations
+from workbench.widgets.base import EditorBase, heading, note
+from workbench.widgets.lab import ProxyLab
+from workbench.widgets.plots import to_png
+from workbench.widgets.session import Change, Session
+
+
+class FeasibilityPanel(EditorBase):
+    """Dry-run controls, progress, the sorted table, the heat map, narrowing and the forecast."""
+
+    title = "Feasibility"
+
+    def __init__(self, session: Session, lab: ProxyLab | None = None) -> None:
+        super().__init__(session, lab)
+        self.which = widgets.Dropdown(options=[("spec's list or full space", "auto"),
+                                               ("full space", "all"),
+                                               ("narrowed list", "narrowed")],
+                                      value="auto", description="configurations")
+        self.limit = widgets.IntText(value=6, description="at most")
+        self.repetitions = widgets.IntText(value=2, description="repetitions")
+        self.seed = widgets.IntText(value=0, description="seed")
+        self.workers = widgets.IntText(value=2, description="workers")
+        self.scheduler = widgets.Text(value="", description="Dask",
+                                      placeholder="tcp://host:port (optional)")
+        self.noise = widgets.Dropdown(options=["opendp", "seeded"], value="opendp",
+                                      description="noise")
+        self.run_button = widgets.Button(description="Run dry run")
+        self.progress = widgets.IntProgress(value=0, min=0, max=1, description="tasks")
+        self.status = widgets.HTML()
+        self.table = widgets.HTML()
+        self.heatmap = widgets.Image(format="png")
+        self.min_pass = widgets.FloatSlider(value=0.1, min=0.0, max=1.0, step=0.05,
+                                            description="keep if P ≥", readout_format=".2f")
+        self.forecast = widgets.HTML()
+        self.narrow_button = widgets.Button(description="Narrow the spec")
+        self.result: DryRunResult | None = None
+        self.run_button.on_click(lambda _b: self.run())
+        self.narrow_button.on_click(lambda _b: self.apply_narrowing())
+        self.min_pass.observe(lambda _c: self.show_forecast(), names="value")
+        self.widget = widgets.VBox([
+            heading("Feasibility on the public proxy"),
+            widgets.HTML(note("Each task runs the enclave's own iteration on the proxy, in a "
+                              "public simulation context. Keep the configurations passing often "
+                              "enough (the paper kept ≥ 10%), then read the forecast for "
+                              "private selection.")),
+            widgets.HBox([self.which, self.limit, self.repetitions]),
+            widgets.HBox([self.seed, self.workers, self.noise]),
+            widgets.HBox([self.scheduler, self.run_button]),
+            self.progress, self.status, self.table, self.heatmap,
+            widgets.HBox([self.min_pass, self.narrow_button]), self.forecast,
+        ])
+
+    def refresh(self, change: Change | None = None) -> None:
+        """A new spec makes earlier results stale (the cache keeps them for a re-run)."""
+        if change is not None and self.result is not None:
+            self.status.value = note("the design changed: run again (unchanged parts come "
+                                     "from the cache)")
+
+    def run(self) -> DryRunResult | None:
+        """Run the dry run with the panel's options on the session's proxy."""
+        spec = self.session.spec
+        if spec is None or self.session.proxy is None:
+            self.status.value = "<b>needs a valid design and the proxy</b>"
+            return None
+        which = None if self.which.value == "auto" else self.which.value
+        try:
+            configs = select_configurations(spec, which, self.limit.value or None,
+                                            self.seed.value)
+            executor = make_executor(self.workers.value, self.scheduler.value.strip() or None)
+        except (ValueError, ImportError) as exc:
+            self.status.value = f"<b>{html.escape(str(exc))}</b>"
+            return None
+        self.progress.max = max(1, len(configs) * self.repetitions.value)
+        self.progress.value = 0
+        self.status.value = f"running {len(configs)} configurations × {self.repetitions.value}"
+
+        def tick(done: int, total: int) -> None:
+            self.progress.max, self.progress.value = max(1, total), done
+
+        self.result = dry_run(spec, self.session.proxy, configs,
+                              repetitions=self.repetitions.value, seed=self.seed.value,
+                              executor=executor, cache=True, progress=tick,
+                              noise=self.noise.value)
+        self.show_result()
+        return self.result
+
+    def show_result(self) -> None:
+        """The sorted table, the heat map and the forecast of the last result."""
+        r = self.result
+        if r is None:
+            return
+        self.status.value = (f"{len(r.records)} tasks: {r.computed} computed, {r.cached} from "
+                             f"the cache, {r.seconds:.1f} s")
+        self.table.value = r.table.drop(columns=["key"], errors="ignore").to_html(
+            float_format=lambda v: f"{v:.2f}", border=0)
+        self.heatmap.value = to_png(r.heatmap())
+        self.show_forecast()
+
+    def show_forecast(self) -> dict[str, Any] | None:
+        """Expected iterations and P(⊥) for the configurations kept at the slider's level."""
+        r, spec = self.result, self.session.spec
+        if r is None or spec is None:
+            return None
+        kept = r.narrow(self.min_pass.value)
+        if not kept:
+            self.forecast.value = "<b>no configuration passes that often</b>"
+            return None
+        f = r.selection_forecast(spec.selection.gamma, spec.selection.max_iterations,
+                                 self.min_pass.value)
+        self.forecast.value = html.escape(f"{len(kept)} configuration(s) kept; {f.summary()}")
+        return {"kept": len(kept), "forecast": f}
+
+    def apply_narrowing(self) -> bool:
+        """Write the kept configurations into the draft's ``selection.configurations``."""
+        if self.result is None or self.session.spec is None:
+            return False
+        try:
+            document = self.result.narrowed_document(self.session.spec, self.min_pass.value)
+        except ValueError as exc:
+            self.status.value = f"<b>{html.escape(str(exc))}</b>"
+            return False
+        return self.session.apply("selection.configurations",
+                                  document["selection"]["configurations"],
+                                  label="narrow the search space")
