@@ -453,3 +453,18 @@ def test_feasibility_tab_matches_the_dry_run_api_and_narrows(tmp_path, monkeypat
     assert panel.apply_narrowing()
     kept = session.draft["selection"]["configurations"]
     assert len(kept) == 2 and session.valid
+
+
+def test_false_pass_readout_follows_the_threshold(app) -> None:
+    """P(false pass) is judged 10% above T (or at a failing proxy value), so T moves it."""
+    from workbench.widgets.readouts import FALSE_PASS_MARGIN
+
+    row = app.criteria.row("mean_birth_weight")
+    row.threshold.value = 100.0
+    high = row.readout
+    row.threshold.value = 80.0
+    low = row.readout
+    assert high.value < 80  # the proxy's candidate passes both: the readout uses T·1.1
+    b = low.sensitivity / low.epsilon
+    assert low.false_pass == pytest.approx(0.5 * math.exp(-80 * FALSE_PASS_MARGIN / b))
+    assert low.false_pass > high.false_pass > 0

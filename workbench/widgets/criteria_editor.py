@@ -218,6 +218,9 @@ def readout_html(r: Readout | None, stale: bool = False) -> str:
     head = "".join(f"<th style='padding:0 8px'>{k}</th>" for k, _ in cells)
     body = "".join(f"<td style='padding:0 8px;text-align:right'>{v}</td>" for _, v in cells)
     extra = [r.note] if r.note else []
+    if r.false_pass is not None:
+        extra.append("P(false pass): chance the DP test passes a candidate whose true value is "
+                     "the proxy's when it fails, else 10% above the threshold")
     if stale:
         extra.append("the draft is invalid: these readouts are for the last valid design")
     notes = "".join(f"<br>{note(t)}" for t in extra)

@@ -114,14 +114,37 @@ def criterion_readout(
         return _replace(out, note=note)
     if value is None:
         return out
-    p_pass = pass_probability(criterion, value, delta / criterion.epsilon, out.effective_threshold)
+    scale = delta / criterion.epsilon
+    p_pass = pass_probability(criterion, value, scale, out.effective_threshold)
     truly_passes = value < criterion.threshold
     return _replace(
         out,
         probability_pass=p_pass,
-        false_pass=None if truly_passes else p_pass,
+        false_pass=pass_probability(criterion, failing_value(criterion, value), scale,
+                                    out.effective_threshold),
         false_fail=1.0 - p_pass if truly_passes else None,
     )
+
+
+#: A candidate this much above the threshold is the "failing" one the false-pass readout uses.
+FALSE_PASS_MARGIN = 0.10
+
+
+def failing_value(criterion: Criterion, value: float) -> float:
+    """The true value a false pass is judged at: the proxy's if it fails, else T·(1 + 10%).
+
+    The relative 1-way error is clipped to [1, λ], so every failing value collapses to λ there
+    (Prop. 6), where P(pass) is the spec's p by construction.
+    """
+    if value >= criterion.threshold:
+        failing = value
+    else:
+        failing = criterion.threshold * (1.0 + FALSE_PASS_MARGIN)
+    if criterion.kind == "relative_one_way":
+        return float(criterion.params.get("lambda", criterion.threshold))
+    if criterion.kind in UNIT_KINDS:
+        return min(failing, 1.0)
+    return failing
 
 
 def _replace(readout: Readout, **changes: Any) -> Readout:

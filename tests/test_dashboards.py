@@ -1,0 +1,511 @@
+"""Dashboards: the query contract, the review pages' content, and real-browser sessions.
+
+The browser tests (marked slow) start their own Voilà server on a free port, with Jupyter,
+IPython and matplotlib config in a temporary folder, drive Debian's Chromium with Playwright,
+block every request that leaves 127.0.0.1 (the dashboards must work offline), write
+screenshots to ``artifacts/dashboards/`` and stop the server by its PID.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from workbench.cli import dashboard as dash
+from workbench.cli.main import build_parser, main
+from workbench.spec import load_spec, save_spec
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLE = REPO / "examples" / "israel_births_2014.json"
+ARTIFACTS = REPO / "artifacts" / "dashboards"
+CHROMIUM = "/usr/bin/chromium"
+BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update",
+                "--disable-sync"]
+WIDGETS_TIMEOUT_MS = 120_000
+
+
+# --- fixtures ----------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A release bundle made by ``workbench run`` on a small frozen spec and a proxy sample."""
+    from test_engine import _test_document
+
+    from workbench.proxy import sample_proxy
+
+    work = tmp_path_factory.mktemp("bundle")
+    save_spec(_test_document(), work / "spec.frozen.json")
+    sample_proxy(30_000, seed=11).to_csv(work / "data.csv", index=False)
+    argv = ["run", str(work / "spec.frozen.json"), str(work / "data.csv"), "--out",
+            str(work / "run"), "--quiet"]
+    assert main(argv) == 0
+    return work / "run"
+
+
+@pytest.fixture(scope="module")
+def tampered(bundle: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the bundle with one record removed from release.csv."""
+    copy = tmp_path_factory.mktemp("tampered") / "release"
+    shutil.copytree(bundle / "release", copy)
+    lines = (copy / "release.csv").read_text().splitlines(keepends=True)
+    (copy / "release.csv").write_text("".join(lines[:1] + lines[2:]))
+    return copy
+
+
+# --- the query contract and the command ---------------------------------------------------
+def test_query_parameters_decode_the_kernel_query_string(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("QUERY_STRING", "spec=%2Fa%2Fb%20c.json&proxy=none&proxy=x.csv")
+    assert dash.query_parameters() == {"spec": "/a/b c.json", "proxy": "x.csv"}
+    monkeypatch.delenv("QUERY_STRING")
+    assert dash.query_parameters() == {}
+
+
+def test_resolve_path_defaults_none_and_repository_relative() -> None:
+    assert dash.resolve_path(None, dash.DEFAULT_SPEC) == dash.DEFAULT_SPEC
+    assert dash.resolve_path("  ", dash.DEFAULT_PROXY) == dash.DEFAULT_PROXY
+    assert dash.resolve_path("None", dash.DEFAULT_PROXY) is None
+    assert dash.resolve_path("examples/x.json") == REPO / "examples" / "x.json"
+    assert dash.resolve_path("/tmp/b") == Path("/tmp/b")
+
+
+def test_dashboard_query_round_trips_absolute_paths(tmp_path: Path) -> None:
+    query = dash.dashboard_query({"bundle": tmp_path / "run dir", "proxy": "none",
+                                  "dryrun": None})
+    assert dash.query_parameters(query) == {"bundle": str(tmp_path / "run dir"),
+                                            "proxy": "none"}
+
+
+def test_every_dashboard_has_its_notebook_without_outputs() -> None:
+    for board in dash.DASHBOARDS.values():
+        nb = json.loads(board.notebook_path.read_text())
+        code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+        assert code and all(c["outputs"] == [] and c["execution_count"] is None for c in code)
+        assert "fast_kernel_imports()" in "".join(code[0]["source"])
+
+
+def test_voila_command_is_local_with_culling_and_no_retries(tmp_path: Path) -> None:
+    cmd = dash.voila_command(tmp_path / "x.ipynb", 8123)
+    assert "--Voila.ip=127.0.0.1" in cmd and "--port=8123" in cmd and "--no-browser" in cmd
+    assert "--Voila.port_retries=0" in cmd
+    assert set(dash.CULL_FLAGS) <= set(cmd)
+    assert not any("preheat" in c for c in cmd)
+
+
+def test_dashboard_subcommand_parses_and_rejects_missing_files(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = build_parser().parse_args(["dashboard", "spec", str(EXAMPLE), "--dryrun", "d.json"])
+    assert (args.dashboard, args.path, args.dryrun) == ("spec", str(EXAMPLE), "d.json")
+    assert main(["dashboard", "release", str(tmp_path / "nowhere")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["dashboard", "other"])
+
+
+def test_fast_kernel_imports_keeps_spec_validation_working() -> None:
+    code = ("from workbench.cli.dashboard import fast_kernel_imports; fast_kernel_imports(); "
+            "import sys; from workbench.spec import load_spec; "
+            f"print(load_spec({str(EXAMPLE)!r}).epsilon_total, "
+            "sys.modules.get('rfc3987_syntax', 'absent'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out[0] == "9.98" and out[1] in ("None", "absent")
+
+
+# --- spec review content -------------------------------------------------------------------
+def test_constraints_read_as_plain_words() -> None:
+    from workbench.constraints import parse
+    from workbench.widgets.spec_review import plain_words, rule_sentence
+
+    assert plain_words(parse("birth_weight < 500 or birth_weight > 5500").root) == (
+        "birth weight is below 500 or birth weight is above 5500")
+    assert plain_words(parse("a <= 1 and b >= 2 or c is missing").root) == (
+        "a is at most 1 and b is at least 2; or c is missing")
+    assert plain_words(parse("s not in {'F', 'M'}").root) == "s is none of “F”, “M”"
+    assert plain_words(parse("s in {1, 2, 3}").root) == "s is one of 1, 2 or 3"
+    assert plain_words(parse("not (a == 1 and b != 2)").root) == (
+        "it is not true that a is 1 and b is not 2")
+    assert rule_sentence(parse("x is not missing").root, synthetic=True) == (
+        "Reject a synthetic record if x is recorded.")
+
+
+def test_criterion_review_false_pass_by_kind(example_spec: Any) -> None:
+    from workbench.widgets.readouts import Readout
+    from workbench.widgets.spec_review import MARGIN_5PCT, criterion_reviews
+
+    c = example_spec.criterion("mean_birth_weight")
+    readout = Readout(c.id, c.kind, c.threshold, c.epsilon, 1000, sensitivity=0.34, sigma=2.83)
+    reviews = {r.id: r for r in criterion_reviews(example_spec, {c.id: readout})}
+    bw = reviews["mean_birth_weight"]
+    assert bw.false_pass.startswith("50%") and bw.sigma == 2.83
+    assert bw.margin == pytest.approx(0.34 / 0.17 * MARGIN_5PCT)
+    assert reviews["relative_1way"].false_pass.startswith("5%")
+    assert reviews["regression_coefficients"].false_pass == "—"
+    assert reviews["marginals"].sigma is None and reviews["marginals"].margin is None
+    assert len(reviews) == 8
+
+
+def test_spec_review_widget_shows_hash_budget_and_every_section(example_spec: Any) -> None:
+    from workbench.widgets.spec_review import SpecReview
+
+    review = SpecReview(example_spec, source="example.json")
+    header = review.header.value
+    assert example_spec.sha256 in header and "NOT FROZEN" in header and "9.98" in header
+    sections = [child.value for child in review.tabs.children]
+    assert list(review.tabs.titles) == list(SpecReview.TABS)
+    assert all(c.id in sections[0] for c in example_spec.criteria)
+    assert "2 × (4 + 0.99) + 0 + 0 = 9.98" in sections[1]
+    assert "1,440 configurations" in sections[2] and "No dry-run results" in sections[2]
+    assert "grams_100" in sections[3]
+    assert "Drop a confidential record if birth weight is below 500" in sections[4]
+
+
+def _dryrun_file(spec: Any, path: Path, probabilities: list[float]) -> Path:
+    configs = list(spec.configurations())[: len(probabilities)]
+    doc = {"format": "workbench.dryrun/1", "spec_sha256": spec.sha256, "data": "proxy",
+           "configurations": [{"configuration": c.to_dict(), "pass_probability": p,
+                               "trials": 10} for c, p in zip(configs, probabilities,
+                                                             strict=True)]}
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_dryrun_results_give_expected_iterations(example_spec: Any, tmp_path: Path) -> None:
+    from workbench.widgets.spec_review import load_dryrun, search_space_html
+
+    run = load_dryrun(_dryrun_file(example_spec, tmp_path / "d.json", [0.1, 0.3]))
+    assert run.mean_pass_probability == pytest.approx(0.2)
+    text = search_space_html(example_spec, run)
+    assert "E[iterations] = 5.0" in text and "P(⊥) = 0.0%" in text
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"format": "workbench.dryrun/1", "configurations": [
+        {"configuration": {"transforms": {}}, "pass_probability": 0.5}]}))
+    with pytest.raises(ValueError, match=r"configurations\[0\]"):
+        load_dryrun(bad)
+    with pytest.raises(ValueError, match="format"):
+        load_dryrun(_write(tmp_path / "other.json", {"configurations": []}))
+
+
+def test_dryrun_records_of_the_dryrun_command_are_read(example_spec: Any,
+                                                       tmp_path: Path) -> None:
+    from workbench.widgets.spec_review import load_dryrun
+
+    first, second = list(example_spec.configurations())[:2]
+    lines = [{"config": first.key, "rep": r, "passed": r < 2} for r in range(4)]
+    lines += [{"config": second.key, "rep": r, "passed": False} for r in range(4)]
+    path = tmp_path / "records.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    run = load_dryrun(path)
+    assert {c.key: (p, n) for c, p, n in run.pass_probabilities} == {
+        first.key: (0.5, 4), second.key: (0.0, 4)}
+    assert run.mean_pass_probability == 0.25
+    path.write_text('{"config": "x"}\nnot json\n')
+    with pytest.raises(ValueError, match="neither"):
+        load_dryrun(path)
+
+
+def _write(path: Path, doc: Any) -> Path:
+    path.write_text(json.dumps(doc))
+    return path
+
+
+# --- release review content ----------------------------------------------------------------
+def test_release_review_of_a_good_bundle(bundle: Path) -> None:
+    from workbench.engine import verify_bundle
+    from workbench.widgets.release_review import ReleaseReview, load_bundle
+
+    review = ReleaseReview(load_bundle(bundle), verify_bundle(bundle))
+    assert "PASSED" in review.header.value and "FAILED" not in review.header.value
+    criteria = review.tabs.children[0].value
+    assert criteria.count("wb-pass\">pass<") == 3 and "all criteria passed" in criteria
+    assert "8.08" in review.tabs.children[1].value
+    assert review.marginals is not None and review.marginals.image.value[:4] == b"\x89PNG"
+    assert "<h2>Intended uses</h2>" in review.tabs.children[3].value
+
+
+def test_release_review_of_a_tampered_bundle_names_the_reason(tampered: Path) -> None:
+    from workbench.engine import verify_bundle
+    from workbench.widgets.release_review import ReleaseReview, load_bundle
+
+    verification = verify_bundle(tampered)
+    review = ReleaseReview(load_bundle(tampered), verification)
+    assert "FAILED" in review.header.value
+    assert verification.problems and all(p.split(":")[0] in review.header.value
+                                         for p in verification.problems)
+
+
+def test_release_review_overlays_the_proxy_binned_like_the_release(bundle: Path) -> None:
+    from workbench.widgets.release_review import release_review_dashboard
+
+    root = release_review_dashboard(bundle, dash.DEFAULT_PROXY)
+    marginals = root.children[1].children[2]
+    overlay = marginals.children[0].children[1]
+    plain = marginals.children[2].value
+    assert not overlay.disabled and "after cleaning" in marginals.children[1].value
+    overlay.value = True
+    assert marginals.children[2].value != plain
+
+
+def test_release_review_explains_how_to_pass_a_bundle() -> None:
+    from workbench.widgets.release_review import release_review_dashboard
+
+    assert "?bundle=PATH" in release_review_dashboard(None).value
+
+
+def test_datasheet_markdown_is_rendered_and_raw_html_escaped() -> None:
+    from workbench.widgets.release_review import markdown_html
+
+    out = markdown_html("# Title\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n<script>x</script>")
+    assert "<h1>Title</h1>" in out and "<td>1</td>" in out
+    assert "<script>" not in out and "&lt;script&gt;" in out
+
+
+# --- real browser --------------------------------------------------------------------------
+def _environment(tmp: Path) -> dict[str, str]:
+    """Jupyter, IPython and matplotlib write their config to ``tmp``, not to ``~``."""
+    env = dict(os.environ)
+    for var, sub in (("JUPYTER_CONFIG_DIR", "jupyter_config"), ("JUPYTER_DATA_DIR", "jupyter_data"),
+                     ("IPYTHONDIR", "ipython"), ("MPLCONFIGDIR", "matplotlib")):
+        (tmp / sub).mkdir(parents=True, exist_ok=True)
+        env[var] = str(tmp / sub)
+    env["MPLBACKEND"] = "Agg"
+    return env
+
+
+@contextmanager
+def voila(name: str, tmp: Path) -> Iterator[str]:
+    """A Voilà server for one dashboard; yields its base URL and stops it by PID."""
+    port = dash.free_port()
+    log = tmp / f"voila-{name}.log"
+    process = dash.start_voila(dash.DASHBOARDS[name].notebook_path, port,
+                               env=_environment(tmp), log=log)
+    try:
+        assert dash.wait_for_port(port, process, timeout=90), log.read_text()[-3000:]
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        dash.stop(process)
+
+
+@contextmanager
+def browser(tmp: Path, base: str) -> Iterator[Any]:
+    """A 1280×800 Chromium page that may only talk to ``base``; yields (page, blocked URLs)."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Debian's chromium is not installed")
+    blocked: list[str] = []
+
+    def route(r: Any) -> None:
+        if r.request.url.startswith(base):
+            r.continue_()
+        else:
+            blocked.append(r.request.url)
+            r.abort()
+
+    with sync_api.sync_playwright() as p:
+        ctx = p.chromium.launch_persistent_context(
+            str(tmp / "chromium"), executable_path=CHROMIUM, headless=True, args=BROWSER_ARGS,
+            viewport={"width": 1280, "height": 800}, accept_downloads=True)
+        try:
+            page = ctx.new_page()
+            page.set_default_timeout(WIDGETS_TIMEOUT_MS)
+            page.route("**/*", route)
+            yield page, blocked
+        finally:
+            ctx.close()
+    # Only Voilà's optional Font Awesome stylesheets come from a CDN; no script may.
+    assert not [u for u in blocked if "fontawesome" not in u], blocked
+
+
+def _open(page: Any, url: str, selector: str = ".widget-tab") -> None:
+    page.goto(url, timeout=WIDGETS_TIMEOUT_MS)
+    page.wait_for_selector(selector, state="visible")
+
+
+def _shot(page: Any, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+
+def _tab(page: Any, title: str) -> None:
+    page.get_by_role("tab", name=title, exact=True).click()
+    page.wait_for_timeout(400)
+
+
+def _readout_cell(page: Any, criterion_id: str, column: str) -> str:
+    """The text of one readout cell in the criteria editor row of ``criterion_id``."""
+    return page.evaluate(
+        """([id, column]) => {
+            const input = [...document.querySelectorAll('input')].find(i => i.value === id);
+            const table = input.closest('.widget-vbox').querySelector('table');
+            const heads = [...table.querySelectorAll('th')].map(th => th.textContent);
+            return table.querySelectorAll('td')[heads.indexOf(column)].textContent;
+        }""", [criterion_id, column])
+
+
+def _row_input(page: Any, criterion_id: str, label: str) -> Any:
+    """A labelled input of the criteria editor row of ``criterion_id``."""
+    page.evaluate(
+        """(id) => { const input = [...document.querySelectorAll('input')]
+                        .find(i => i.value === id);
+                     input.closest('.widget-vbox').setAttribute('data-test-row', id); }""",
+        criterion_id)
+    row = page.locator(f"[data-test-row='{criterion_id}']")
+    return row.locator(".widget-text", has=page.locator(f"label:text-is('{label}')")).locator(
+        "input")
+
+
+def _set_threshold(page: Any, criterion_id: str, value: float) -> None:
+    box = _row_input(page, criterion_id, "threshold")
+    box.fill(str(value))
+    box.press("Enter")
+    page.wait_for_timeout(1500)
+
+
+@pytest.mark.slow
+def test_codesign_dashboard_in_a_browser(tmp_path: Path) -> None:
+    with voila("codesign", tmp_path) as base, browser(tmp_path, base) as (page, _blocked):
+        _open(page, base)
+        assert "Public proxy: 166,000 rows" in page.inner_text("body")
+        _shot(page, "codesign_data")
+
+        _tab(page, "Criteria")
+        page.wait_for_selector("text=P(false pass)")
+        _set_threshold(page, "mean_birth_weight", 80)
+        assert _row_input(page, "mean_birth_weight", "threshold").input_value() == "80"
+        # The readout is live: a threshold below the proxy's value makes it a (false) failure.
+        _set_threshold(page, "mean_birth_weight", 1)
+        assert re.fullmatch(r"[\d.]+%|[\d.]+e[-+]\d+", _readout_cell(
+            page, "mean_birth_weight", "P(false pass)"))
+        _set_threshold(page, "mean_birth_weight", 80)
+        _shot(page, "codesign_criteria")
+
+        _tab(page, "Budget")
+        total = page.locator(".widget-html", has_text="ε_total = 2 ×")
+        assert "= 9.98" in total.inner_text()
+        readout = page.locator(".widget-slider", has=page.locator(
+            "label:text-is('ε generator')")).locator(".widget-readout")
+        readout.click()
+        page.keyboard.press("Control+A")
+        page.keyboard.type("3")
+        page.keyboard.press("Enter")
+        page.wait_for_function("() => document.body.innerText.includes('= 7.98')")
+        page.wait_for_timeout(2000)  # let the redrawn bar chart arrive before the screenshot
+        _shot(page, "codesign_budget")
+
+        _tab(page, "Export")
+        page.get_by_role("button", name="Freeze and export").click()
+        link = page.locator("a[download]")
+        link.wait_for()
+        with page.expect_download() as info:
+            link.click()
+        saved = tmp_path / "downloaded.frozen.json"
+        info.value.save_as(saved)
+        _shot(page, "codesign_export")
+
+    spec = load_spec(saved, require_frozen=True)
+    assert spec.criterion("mean_birth_weight").threshold == 80
+    assert spec.budget.epsilon_generator == 3 and spec.epsilon_total == pytest.approx(7.98)
+
+
+@pytest.mark.slow
+def test_codesign_false_pass_changes_at_threshold_80(tmp_path: Path) -> None:
+    with voila("codesign", tmp_path) as base, browser(tmp_path, base) as (page, _blocked):
+        _open(page, base)
+        _tab(page, "Criteria")
+        page.wait_for_selector("text=P(false pass)")
+        before = _readout_cell(page, "mean_birth_weight", "P(false pass)")
+        _set_threshold(page, "mean_birth_weight", 80)
+        assert _readout_cell(page, "mean_birth_weight", "P(false pass)") != before
+
+
+@pytest.mark.slow
+def test_spec_review_dashboard_in_a_browser(tmp_path: Path, example_spec: Any) -> None:
+    dryrun = _dryrun_file(example_spec, tmp_path / "dryrun.json", [0.1, 0.3])
+    with voila("spec", tmp_path) as base, browser(tmp_path, base) as (page, _blocked):
+        _open(page, base)
+        header = page.locator(".wb-page").first.inner_text()
+        assert "ε_total = 9.98" in header and example_spec.sha256 in header
+        rows = page.locator(".widget-tab .wb-page table").first.locator("tr")
+        assert rows.count() == 1 + 8
+        body = page.inner_text("body")
+        assert all(c.id in body for c in example_spec.criteria)
+        _shot(page, "spec_review_criteria")
+        _tab(page, "Budget")
+        assert "2 × (4 + 0.99) + 0 + 0 = 9.98" in page.inner_text("body")
+        _shot(page, "spec_review_budget")
+        _tab(page, "Constraints")
+        _shot(page, "spec_review_constraints")
+
+        _open(page, base + "?" + dash.dashboard_query({"dryrun": dryrun, "proxy": "none"}))
+        _tab(page, "Search space")
+        assert "E[iterations] = 5.0" in page.inner_text("body")
+        _shot(page, "spec_review_search_space")
+
+
+@pytest.mark.slow
+def test_release_review_dashboard_passed_in_a_browser(tmp_path: Path, bundle: Path) -> None:
+    with voila("release", tmp_path) as base, browser(tmp_path, base) as (page, _blocked):
+        _open(page, base + "?" + dash.dashboard_query({"bundle": bundle}))
+        header = page.locator(".wb-page").first.inner_text()
+        assert "verify PASSED" in header and "FAILED" not in header
+        table = page.locator(".widget-tab .wb-page table").first
+        assert table.locator("tr").count() == 1 + 3
+        assert table.locator(".wb-pass").count() == 3
+        _shot(page, "release_review_criteria")
+        _tab(page, "Marginals")
+        page.get_by_text("overlay the public proxy's marginal").click()
+        page.wait_for_timeout(1500)
+        _shot(page, "release_review_marginals")
+        _tab(page, "Datasheet")
+        assert "Intended uses" in page.inner_text("body")
+        _shot(page, "release_review_datasheet")
+
+
+@pytest.mark.slow
+def test_release_review_dashboard_failed_in_a_browser(tmp_path: Path, tampered: Path) -> None:
+    from workbench.engine import verify_bundle
+
+    reasons = verify_bundle(tampered).problems
+    with voila("release", tmp_path) as base, browser(tmp_path, base) as (page, _blocked):
+        _open(page, base + "?" + dash.dashboard_query({"bundle": tampered}))
+        header = page.locator(".wb-page").first.inner_text()
+        assert "verify FAILED" in header
+        assert reasons and all(reason in header for reason in reasons)
+        _shot(page, "release_review_failed")
+        _tab(page, "Verify checks")
+        _shot(page, "release_review_failed_checks")
+
+
+@pytest.mark.slow
+def test_dashboard_command_prints_a_working_url_and_stops_voila(tmp_path: Path) -> None:
+    import urllib.request
+
+    cmd = [sys.executable, "-m", "workbench.cli.main", "dashboard", "spec", str(EXAMPLE)]
+    process = subprocess.Popen(cmd, env=_environment(tmp_path), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        line = process.stdout.readline()  # type: ignore[union-attr]
+        match = re.search(r"(http://127\.0\.0\.1:(\d+)/\?spec=\S+)", line)
+        assert match, line + process.stderr.read()  # type: ignore[union-attr]
+        with urllib.request.urlopen(match.group(1), timeout=120) as response:
+            page = response.read().decode("utf-8")
+        assert "application/vnd.jupyter.widget-view+json" in page
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(30)
+    port = int(match.group(2))
+    deadline = time.monotonic() + 15
+    while dash.wait_for_port(port, timeout=0.5) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not dash.wait_for_port(port, timeout=0.5)

@@ -1,0 +1,352 @@
+"""Release review dashboard: is this bundle what the frozen spec promised?
+
+Shows the ``verify`` status with the reason of every failed check, the criteria table with
+pass/fail badges, the budget from the ledger, 1-way marginals of the release (optionally
+beside the public proxy's, binned by the release's own configuration), and the datasheet.
+It reads only the bundle's public files and public proxy data.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import ipywidgets as widgets
+import pandas as pd
+
+from workbench.engine.verify import Verification, bundle_dir, verify_bundle
+from workbench.report.datasheet import TABLE2_COLUMNS, criteria_rows
+from workbench.report.spec_summary import format_number
+from workbench.spec import Configuration, Spec
+from workbench.widgets.spec_review import (
+    badge,
+    budget_formula,
+    esc,
+    message_page,
+    page,
+    table_html,
+)
+
+NO_BUNDLE = (
+    "This dashboard reviews a release bundle made by <code>workbench run</code>. Start it with "
+    "<code>workbench dashboard release RUN_DIR</code>, or add <code>?bundle=PATH</code> to this "
+    "page's address, where PATH is the run directory or its <code>release/</code> folder "
+    "(absolute, or relative to the repository). Add <code>&amp;proxy=PATH</code> to compare "
+    "with other public proxy data.")
+
+
+@dataclass
+class Bundle:
+    """The public parts of a release bundle; ``problems`` names the parts that did not load."""
+
+    root: Path
+    release: pd.DataFrame | None = None
+    criteria: list[dict[str, Any]] = field(default_factory=list)
+    all_passed: bool | None = None
+    configuration: dict[str, Any] | None = None
+    spec: Spec | None = None
+    summary: dict[str, Any] | None = None
+    readme: str = ""
+    problems: dict[str, str] = field(default_factory=dict)
+
+
+def load_bundle(path: str | Path) -> Bundle:
+    """Read every public file that can be read (a tampered bundle still shows what it can)."""
+    from workbench.spec import SpecError, load_spec
+
+    root = bundle_dir(path)
+    b = Bundle(root)
+
+    def attempt(name: str, read: Any) -> Any:
+        try:
+            return read()
+        except (OSError, ValueError, KeyError, TypeError, SpecError) as exc:
+            b.problems[name] = f"{type(exc).__name__}: {exc}"
+            return None
+
+    b.release = attempt("release.csv", lambda: pd.read_csv(root / "release.csv", dtype=str,
+                                                           keep_default_na=False))
+    crit = attempt("criteria.json", lambda: json.loads((root / "criteria.json").read_text()))
+    if isinstance(crit, dict):
+        b.criteria = list(crit.get("criteria", []))
+        b.all_passed = crit.get("all_passed")
+    b.configuration = attempt("configuration.json",
+                              lambda: json.loads((root / "configuration.json").read_text()))
+    b.spec = attempt("spec.json", lambda: load_spec(root / "spec.json"))
+    b.summary = attempt("ledger.jsonl", lambda: ledger_summary(root / "ledger.jsonl"))
+    b.readme = attempt("README.md", lambda: (root / "README.md").read_text(encoding="utf-8")) or ""
+    return b
+
+
+def ledger_summary(path: Path) -> dict[str, Any]:
+    """The ledger's closing ``summary`` event (ValueError when there is none)."""
+    last: dict[str, Any] | None = None
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            event = json.loads(line)
+            if event.get("event") == "summary":
+                last = event
+    if last is None:
+        raise ValueError("the ledger has no summary event")
+    return last
+
+
+# --- sections ----------------------------------------------------------------------------
+def verify_html(v: Verification, facts: str = "") -> str:
+    """PASSED or FAILED in large type (with the bundle's key facts), then every failure reason."""
+    extra = f" <span style='font-size:14px'>· {esc(facts)}</span>" if facts else ""
+    if v.ok:
+        return f"<p class='wb-big'>verify {badge('PASSED', 'pass')}{extra}</p>"
+    reasons = "".join(f"<li>{esc(p)}</li>" for p in v.problems)
+    return (f"<p class='wb-big'>verify {badge('FAILED', 'fail')}{extra}</p>"
+            f"<ul class='wb-reasons'>{reasons}</ul>")
+
+
+def checks_html(v: Verification) -> str:
+    """Every check of ``workbench verify`` with its outcome."""
+    rows = [[esc(name), badge("failed", "fail") if d.startswith("FAILED") else
+             badge("ok", "pass"), esc(d.removeprefix("FAILED: "))] for name, d in v.checks.items()]
+    return ("<h3>Checks of <code>workbench verify</code></h3>"
+            + table_html(["check", "outcome", "detail"], rows, raw=(0, 1, 2))
+            + "<p class='wb-muted'>Each check uses only the bundle's public files; a tampered "
+            "file shows under its own check and in the manifest check.</p>")
+
+
+def criteria_html(results: Sequence[Mapping[str, Any]], all_passed: bool | None) -> str:
+    """The Table-2-shaped criteria table, with a pass/fail badge per criterion."""
+    if not results:
+        return "<p>No criteria results could be read.</p>"
+    header = [h for h, _ in TABLE2_COLUMNS]
+    passed_at = [k for _, k in TABLE2_COLUMNS].index("passed")
+    rows = []
+    for result, cells in zip(results, criteria_rows(results), strict=True):
+        cells = [esc(c) for c in cells]
+        cells[passed_at] = badge("pass", "pass") if result.get("passed") else badge("FAIL", "fail")
+        rows.append(cells)
+    overall = (badge("all criteria passed", "pass") if all_passed else
+               badge("NOT all criteria passed", "fail"))
+    return (f"<h3>Acceptance criteria ({len(results)}) {overall}</h3>"
+            + table_html(header, rows, numeric=(3, 4, 6, 9, 10), raw=range(len(header)))
+            + "<p class='wb-muted'>DP result = exact value + Laplace noise (σ); a criterion "
+            "passes when its DP result is below its threshold (for the relative 1-way error, "
+            "below the adjusted threshold T′ shown first).</p>")
+
+
+def budget_html(summary: Mapping[str, Any] | None, spec: Spec | None,
+                configuration: Mapping[str, Any] | None) -> str:
+    """ε_total from the ledger, the spec's formula, and the configuration chosen."""
+    parts = ["<h3>Budget</h3>"]
+    if summary is not None:
+        eps = summary.get("epsilon_total")
+        parts.append(f"<p class='wb-big'>ε_total = {esc(format_number(eps))} "
+                     "<span class='wb-muted'>(ledger)</span></p>")
+        keys = [("epsilon_generator", "generator ε"),
+                ("epsilon_criteria_in_loop", "criteria ε in the loop"),
+                ("epsilon_per_iteration", "ε per iteration"),
+                ("private_selection", "private selection"),
+                ("epsilon_once", "statistics computed once"), ("neighbour", "neighbours"),
+                ("n_records", "records released")]
+        rows = [[label, _value(summary[k])] for k, label in keys if k in summary]
+        parts.append(table_html(["", "value"], rows, numeric=(1,)))
+    if spec is not None:
+        parts.append(f"<p>Spec: {esc(budget_formula(spec))}</p>")
+        if summary is not None and not math.isclose(float(summary.get("epsilon_total", math.nan)),
+                                                     spec.epsilon_total, abs_tol=1e-9):
+            parts.append(f"<p>{badge('ledger and spec disagree', 'fail')}</p>")
+    if configuration is not None:
+        parts.append("<h3>Configuration chosen</h3>"
+                     f"<pre>{esc(json.dumps(configuration, indent=2, sort_keys=True))}</pre>")
+    return "".join(parts)
+
+
+def _value(v: Any) -> str:
+    if isinstance(v, int) and not isinstance(v, bool):
+        return f"{v:,}"
+    if isinstance(v, float):
+        return format_number(v)
+    return str(v)
+
+
+def markdown_html(text: str) -> str:
+    """The datasheet rendered from Markdown (raw HTML in it is shown as text)."""
+    try:
+        import mistune
+    except ImportError:  # mistune comes with nbconvert, which Voilà needs
+        return f"<pre>{esc(text)}</pre>"
+    render = mistune.create_markdown(escape=True, plugins=["table", "strikethrough"])
+    return f"<div class='wb-markdown'>{render(text)}</div>"
+
+
+# --- marginals ---------------------------------------------------------------------------
+def label_orders(spec: Spec | None, configuration: Mapping[str, Any] | None,
+                 release: pd.DataFrame) -> dict[str, list[str]]:
+    """Bin labels in code order (from the spec), else the labels seen, sorted."""
+    if spec is not None and configuration is not None:
+        try:
+            table = spec.table_codec(Configuration.from_dict(configuration))
+            return {n: [str(x) for x in table.codec(n).labels] for n in table.names}
+        except (KeyError, ValueError, TypeError):
+            pass
+    return {c: sorted(release[c].astype(str).unique()) for c in release.columns}
+
+
+def shares(labels: pd.Series, order: Sequence[str]) -> pd.Series:
+    """Share of records per label, in ``order`` (labels not in it are dropped)."""
+    counts = labels.astype(str).value_counts().reindex(list(order), fill_value=0)
+    return counts / max(len(labels), 1)
+
+
+def proxy_labels(proxy: pd.DataFrame, spec: Spec, configuration: Mapping[str, Any]) -> pd.DataFrame:
+    """The PUBLIC proxy cleaned by the spec and binned with the release's configuration."""
+    from workbench.transform.clean import clean
+
+    table = spec.table_codec(Configuration.from_dict(configuration))
+    return table.decode(table.encode(clean(proxy, spec))).astype(str)
+
+
+def marginal_png(column: str, order: Sequence[str], release: pd.Series,
+                 proxy: pd.Series | None = None) -> bytes:
+    """Bar chart of a column's shares in the release, with the proxy's beside them if given."""
+    from matplotlib.figure import Figure
+
+    x = range(len(order))
+    width = 0.42 if proxy is not None else 0.8
+    fig = Figure(figsize=(12.5, 3.8), dpi=90, layout="constrained")
+    ax = fig.subplots()
+    shift = -width / 2 if proxy is not None else 0.0
+    ax.bar([i + shift for i in x], release.to_numpy(), width=width, color="#4c72b0",
+           label="release")
+    if proxy is not None:
+        ax.bar([i + width / 2 for i in x], proxy.to_numpy(), width=width, color="#dd8452",
+               label="public proxy")
+        ax.legend(frameon=False)
+    ax.set_xticks(list(x), [str(o) for o in order], rotation=60 if len(order) > 12 else 0,
+                  fontsize=8, ha="right" if len(order) > 12 else "center")
+    ax.set_ylabel("share of records")
+    ax.set_title(f"{column}: 1-way marginal")
+    ax.grid(axis="y", alpha=0.3)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    return buf.getvalue()
+
+
+class Marginals:
+    """A column picker, the proxy overlay switch, and the plot."""
+
+    def __init__(self, release: pd.DataFrame, orders: Mapping[str, Sequence[str]],
+                 proxy: pd.DataFrame | None, proxy_note: str) -> None:
+        self.release = release
+        self.orders = orders
+        self.proxy = proxy
+        self.column = widgets.Dropdown(options=list(release.columns), description="column",
+                                       layout=widgets.Layout(width="320px"))
+        self.overlay = widgets.Checkbox(value=False, indent=False,
+                                        description="overlay the public proxy's marginal",
+                                        disabled=proxy is None)
+        self.image = widgets.Image(format="png", layout=widgets.Layout(max_width="100%"))
+        self.note = widgets.HTML(f"<div style='font-size:12px;line-height:1.4;color:#57606a'>"
+                                 f"{esc(proxy_note)}</div>")
+        self.column.observe(lambda _c: self.draw(), names="value")
+        self.overlay.observe(lambda _c: self.draw(), names="value")
+        self.widget = widgets.VBox([widgets.HBox([self.column, self.overlay]), self.note,
+                                    self.image])
+        self.draw()
+
+    def draw(self) -> None:
+        """Redraw for the selected column and overlay state."""
+        col = self.column.value
+        order = self.orders.get(col) or sorted(self.release[col].unique())
+        proxy = None
+        if self.overlay.value and self.proxy is not None and col in self.proxy:
+            proxy = shares(self.proxy[col], order)
+        self.image.value = marginal_png(col, order, shares(self.release[col], order), proxy)
+
+
+# --- the dashboard -----------------------------------------------------------------------
+class ReleaseReview:
+    """Header with the verify status, then tabs; ``widget`` is the root."""
+
+    TABS = ("Criteria", "Budget", "Marginals", "Datasheet", "Verify checks")
+
+    def __init__(self, bundle: Bundle, verification: Verification,
+                 proxy: pd.DataFrame | None = None, proxy_note: str = "") -> None:
+        self.bundle = bundle
+        self.verification = verification
+        b = bundle
+        self.header = page(self._header())
+        if b.release is not None:
+            orders = label_orders(b.spec, b.configuration, b.release)
+            self.marginals: Marginals | None = Marginals(b.release, orders, proxy, proxy_note)
+            marginals: widgets.Widget = self.marginals.widget
+        else:
+            self.marginals = None
+            marginals = page("<p>release.csv could not be read.</p>")
+        self.tabs = widgets.Tab(children=[
+            page(criteria_html(b.criteria, b.all_passed) + self._problems("criteria.json")),
+            page(budget_html(b.summary, b.spec, b.configuration) + self._problems("ledger.jsonl")),
+            marginals,
+            page(markdown_html(b.readme) if b.readme else self._problems("README.md")),
+            page(checks_html(verification)),
+        ])
+        self.tabs.titles = self.TABS
+        self.widget = widgets.VBox([self.header, self.tabs],
+                                   layout=widgets.Layout(max_width="1260px"))
+
+    def _header(self) -> str:
+        b = self.bundle
+        title = b.spec.metadata.title if b.spec is not None else "Release bundle"
+        facts = []
+        if b.summary is not None:
+            facts.append(f"ε_total = {format_number(b.summary.get('epsilon_total'))}")
+            if "n_records" in b.summary:
+                facts.append(f"{int(b.summary['n_records']):,} records")
+        if b.criteria:
+            n_pass = sum(bool(r.get("passed")) for r in b.criteria)
+            facts.append(f"{n_pass} of {len(b.criteria)} criteria passed")
+        sha = f" · spec SHA-256 <code>{esc(b.spec.sha256)}</code>" if b.spec else ""
+        return (f"<h2 style='margin:2px 0 6px'>{esc(title)}</h2>"
+                f"<p>bundle <code>{esc(b.root)}</code>{sha}</p>"
+                + verify_html(self.verification, " · ".join(facts)))
+
+    def _problems(self, name: str) -> str:
+        reason = self.bundle.problems.get(name)
+        return "" if reason is None else f"<p>{badge(f'cannot read {name}', 'fail')} " \
+                                         f"{esc(reason)}</p>"
+
+
+def release_review_dashboard(bundle_path: Path | None,
+                             proxy_path: Path | None = None) -> widgets.Widget:
+    """The dashboard for a bundle, or a page explaining how to pass one."""
+    if bundle_path is None:
+        return message_page("no bundle given", NO_BUNDLE)
+    if not bundle_path.exists():
+        return message_page("bundle not found", f"<code>{esc(bundle_path)}</code> does not "
+                            f"exist.<br>{NO_BUNDLE}", "fail")
+    verification = verify_bundle(bundle_path)
+    bundle = load_bundle(bundle_path)
+    proxy, note = _proxy(bundle, proxy_path)
+    return ReleaseReview(bundle, verification, proxy, note).widget
+
+
+def _proxy(bundle: Bundle, proxy_path: Path | None) -> tuple[pd.DataFrame | None, str]:
+    """The proxy binned like the release, or why there is none."""
+    if proxy_path is None:
+        return None, "No public proxy given (pass ?proxy=PATH to compare)."
+    if bundle.spec is None or bundle.configuration is None:
+        return None, "The proxy cannot be binned: the bundle's spec or configuration is unreadable."
+    from workbench.transform import EncodingError
+    from workbench.transform.raw import read_raw
+
+    try:
+        binned = proxy_labels(read_raw(proxy_path, bundle.spec.columns), bundle.spec,
+                              bundle.configuration)
+    except (OSError, EncodingError, ValueError, KeyError) as exc:
+        return None, f"The proxy {proxy_path.name} could not be binned: {exc}"
+    return binned, (f"Proxy: {proxy_path.name} ({len(binned):,} records after cleaning), public "
+                    "data binned with the release's configuration. It stands in for a different "
+                    "population, so differences are expected; it is shown for orientation only.")

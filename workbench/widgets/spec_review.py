@@ -1,0 +1,579 @@
+"""Spec review dashboard: what a reviewer must read before signing off a frozen spec.
+
+Shows the hash, columns and transformation alternatives, constraints in plain words, the
+criteria with thresholds, ε, σ and false-pass probability, the budget breakdown, the search
+space and, given dry-run results, the expected number of private-selection iterations.
+
+Dry-run results file (``?dryrun=PATH``), JSON::
+
+    {"format": "workbench.dryrun/1",
+     "spec_sha256": "<SHA-256 of the spec the dry run used>",
+     "data": "<the PUBLIC data it ran on>",
+     "configurations": [
+        {"configuration": {"transforms": {...}, "generator": {...}, "min_count": 2},
+         "pass_probability": 0.35, "trials": 20}, ...]}
+
+The records file of ``workbench dryrun SPEC PROXY --records OUT.jsonl`` (one JSON line per
+configuration and repetition, ``{"config": <Configuration.key>, "passed": bool, ...}``) is read
+too: each configuration's pass probability is then its share of passing repetitions.
+
+``configuration`` is ``Configuration.to_dict()``; ``pass_probability`` is the share of the
+configuration's dry-run iterations in which every in-loop criterion passed (with ``passes``
+and ``trials`` instead, it is ``passes / trials``). The engine draws a configuration uniformly
+in each iteration, so the per-iteration success probability is the mean over the space; the
+listed configurations stand for the space (all of it, or a uniform sample of it).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import ipywidgets as widgets
+
+from workbench.constraints.nodes import And, Comparison, Membership, MissingTest, Node, Not, Or
+from workbench.criteria.evaluate import UNIT_KINDS
+from workbench.privacy import expected_iterations, probability_bottom
+from workbench.report.datasheet import plain_epsilon
+from workbench.report.spec_summary import format_number
+from workbench.spec import Configuration, Spec
+from workbench.widgets.readouts import Readout
+
+DRYRUN_FORMAT = "workbench.dryrun/1"
+#: P(Lap(b) ≤ −d) = ½·e^(−d/b) = 5% at d = b·ln 10: how far above T a value still passes 5%.
+MARGIN_5PCT = math.log(10.0)
+
+CSS = """<style>
+.wb-page{line-height:1.45;font-size:13px;white-space:normal}
+.wb-page h3{margin:10px 0 4px;font-size:15px}
+.wb-page p{margin:4px 0}.wb-page ul{margin:2px 0 6px}
+.wb-page table{border-collapse:collapse;margin:4px 0 8px}
+.wb-page th,.wb-page td{border:1px solid #d0d7de;padding:2px 7px;text-align:left;
+vertical-align:top}
+.wb-page th{background:#f0f3f7;font-weight:600}
+.wb-page td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.wb-page code{font-size:12px;background:#f6f8fa;padding:0 3px;overflow-wrap:anywhere}
+.wb-muted{color:#57606a;font-size:12px}.wb-nowrap{white-space:nowrap}
+.wb-badge{display:inline-block;padding:1px 10px;border-radius:10px;font-weight:700}
+.wb-pass{background:#e6f4ea;color:#135c2b}.wb-fail{background:#fde8e8;color:#9b1c1c}
+.wb-warn{background:#fff4d6;color:#7a5300}
+.wb-big{font-size:19px;font-weight:700;margin:6px 0}
+.wb-page pre{background:#f6f8fa;padding:6px 8px;overflow:auto;white-space:pre;font-size:12px}
+.wb-reasons{color:#9b1c1c;font-weight:600;margin:2px 0 6px}
+.wb-markdown{max-width:1100px}.wb-markdown h1{font-size:20px;margin:6px 0}
+.wb-markdown h2{font-size:16px;margin:14px 0 4px;border-bottom:1px solid #d0d7de}
+</style>"""
+
+
+# --- HTML helpers (shared with the release review) ----------------------------------------
+def esc(value: Any) -> str:
+    """Escaped text of any value."""
+    return html.escape(str(value))
+
+
+def badge(text: str, kind: str) -> str:
+    """A coloured pill: kind is ``pass``, ``fail`` or ``warn``."""
+    return f'<span class="wb-badge wb-{kind}">{esc(text)}</span>'
+
+
+def table_html(header: Sequence[str], rows: Sequence[Sequence[str]],
+               numeric: Sequence[int] = (), raw: Sequence[int] = ()) -> str:
+    """An HTML table; cells are escaped unless their column index is in ``raw``."""
+    head = "".join(f"<th>{esc(h)}</th>" for h in header)
+    body = []
+    for row in rows:
+        cells = []
+        for i, cell in enumerate(row):
+            cls = ' class="num"' if i in numeric else ""
+            cells.append(f"<td{cls}>{cell if i in raw else esc(cell)}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return f"<table><tr>{head}</tr>{''.join(body)}</table>"
+
+
+def page(body: str) -> widgets.HTML:
+    """An HTML widget with the dashboards' styles."""
+    return widgets.HTML(CSS + f'<div class="wb-page">{body}</div>',
+                        layout=widgets.Layout(width="100%"))
+
+
+def message_page(title: str, text: str, kind: str = "warn") -> widgets.HTML:
+    """A page that only explains something (a missing or unreadable input)."""
+    return page(f"<h3>{badge(title, kind)}</h3><p>{text}</p>")
+
+
+# --- constraints in plain words ----------------------------------------------------------
+_OPS = {"<": "is below", "<=": "is at most", ">": "is above", ">=": "is at least",
+        "==": "is", "!=": "is not"}
+
+
+def _name(column: str) -> str:
+    return column.replace("_", " ")
+
+
+def _literal(value: Any) -> str:
+    return f"“{value}”" if isinstance(value, str) else format_number(value)
+
+
+def _listing(values: Sequence[Any]) -> str:
+    items = [_literal(v) for v in values]
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
+
+
+def plain_words(node: Node) -> str:
+    """A rule's condition in words: ``a < 20 and p > 3`` → "a is below 20 and p is above 3".
+
+    >>> from workbench.constraints import parse
+    >>> plain_words(parse("mother_age < 20 and (parity > 3 or birth_sex in {'F'})").root)
+    'mother age is below 20 and either parity is above 3 or birth sex is “F”'
+    """
+    if isinstance(node, Comparison):
+        return f"{_name(node.column)} {_OPS[node.op]} {_literal(node.value)}"
+    if isinstance(node, Membership):
+        if len(node.values) == 1:
+            verb = "is not" if node.negated else "is"
+            return f"{_name(node.column)} {verb} {_literal(node.values[0])}"
+        if node.negated:
+            return f"{_name(node.column)} is none of {', '.join(map(_literal, node.values))}"
+        return f"{_name(node.column)} is one of {_listing(node.values)}"
+    if isinstance(node, MissingTest):
+        return f"{_name(node.column)} is {'recorded' if node.negated else 'missing'}"
+    if isinstance(node, Not):
+        return f"it is not true that {plain_words(node.operand)}"
+    if isinstance(node, And):
+        return " and ".join(f"either {plain_words(c)}" if isinstance(c, Or) else plain_words(c)
+                            for c in node.operands)
+    parts = [plain_words(c) for c in node.operands]
+    compound = any(isinstance(c, And) for c in node.operands)
+    return ("; or " if compound else " or ").join(parts)
+
+
+def rule_sentence(node: Node, synthetic: bool) -> str:
+    """The whole rule as a sentence a reviewer can check."""
+    who = "Reject a synthetic record" if synthetic else "Drop a confidential record"
+    return f"{who} if {plain_words(node)}."
+
+
+# --- criteria ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class CriterionReview:
+    """One criterion as the reviewer sees it (None where a figure does not apply)."""
+
+    id: str
+    kind: str
+    measures: str
+    threshold: float
+    adjusted_threshold: float | None
+    epsilon: float
+    bounds: tuple[float, float] | None
+    stage: str
+    sensitivity: float | None
+    sigma: float | None
+    false_pass: str
+    margin: float | None
+    note: str
+
+
+def stage_of(criterion: Any) -> str:
+    """Where a criterion's ε is spent: in the loop, once, or not at all."""
+    if criterion.once:
+        return "once"
+    return "loop" if criterion.epsilon > 0 else "release only"
+
+
+def review_criterion(criterion: Any, readout: Readout | None) -> CriterionReview:
+    """Δ and σ from the proxy readout; the false-pass probability from the mechanism."""
+    delta = None if readout is None else readout.sensitivity
+    sigma = None if readout is None else readout.sigma
+    t_prime = None if readout is None else readout.adjusted_threshold
+    scale = None if delta is None or criterion.epsilon <= 0 else delta / criterion.epsilon
+    margin, note = None, ""
+    if criterion.epsilon <= 0:
+        false_pass, note = "0", "no noise: computed on the release alone"
+    elif criterion.kind == "relative_one_way":
+        p = float(criterion.params.get("false_pass_probability", 0.05))
+        lam = float(criterion.params.get("lambda", criterion.threshold))
+        false_pass = f"{p:.0%} at λ = {format_number(lam)}"
+        note = "T′ = λ + (Δ/ε)·ln 2p makes a value clipped at λ pass with probability p"
+    elif criterion.kind == "regression_coefficients":
+        false_pass = "—"
+        note = "noise on the regression's sufficient statistics: not a single Laplace tail"
+    elif criterion.kind in UNIT_KINDS and criterion.threshold >= 1:
+        false_pass = "100%"
+        note = "the DP value is clipped to [0, 1], so it is always below a threshold ≥ 1"
+    else:
+        false_pass = "50% at T"
+        margin = None if scale is None else scale * MARGIN_5PCT
+    if readout is not None and readout.note and not note:
+        note = readout.note
+    return CriterionReview(
+        id=criterion.id, kind=criterion.kind,
+        measures=criterion.description or criterion.kind.replace("_", " "),
+        threshold=criterion.threshold, adjusted_threshold=t_prime, epsilon=criterion.epsilon,
+        bounds=criterion.bounds, stage=stage_of(criterion), sensitivity=delta, sigma=sigma,
+        false_pass=false_pass, margin=margin, note=note)
+
+
+def criterion_reviews(spec: Spec, readouts: Mapping[str, Readout] | None) -> list[CriterionReview]:
+    """Every criterion of the spec, in order."""
+    readouts = readouts or {}
+    return [review_criterion(c, readouts.get(c.id)) for c in spec.criteria]
+
+
+def _num(x: float | None) -> str:
+    """Four significant digits, ``—`` for missing."""
+    if x is None:
+        return "—"
+    return f"{x:.4g}"
+
+
+def criteria_html(spec: Spec, reviews: Sequence[CriterionReview], delta_source: str) -> str:
+    """The criteria table with the assumptions behind Δ, σ and the false-pass probability."""
+    rows = []
+    for i, r in enumerate(reviews, 1):
+        bounds = "" if r.bounds is None else (
+            f"[{format_number(r.bounds[0])}, {format_number(r.bounds[1])}]")
+        threshold = format_number(r.threshold)
+        if r.adjusted_threshold is not None:
+            threshold += f" (T′ = {r.adjusted_threshold:.4g})"
+        measures = esc(r.measures) + (f'<br><span class="wb-muted">{esc(r.note)}</span>'
+                                      if r.note else "")
+        rows.append([str(i), f"<b>{esc(r.id)}</b><br><code class='wb-nowrap'>{esc(r.kind)}</code>",
+                     measures, esc(threshold), esc(format_number(r.epsilon)),
+                     f"<span class='wb-nowrap'>{esc(bounds)}</span>", esc(r.stage),
+                     esc(_num(r.sensitivity)), esc(_num(r.sigma)),
+                     f"<span class='wb-nowrap'>{esc(r.false_pass)}</span>", esc(_num(r.margin))])
+    header = ["#", "criterion", "what it measures", "threshold T", "ε", "[L, U]", "stage",
+              "Δ", "σ", "P(false pass)", "5% margin"]
+    assumptions = (
+        "<p class='wb-muted'>A criterion passes when its DP value (exact value + Laplace noise "
+        "of scale b = Δ/ε, σ = √2·b) is below T. <b>P(false pass)</b> assumes a failing value "
+        "sitting exactly at the threshold: Laplace noise is symmetric, so it passes with "
+        "probability 50%; at T + σ with 12%. <b>5% margin</b> = b·ln 10: a value that exceeds "
+        "T by more than this passes with probability below 5%. For the relative 1-way error "
+        "the threshold is lowered to T′ so that a value clipped at λ passes with probability "
+        f"p. {esc(delta_source)}</p>")
+    table = table_html(header, rows, numeric=(3, 4, 7, 8, 10), raw=tuple(range(len(header))))
+    return f"<h3>Acceptance criteria ({len(reviews)})</h3>{table}{assumptions}"
+
+
+# --- budget ------------------------------------------------------------------------------
+def budget_rows(spec: Spec) -> list[tuple[str, float, int]]:
+    """(part, ε, how many times it counts) for every part of ε_total."""
+    rows: list[tuple[str, float, int]] = [
+        (f"generator ({spec.generator.family})", spec.budget.epsilon_generator, 2)]
+    rows += [(f"criterion {c.id}", c.epsilon, 2) for c in spec.criteria if c.in_loop]
+    rows.append(("ε₀ (private selection's stop rule)", spec.selection.epsilon_0, 1))
+    rows += [(f"criterion {c.id} (once)", c.epsilon, 1) for c in spec.criteria if c.once]
+    return rows
+
+
+def budget_formula(spec: Spec) -> str:
+    """ε_total = 2 × (ε_gen + Σ in-loop ε) + ε₀ + Σ once ε, with the spec's numbers."""
+    in_loop = round(spec.epsilon_in_loop - spec.budget.epsilon_generator, 12)
+    return (f"ε_total = 2 × ({format_number(spec.budget.epsilon_generator)} + "
+            f"{format_number(in_loop)}) + {format_number(spec.selection.epsilon_0)} + "
+            f"{format_number(round(spec.epsilon_once, 12))} = "
+            f"{format_number(spec.epsilon_total)}")
+
+
+def budget_html(spec: Spec) -> str:
+    """The budget breakdown, the cap if any, and ε_total in plain words."""
+    rows = [[part, format_number(eps), f"× {times}", format_number(round(eps * times, 12))]
+            for part, eps, times in budget_rows(spec)]
+    rows.append(["ε_total", "", "", format_number(spec.epsilon_total)])
+    cap = spec.budget.epsilon_total_max
+    cap_text = "" if cap is None else (
+        f"<p>Cap: ε_total ≤ {format_number(cap)} "
+        f"{badge('within the cap', 'pass') if spec.epsilon_total <= cap else badge('OVER', 'fail')}"
+        "</p>")
+    return (
+        f"<h3>Budget</h3><p class='wb-big'>{esc(budget_formula(spec))}</p>"
+        "<p class='wb-muted'>Private selection (Liu &amp; Talwar; paper Thm. 3) doubles the ε "
+        "spent in each iteration, however many iterations run; statistics computed once "
+        "outside the loop count once.</p>"
+        + table_html(["part", "ε", "counted", "contributes"], rows, numeric=(1, 3))
+        + cap_text
+        + f"<p>Neighbouring datasets: {esc(spec.budget.neighbour.replace('_', '-'))}; pure "
+        "ε-DP (δ = 0).</p>"
+        f"<p class='wb-muted'>{esc(plain_epsilon(spec.epsilon_total))}</p>")
+
+
+# --- search space and dry runs -----------------------------------------------------------
+@dataclass(frozen=True)
+class DryRun:
+    """Per-configuration pass probabilities from public dry runs."""
+
+    spec_sha256: str | None
+    data: str
+    pass_probabilities: tuple[tuple[Configuration, float, int | None], ...]
+
+    @property
+    def mean_pass_probability(self) -> float:
+        """The per-iteration success probability when configurations are drawn uniformly."""
+        return math.fsum(p for _, p, _ in self.pass_probabilities) / len(self.pass_probabilities)
+
+
+def load_dryrun(path: str | os.PathLike[str]) -> DryRun:
+    """Read dry-run results (either format in the module docstring); ValueError if malformed."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc}") from exc
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError:
+        return _from_records(path, text)
+    if not isinstance(doc, dict) or doc.get("format") != DRYRUN_FORMAT:
+        raise ValueError(f"{path}: not a dry-run results file (format must be {DRYRUN_FORMAT!r})")
+    entries = doc.get("configurations")
+    if not isinstance(entries, list) or not entries:
+        raise ValueError(f"{path}: 'configurations' must be a non-empty list")
+    out = []
+    for i, entry in enumerate(entries):
+        try:
+            config = Configuration.from_dict(entry["configuration"])
+            trials = entry.get("trials")
+            p = (float(entry["pass_probability"]) if "pass_probability" in entry
+                 else float(entry["passes"]) / float(trials))
+        except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
+            raise ValueError(f"{path}: configurations[{i}] is malformed ({exc})") from exc
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(f"{path}: configurations[{i}].pass_probability must be in [0, 1]")
+        out.append((config, p, None if trials is None else int(trials)))
+    return DryRun(doc.get("spec_sha256"), str(doc.get("data", "")), tuple(out))
+
+
+def _from_records(path: str | os.PathLike[str], text: str) -> DryRun:
+    """Pass probabilities from ``workbench dryrun --records`` lines (one per repetition)."""
+    tally: dict[str, list[int]] = {}
+    try:
+        for line in text.splitlines():
+            if line.strip():
+                record = json.loads(line)
+                counts = tally.setdefault(str(record["config"]), [0, 0])
+                counts[0] += bool(record["passed"])
+                counts[1] += 1
+        entries = tuple((Configuration.from_dict(json.loads(key)), passes / trials, trials)
+                        for key, (passes, trials) in tally.items())
+    except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"{path}: neither a dry-run results file nor dry-run records "
+                         f"({exc})") from exc
+    if not entries:
+        raise ValueError(f"{path}: no dry-run records")
+    return DryRun(None, "", entries)
+
+
+def _space_counts(spec: Spec) -> tuple[int, int, int]:
+    """(transformation combinations, hyperparameter sets, min_count values)."""
+    return (math.prod(len(t.alternatives) for t in spec.transformations),
+            spec.generator.count(), len(spec.min_counts))
+
+
+def search_space_html(spec: Spec, dryrun: DryRun | None, dryrun_error: str = "") -> str:
+    """The size of the search space, selection parameters, and the iteration forecast."""
+    n_t, n_h, n_m = _space_counts(spec)
+    s = spec.selection
+    parts = [
+        "<h3>Search space</h3>",
+        f"<p class='wb-big'>{spec.configuration_count():,} configurations</p>",
+        f"<p>{n_t:,} transformation combinations × {n_h} generator hyperparameter sets × "
+        f"{n_m} min_count values = {n_t * n_h * n_m:,}"
+        + ("" if s.configurations is None else
+           f"; narrowed by the spec to a list of {len(s.configurations)}") + ".</p>",
+        table_html(["column", "alternatives"],
+                   [[t.column, str(len(t.alternatives))] for t in spec.transformations],
+                   numeric=(1,)),
+        f"<p>Generator {esc(spec.generator.family)}: "
+        + "; ".join(" × ".join(f"{esc(k)} ({len(v)})" for k, v in grid)
+                    for grid in spec.generator.grids)
+        + f". min_count ∈ {{{', '.join(str(m) for m in spec.min_counts)}}}.</p>",
+        "<h3>Private selection</h3>",
+        f"<p>stop probability γ = {format_number(s.gamma)}, cap T = "
+        f"{format_number(s.max_iterations)}, ε₀ = {format_number(s.epsilon_0)}. Each iteration "
+        "draws one configuration uniformly at random.</p>",
+    ]
+    parts.append(_forecast_html(spec, dryrun, dryrun_error))
+    return "".join(parts)
+
+
+def _forecast_html(spec: Spec, dryrun: DryRun | None, error: str) -> str:
+    """Expected iterations and P(⊥) from dry-run pass rates (or how to get them)."""
+    s = spec.selection
+    if dryrun is None:
+        examples = [[f"{p:.0%}", _iterations(expected_iterations(p, s.gamma, s.max_iterations)),
+                     f"{probability_bottom(p, s.gamma, s.max_iterations):.1%}"]
+                    for p in (0.5, 0.2, 0.1, 0.05, 0.01)]
+        why = (f"<p>{badge('dry-run file unreadable', 'fail')} {esc(error)}</p>" if error
+               else "<p>No dry-run results given: pass <code>?dryrun=PATH</code> (or "
+               "<code>workbench dashboard spec SPEC --dryrun PATH</code>) for the expected "
+               "number of iterations. For reference, by the per-iteration pass probability "
+               "p:</p>")
+        return ("<h3>Expected iterations</h3>" + why
+                + table_html(["p", "E[iterations]", "P(⊥)"], examples, numeric=(0, 1, 2)))
+    p = dryrun.mean_pass_probability
+    e = expected_iterations(p, s.gamma, s.max_iterations)
+    bottom = probability_bottom(p, s.gamma, s.max_iterations)
+    space = {c.key for c in spec.configurations()} if spec.configuration_count() <= 200_000 \
+        else None
+    outside = 0 if space is None else sum(c.key not in space for c, _, _ in
+                                          dryrun.pass_probabilities)
+    warn = []
+    if dryrun.spec_sha256 and dryrun.spec_sha256 != spec.sha256:
+        warn.append("the dry run was made with a different spec (hash differs)")
+    if outside:
+        warn.append(f"{outside} listed configurations are not in this spec's space")
+    best = sorted(dryrun.pass_probabilities, key=lambda t: -t[1])[:8]
+    rows = [[_config_text(c), f"{p_c:.1%}", "" if n is None else str(n)] for c, p_c, n in best]
+    return (
+        "<h3>Expected iterations (from dry runs)</h3>"
+        + "".join(f"<p>{badge('check', 'warn')} {esc(w)}</p>" for w in warn)
+        + f"<p class='wb-big'>E[iterations] = {_iterations(e)}; P(⊥) = {bottom:.1%}</p>"
+        f"<p>Mean pass probability p = {p:.1%} over {len(dryrun.pass_probabilities)} of "
+        f"{spec.configuration_count():,} configurations"
+        + (f" (dry runs on {esc(dryrun.data)})" if dryrun.data else "")
+        + ". E = (1 − r^T)/(1 − r) with r = (1 − p)(1 − γ).</p>"
+        + "<p>Configurations most likely to pass:</p>"
+        + table_html(["configuration", "pass probability", "trials"], rows, numeric=(1, 2)))
+
+
+def _iterations(e: float) -> str:
+    return "∞" if math.isinf(e) else f"{e:,.1f}"
+
+
+def _config_text(config: Configuration) -> str:
+    """A configuration in one line: transforms, hyperparameters, min_count."""
+    t = ", ".join(f"{c}={a}" for c, a in config.transforms)
+    h = ", ".join(f"{k}={v}" for k, v in config.hyperparameters)
+    return f"{t}; {h}; min_count={config.min_count}"
+
+
+# --- columns and constraints -------------------------------------------------------------
+def _labels(codec: Any, limit: int = 14) -> str:
+    labels = [str(x) for x in codec.labels]
+    shown = ", ".join(labels[:limit])
+    return shown + (f", … ({len(labels)} in all)" if len(labels) > limit else "")
+
+
+def columns_html(spec: Spec) -> str:
+    """Every column: declared domain, policies, and each transformation alternative's bins."""
+    rows = []
+    for col, t in zip(spec.columns, spec.transformations, strict=True):
+        declared = (f"[{format_number(col.bounds[0])}, {format_number(col.bounds[1])}]"
+                    if col.bounds else f"{len(col.domain or ())} values")
+        alts = "<br>".join(f"<b>{esc(a.name)}</b> ({esc(a.kind)}, {a.codec.size}): "
+                           f"<span class='wb-muted'>{esc(_labels(a.codec))}</span>"
+                           for a in t.alternatives)
+        coarse = "" if t.coarse is None else f"{t.coarse.size}: {esc(_labels(t.coarse, 8))}"
+        rows.append([f"<b>{esc(col.name)}</b>", esc(col.type), esc(declared),
+                     esc(f"missing: {col.missing}; out of domain: {col.out_of_domain}"), alts,
+                     coarse])
+    return ("<h3>Columns and transformation alternatives</h3>"
+            + table_html(["column", "type", "declared", "policies", "alternatives (bins)",
+                          "coarse (group-by)"], rows, raw=range(6)))
+
+
+def constraints_html(spec: Spec) -> str:
+    """Cleaning and rejection rules in plain words, with their exact text."""
+    c = spec.constraints
+
+    def rows(rules: Sequence[Any], synthetic: bool) -> list[list[str]]:
+        return [[f"<b>{esc(r.name)}</b>", esc(rule_sentence(r.predicate.root, synthetic)),
+                 f"<code>{esc(r.reject_if)}</code>"] for r in rules]
+
+    partial = ("kept (a rule rejects a bin only when it holds for every value in it)"
+               if c.partial_bins == "keep" else
+               "rejected (a rule rejects a bin as soon as it holds for some value in it)")
+    return (
+        f"<h3>Cleaning the confidential data ({len(c.raw)} rules)</h3>"
+        + table_html(["rule", "in plain words", "exact rule"], rows(c.raw, False), raw=(0, 1, 2))
+        + f"<h3>Rejecting synthetic records ({len(c.synthetic)} rules)</h3>"
+        + table_html(["rule", "in plain words", "exact rule"], rows(c.synthetic, True),
+                     raw=(0, 1, 2))
+        + f"<p>Bins that a rule cuts through are {esc(partial)}. Sampling stops after "
+        f"{c.max_sampling_rounds} rounds.</p>")
+
+
+# --- the dashboard -----------------------------------------------------------------------
+def header_html(spec: Spec, source: str) -> str:
+    """Title, hash and frozen state, and the figures a reviewer checks first."""
+    state = (badge("FROZEN", "pass") if spec.frozen else
+             badge("NOT FROZEN: a draft; freeze it before sign-off", "warn"))
+    return (
+        f"<h2 style='margin:2px 0 6px'>{esc(spec.metadata.title)}</h2>"
+        f"<p>Owner: {esc(spec.metadata.owner)} · file <code>{esc(source)}</code></p>"
+        f"<p>{state} SHA-256 <code>{esc(spec.sha256)}</code></p>"
+        f"<p><span class='wb-big'>ε_total = {esc(format_number(spec.epsilon_total))}</span> · "
+        f"{len(spec.criteria)} criteria · {len(spec.columns)} columns · "
+        f"{spec.configuration_count():,} configurations</p>")
+
+
+class SpecReview:
+    """The spec review: a header and one tab per topic; ``widget`` is the root."""
+
+    TABS = ("Criteria", "Budget", "Search space", "Columns", "Constraints")
+
+    def __init__(self, spec: Spec, *, source: str = "", readouts: Mapping[str, Readout] | None
+                 = None, delta_source: str = "", dryrun: DryRun | None = None,
+                 dryrun_error: str = "") -> None:
+        """Render every section once (the spec is immutable)."""
+        self.spec = spec
+        self.reviews = criterion_reviews(spec, readouts)
+        self.header = page(header_html(spec, source))
+        sections = [criteria_html(spec, self.reviews, delta_source), budget_html(spec),
+                    search_space_html(spec, dryrun, dryrun_error), columns_html(spec),
+                    constraints_html(spec)]
+        self.tabs = widgets.Tab(children=[page(s) for s in sections])
+        self.tabs.titles = self.TABS
+        self.widget = widgets.VBox([self.header, self.tabs],
+                                   layout=widgets.Layout(max_width="1260px"))
+
+
+def spec_review_dashboard(spec_path: Path, proxy_path: Path | None = None,
+                          dryrun_path: Path | None = None) -> widgets.Widget:
+    """The dashboard for a spec file, or a page saying what is wrong with the inputs."""
+    from workbench.spec import SpecError, load_spec
+
+    try:
+        spec = load_spec(spec_path)
+    except (SpecError, OSError) as exc:
+        return message_page("cannot read the spec", f"<code>{esc(spec_path)}</code>: "
+                            f"{esc(exc)}", "fail")
+    readouts, delta_source = _proxy_readouts(spec, proxy_path)
+    dryrun, error = None, ""
+    if dryrun_path is not None:
+        try:
+            dryrun = load_dryrun(dryrun_path)
+        except ValueError as exc:
+            error = str(exc)
+    return SpecReview(spec, source=str(spec_path), readouts=readouts, delta_source=delta_source,
+                      dryrun=dryrun, dryrun_error=error).widget
+
+
+def _proxy_readouts(spec: Spec, proxy_path: Path | None) -> tuple[dict[str, Readout], str]:
+    """Δ and σ estimated on the public proxy (they depend on n and on the candidate S)."""
+    if proxy_path is None:
+        return {}, ("Δ and σ depend on n and on the candidate S; no proxy was given, so they "
+                    "are not shown (pass ?proxy=PATH).")
+    from workbench.transform import EncodingError
+    from workbench.transform.raw import read_raw
+    from workbench.widgets.lab import ProxyLab
+    from workbench.widgets.sampling import PreviewError
+
+    try:
+        lab = ProxyLab(read_raw(proxy_path, spec.columns))
+        readouts = lab.readouts(spec)
+        config = lab.configuration(spec)
+    except (OSError, EncodingError, PreviewError, ValueError, KeyError, ArithmeticError) as exc:
+        return {}, f"Δ and σ could not be estimated on the proxy {proxy_path.name}: {exc}"
+    n = next((r.n for r in readouts.values()), 0)
+    return readouts, (
+        f"Δ and σ are estimates: they depend on n and on the candidate S, and are computed here "
+        f"as the engine does, with the PUBLIC proxy {proxy_path.name} (n = {n:,} after "
+        f"cleaning) as R and one quick synthetic sample of the first configuration "
+        f"({_config_text(config)}) as S.")
