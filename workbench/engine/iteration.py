@@ -33,6 +33,17 @@ class Candidate:
     failure: str | None = None
 
 
+def fit_generator(spec: Spec, configuration: Configuration, codes: np.ndarray,
+                  ctx: PrivacyContext) -> Any:
+    """The configuration's generator fitted with ε_gen; shared by runs, dry runs and widgets."""
+    generator = make_generator(spec.generator.family, **configuration.params)
+    if hasattr(generator, "bind_spec"):  # criteria-aware families read the (public) spec
+        generator.bind_spec(spec, configuration)
+    generator.fit(codes, spec.table_codec(configuration).domain,
+                  spec.budget.epsilon_generator, ctx)
+    return generator
+
+
 def encode_real(spec: Spec, configuration: Configuration, frame: pd.DataFrame) -> np.ndarray:
     """Codes of the cleaned data R under one configuration's transformation."""
     return spec.table_codec(configuration).encode(frame)
@@ -55,8 +66,7 @@ def run_iteration(
     codes = table.encode(frame) if real_codes is None else real_codes
     n = int(codes.shape[0])
     step("fit")
-    generator = make_generator(spec.generator.family, **configuration.params)
-    generator.fit(codes, table.domain, spec.budget.epsilon_generator, ctx)
+    generator = fit_generator(spec, configuration, codes, ctx)
     step("sample")
     try:
         synth = sample_valid_for(spec, configuration, generator, n, ctx.rng)

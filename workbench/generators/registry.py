@@ -8,11 +8,13 @@ from workbench.generators.independent import IndependentMarginals
 from workbench.generators.perturbed_histogram import PerturbedHistogram
 from workbench.generators.privbayes import PrivBayes
 from workbench.generators.protocol import Generator
+from workbench.generators.workload_generator import WorkloadGenerator
 
 FAMILIES: dict[str, type] = {
     "privbayes": PrivBayes,
     "independent": IndependentMarginals,
     "perturbed_histogram": PerturbedHistogram,
+    "workload": WorkloadGenerator,
 }
 
 

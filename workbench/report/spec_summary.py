@@ -22,6 +22,25 @@ def _table(rows: list[list[str]], header: list[str]) -> list[str]:
     ]
 
 
+def _workload_lines(spec: Spec) -> list[str]:
+    """The marginals a 'workload' generator measures, per hyperparameter set (public)."""
+    if spec.generator.family != "workload":
+        return []
+    from workbench.generators import make_generator
+
+    out: list[str] = []
+    for i, params in enumerate(spec.generator.hyperparameter_sets(), 1):
+        generator = make_generator("workload", **params)
+        generator.bind_spec(spec)
+        shown = ", ".join(f"{k}={v}" for k, v in sorted(params.items())) or "defaults"
+        out.append(
+            f"Derived workload {i} ({shown}), ε at ε_gen = "
+            f"{format_number(spec.budget.epsilon_generator)}:"
+        )
+        out += ["  " + line for line in generator.workload.describe(spec.budget.epsilon_generator)]
+    return out
+
+
 def describe_spec(spec: Spec) -> str:
     """Columns, domain sizes, configuration count, criteria table and ε_total."""
     out: list[str] = []
@@ -62,6 +81,7 @@ def describe_spec(spec: Spec) -> str:
     )
     if spec.selection.configurations is not None:
         out.append(f"Narrowed search space: {len(spec.selection.configurations)} configurations")
+    out += _workload_lines(spec)
     out.append("")
     rows = []
     for i, cr in enumerate(spec.criteria, 1):

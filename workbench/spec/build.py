@@ -104,6 +104,18 @@ def _positive_int(v: Any) -> str | None:
     )
 
 
+def _non_negative(v: Any) -> str | None:
+    return None if _is_number(v) and v >= 0 else "must be a number >= 0"
+
+
+def _workload_algorithm(v: Any) -> str | None:
+    if v == "fixed":
+        return None
+    if v == "aim":
+        return "'aim' is not supported: AIM is zCDP and this workbench charges pure ε"
+    return "must be 'fixed'"
+
+
 def _column_list(v: Any) -> str | None:
     ok = isinstance(v, list | tuple) and v and all(isinstance(x, str) for x in v)
     return None if ok else "must be a non-empty list of column names"
@@ -114,6 +126,16 @@ GENERATOR_FAMILIES: dict[str, dict[str, Callable[[Any], str | None]]] = {
     "privbayes": {"epsilon_split": _in_open_unit, "theta": _positive, "degree": _positive_int},
     "independent": {},
     "perturbed_histogram": {"columns": _column_list},
+    # AIM is refused: it is a zCDP algorithm and no pure-ε variant is implemented.
+    "workload": {
+        "algorithm": _workload_algorithm,
+        "one_way_share": _in_open_unit,
+        "regression_weight": _non_negative,
+        "mean_weight": _non_negative,
+        "marginal_weight": _non_negative,
+        "faithfulness_weight": _non_negative,
+        "iters": _positive_int,
+    },
 }
 EXCLUSIVE_HYPERPARAMETERS: dict[str, tuple[str, ...]] = {"privbayes": ("theta", "degree")}
 REQUIRED_HYPERPARAMETERS: dict[str, tuple[str, ...]] = {

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from workbench.generators import make_generator
+from workbench.engine.iteration import fit_generator
 from workbench.postprocess import SamplingError, project_min_count, sample_valid_for
 from workbench.privacy import PrivacyContext
 from workbench.spec import Configuration, Spec
@@ -38,13 +38,11 @@ def quick_sample(
     spec: Spec, config: Configuration, real_codes: np.ndarray, seed: int = 0
 ) -> QuickSample:
     """Fit the configuration's generator on the proxy codes and draw one release candidate."""
-    table = spec.table_codec(config)
     n = int(real_codes.shape[0])
     if n == 0:
         raise PreviewError("the cleaned proxy has no rows")
     ctx = PrivacyContext.simulation(seed, neighbour=spec.budget.neighbour)
-    generator = make_generator(config.family, **config.params)
-    generator.fit(real_codes, table.domain, spec.budget.epsilon_generator, ctx)
+    generator = fit_generator(spec, config, real_codes, ctx)
     try:
         codes = sample_valid_for(spec, config, generator, n, ctx.rng)
     except SamplingError as exc:  # shown in the editors instead of the readouts

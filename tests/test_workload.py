@@ -1,0 +1,266 @@
+"""The criteria-aware workload: derivation from the spec, ε allocation, the generator's budget,
+domain discipline and joint-preserving sampling, the spec validator and the engine hook."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from workbench.generators import WorkloadGenerator, derive_workload, make_generator
+from workbench.generators.workload import all_pairs_workload
+from workbench.privacy import PrivacyContext
+from workbench.report.spec_summary import describe_spec
+from workbench.spec import SpecError, build_spec
+from workbench.transform import Domain
+
+COLUMNS = ("birth_month", "mother_age", "parity", "gestation_week", "birth_sex", "birth_weight")
+
+
+def _workload_doc(doc: dict, **grid: list) -> dict:
+    doc["generator"] = {"family": "workload", "search_space": [grid or {"algorithm": ["fixed"]}]}
+    return doc
+
+
+# ------------------------------------------------------------------ derivation
+
+
+def test_regression_asks_for_every_pair_of_its_columns(example_spec) -> None:
+    workload = derive_workload(example_spec)
+    cliques = {item.clique for item in workload.items}
+    assert cliques == set(itertools.combinations(COLUMNS, 2))
+    for item in workload.items:
+        assert {"regression_coefficients", "regression_mae"} <= set(item.sources)
+
+
+def test_weights_follow_the_criteria_epsilon_shares(example_spec) -> None:
+    weights = {i.clique: i.weight for i in derive_workload(example_spec).items}
+    total = 0.99
+    per_pair = (0.43 + 0.04 + 0.01) / total / 15  # regression ×2 and max-marginal, all pairs
+    assert weights[("birth_month", "birth_sex")] == pytest.approx(per_pair)
+    # birth weight by sex: plus a quarter of the birth-weight mean criterion (4 group-bys)
+    assert weights[("birth_sex", "birth_weight")] == pytest.approx(per_pair + 0.17 / total / 4)
+    # gestation x weight: plus the mean and the faithfulness share (3 distance pairs)
+    expected = per_pair + 0.17 / total / 4 + 0.01 / total / 3
+    assert weights[("gestation_week", "birth_weight")] == pytest.approx(expected)
+
+
+def test_conditional_means_ask_for_target_by_group_pairs(example_doc) -> None:
+    example_doc["criteria"] = [c for c in example_doc["criteria"] if c["id"] == "mean_gestation"]
+    example_doc["criteria"][0]["params"].pop("resize_slack")
+    example_doc["budget"]["epsilon_criteria"] = 0.02
+    workload = derive_workload(build_spec(example_doc))
+    assert [i.clique for i in workload.items] == [
+        ("mother_age", "gestation_week"),
+        ("parity", "gestation_week"),
+    ]
+    assert all(i.weight == pytest.approx(0.5) for i in workload.items)
+
+
+def test_multipliers_scale_and_zero_drops(example_spec) -> None:
+    base = {i.clique: i.weight for i in derive_workload(example_spec).items}
+    doubled = derive_workload(example_spec, multipliers={"regression": 2.0})
+    pair = ("birth_month", "birth_sex")
+    assert {i.clique: i.weight for i in doubled.items}[pair] == pytest.approx(
+        base[pair] + (0.43 + 0.04) / 0.99 / 15
+    )
+    only_means = derive_workload(
+        example_spec, multipliers={"regression": 0, "marginal": 0, "faithfulness": 0}
+    )
+    assert {i.clique for i in only_means.items} == {
+        ("mother_age", "parity"),
+        ("mother_age", "gestation_week"),
+        ("mother_age", "birth_weight"),
+        ("parity", "gestation_week"),
+        ("parity", "birth_weight"),
+        ("gestation_week", "birth_weight"),
+        ("birth_sex", "birth_weight"),
+    }
+
+
+def test_one_way_criteria_need_only_the_one_way_share(example_doc) -> None:
+    example_doc["criteria"] = [c for c in example_doc["criteria"] if c["id"] == "relative_1way"]
+    example_doc["budget"]["epsilon_criteria"] = 0.3
+    workload = derive_workload(build_spec(example_doc), one_way_share=0.2)
+    assert workload.items == ()
+    alloc = workload.allocate(1.5)
+    assert [c for c, _ in alloc] == [(c,) for c in COLUMNS]
+    assert sum(e for _, e in alloc) == pytest.approx(1.5)  # everything goes to the 1-ways
+
+
+@pytest.mark.parametrize("epsilon", [0.1, 1.0, 2.0, 4.0, 1 / 3])
+@pytest.mark.parametrize("share", [0.1, 0.25, 0.6])
+def test_allocation_spends_exactly_epsilon(example_spec, epsilon: float, share: float) -> None:
+    workload = derive_workload(example_spec, one_way_share=share)
+    alloc = workload.allocate(epsilon)
+    assert math.fsum(e for _, e in alloc) == pytest.approx(epsilon, rel=1e-12)
+    assert all(e > 0 for _, e in alloc)
+    one_way = sum(e for c, e in alloc if len(c) == 1)
+    assert one_way == pytest.approx(share * epsilon)
+    weights = {i.clique: i.weight for i in workload.items}
+    multi = [(c, e) for c, e in alloc if len(c) > 1]
+    ratios = [e / weights[c] for c, e in multi]
+    assert max(ratios) == pytest.approx(min(ratios))  # ε proportional to weight
+
+
+def test_describe_shows_the_derived_workload(example_doc) -> None:
+    spec = build_spec(_workload_doc(example_doc, one_way_share=[0.25, 0.4]))
+    text = describe_spec(spec)
+    assert "Derived workload 1 (one_way_share=0.25)" in text
+    assert "Derived workload 2 (one_way_share=0.4)" in text
+    assert "birth_sex × birth_weight" in text
+    assert "mean_birth_weight" in text
+
+
+# ------------------------------------------------------------------ spec validator
+
+
+def test_validator_accepts_workload_hyperparameters(example_doc) -> None:
+    spec = build_spec(
+        _workload_doc(
+            example_doc,
+            algorithm=["fixed"],
+            one_way_share=[0.2, 0.3],
+            regression_weight=[1, 2],
+            mean_weight=[1.0],
+            marginal_weight=[0],
+            faithfulness_weight=[0.5],
+            iters=[300],
+        )
+    )
+    assert spec.generator.count() == 4
+    for params in spec.generator.hyperparameter_sets():
+        make_generator("workload", **params)  # every point builds
+
+
+def test_validator_rejects_aim_and_bad_values(example_doc) -> None:
+    doc = _workload_doc(example_doc, algorithm=["aim"], one_way_share=[1.5], mean_weight=[-1])
+    with pytest.raises(SpecError) as err:
+        build_spec(doc)
+    text = str(err.value)
+    assert "zCDP" in text
+    assert "one_way_share[0]" in text
+    assert "mean_weight[0]" in text
+    with pytest.raises(ValueError, match="zCDP"):
+        make_generator("workload", algorithm="aim")
+
+
+# ------------------------------------------------------------------ the generator
+
+
+def dependent_codes(n: int, rng: np.random.Generator) -> tuple[np.ndarray, Domain]:
+    """b copies a 90% of the time, c is independent noise, code 3 of a is never used."""
+    a = rng.integers(0, 3, n)
+    b = np.where(rng.random(n) < 0.9, a, rng.integers(0, 4, n))
+    c = rng.integers(0, 2, n)
+    return np.stack([a, b, c], axis=1), Domain(("a", "b", "c"), (4, 4, 2))
+
+
+@pytest.fixture(scope="module")
+def fitted() -> tuple[WorkloadGenerator, PrivacyContext, np.ndarray, Domain]:
+    codes, domain = dependent_codes(20_000, np.random.default_rng(1))
+    ctx = PrivacyContext.simulation(seed=3)
+    gen = WorkloadGenerator(iters=300)
+    gen.bind_workload(all_pairs_workload(domain.names, one_way_share=0.3))
+    gen.fit(codes, domain, 2.0, ctx)
+    return gen, ctx, codes, domain
+
+
+def test_fit_spends_exactly_epsilon_through_the_context(fitted) -> None:
+    _, ctx, _, domain = fitted
+    assert ctx.epsilon_recorded() == pytest.approx(2.0, rel=1e-12)
+    assert len(ctx.records) == len(domain) + 3  # three 1-ways and three pairs
+    for record in ctx.records:
+        assert record.mechanism == "discrete_laplace"
+        assert record.sensitivity == ctx.histogram_sensitivity()
+        assert record.purpose.startswith("workload marginal: ")
+
+
+def test_domain_comes_from_the_spec_not_the_data(fitted) -> None:
+    gen, _, codes, domain = fitted
+    assert codes[:, 0].max() == 2  # the data never uses code 3 of 'a'
+    assert gen.model_.domain == domain
+    sizes = {col: table.n_codes for col, _, _, table in gen.model_.plan}
+    assert sizes == {0: 4, 1: 4, 2: 2}  # every table has the spec's width
+
+
+def test_sample_keeps_the_two_way_dependence(fitted) -> None:
+    gen, _, codes, _ = fitted
+    synth = gen.sample(20_000, np.random.default_rng(7))
+    assert synth.shape == (20_000, 3)
+    agree_real = np.mean(codes[:, 0] == codes[:, 1])
+    agree_synth = np.mean(synth[:, 0] == synth[:, 1])
+    assert agree_synth == pytest.approx(agree_real, abs=0.03)  # independence would give ~0.25
+    assert np.mean(synth[:, 0] == 3) < 0.01
+
+
+def test_sampling_is_reproducible_from_the_given_rng(fitted) -> None:
+    gen = fitted[0]
+    first = gen.sample(500, np.random.default_rng(11))
+    again = gen.sample(500, np.random.default_rng(11))
+    assert np.array_equal(first, again)
+
+
+def test_codes_outside_the_spec_domain_are_refused() -> None:
+    codes = np.array([[0, 0], [5, 1]])
+    gen = WorkloadGenerator()
+    with pytest.raises(ValueError, match="'a'"):
+        gen.fit(codes, Domain(("a", "b"), (3, 2)), 1.0, PrivacyContext.simulation(seed=0))
+
+
+def test_workload_columns_must_match_the_domain() -> None:
+    gen = WorkloadGenerator()
+    gen.bind_workload(all_pairs_workload(("a", "z")))
+    ctx = PrivacyContext.simulation(seed=0)
+    with pytest.raises(ValueError, match="differ"):
+        gen.fit(np.zeros((4, 2), dtype=int), Domain(("a", "b"), (2, 2)), 1.0, ctx)
+    assert ctx.records == []  # refused before any measurement
+
+
+# ------------------------------------------------------------------ engine hook
+
+
+def test_run_iteration_binds_the_spec_before_fit(monkeypatch, example_spec) -> None:
+    from workbench.engine import iteration
+
+    calls: list[str] = []
+
+    class Probe:
+        def bind_spec(self, spec, configuration) -> None:
+            calls.append("bind")
+            assert spec is example_spec
+
+        def fit(self, codes, domain, epsilon, privacy):
+            calls.append("fit")
+            raise RuntimeError("stop here")
+
+    monkeypatch.setattr(iteration, "make_generator", lambda family, **params: Probe())
+    config = next(example_spec.configurations())
+    codes = np.zeros((3, len(COLUMNS)), dtype=np.int64)
+    with pytest.raises(RuntimeError, match="stop here"):
+        iteration.run_iteration(
+            example_spec, config, None, PrivacyContext.simulation(seed=0), real_codes=codes
+        )
+    assert calls == ["bind", "fit"]
+
+
+# ------------------------------------------------------------------ the lean example
+
+
+def test_lean_example_is_the_paper_design_with_the_workload_generator(example_spec) -> None:
+    from workbench.spec import load_spec
+
+    examples = Path(__file__).resolve().parents[1] / "examples"
+    lean = load_spec(examples / "israel_births_2014_lean.json")
+    frozen = load_spec(examples / "israel_births_2014_lean.frozen.json", require_frozen=True)
+    assert frozen.sha256 == lean.sha256
+    assert lean.generator.family == "workload"
+    paper = {c.id: (c.kind, c.threshold) for c in example_spec.criteria}
+    assert {c.id: (c.kind, c.threshold) for c in lean.criteria} == paper
+    assert [c.id for c in lean.criteria if c.once] == ["regression_coefficients"]
+    assert all(len(t.alternatives) == 1 for t in lean.transformations)  # so `once` is allowed
+    assert lean.epsilon_total == pytest.approx(2 * (1.5 + 0.706) + 1.6)
+    assert lean.epsilon_total < example_spec.epsilon_total
