@@ -111,13 +111,27 @@ def voila_command(notebook: Path, port: int, extra: Sequence[str] = ()) -> list[
     ]
 
 
+def voila_data_path() -> str:
+    """The share/jupyter folder of Voilà's own installation, where its templates live.
+
+    Voilà searches sys.prefix; in a virtualenv that borrows system packages, or when
+    JUPYTER_DATA_DIR points elsewhere, that is not where the templates were installed.
+    """
+    import voila
+
+    return str(Path(voila.__file__).resolve().parents[4] / "share" / "jupyter")
+
+
 def start_voila(notebook: Path, port: int, *, env: Mapping[str, str] | None = None,
                 log: Path | None = None, extra: Sequence[str] = ()) -> subprocess.Popen[bytes]:
     """Start Voilà as its own process (stop it by its PID); output goes to ``log`` if given."""
+    environment = dict(os.environ if env is None else env)
+    paths = [p for p in environment.get("JUPYTER_PATH", "").split(os.pathsep) if p]
+    environment["JUPYTER_PATH"] = os.pathsep.join([*paths, voila_data_path()])
     out = open(log, "wb") if log is not None else subprocess.DEVNULL  # noqa: SIM115
     try:
         return subprocess.Popen(voila_command(notebook, port, extra), cwd=str(notebook.parent),
-                                env=None if env is None else dict(env), stdout=out,
+                                env=environment, stdout=out,
                                 stderr=subprocess.STDOUT, start_new_session=True)
     finally:
         if log is not None:
