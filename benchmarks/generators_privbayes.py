@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _paper import CHOSEN_TRANSFORMS
 
 from workbench.criteria import max_marginal_error
 from workbench.generators import make_generator
@@ -39,14 +40,6 @@ SPEC = REPO / "examples" / "israel_births_2014.json"
 DATA = REPO.parent / "shared" / "data" / "us_births_2019_singleton_sample160k.csv.gz"
 N_PAPER = 165_915  # records in the Israeli release (Table 2)
 TILES_LARGE = 24  # 24 · 165,915 = 3,981,960 ≈ 4M
-CHOSEN_TRANSFORMS = {
-    "birth_month": "month",
-    "mother_age": "ten_bins_35_39",
-    "parity": "five_bins",
-    "gestation_week": "six_bins",
-    "birth_sex": "sex",
-    "birth_weight": "grams_100",
-}
 TARGET_166K_S, TARGET_4M_S, THRESHOLD = 5.0, 60.0, 0.01
 
 

@@ -37,6 +37,7 @@ import time
 from pathlib import Path
 
 import pandas as pd
+from _paper import CHOSEN_TRANSFORMS
 
 from workbench.criteria import evaluate_criterion, exact_errors
 from workbench.engine import run_iteration
@@ -49,14 +50,6 @@ REPO = Path(__file__).resolve().parents[1]
 SPEC = REPO / "examples" / "israel_births_2014.json"
 DATA = REPO.parent / "shared" / "data" / "us_births_2019_singleton_sample160k.csv.gz"
 PROXY = REPO / "data_public" / "proxy_births_166k.csv.gz"  # already in the schema's columns
-CHOSEN_TRANSFORMS = {
-    "birth_month": "month",
-    "mother_age": "ten_bins_35_39",
-    "parity": "five_bins",
-    "gestation_week": "six_bins",
-    "birth_sex": "sex",
-    "birth_weight": "grams_100",
-}
 GENERATORS: dict[str, tuple[str, dict]] = {
     "workload": ("workload", {"algorithm": "fixed", "one_way_share": 0.25}),
     "privbayes d=2": ("privbayes", {"degree": 2, "epsilon_split": 0.25}),

@@ -21,7 +21,8 @@ _DENSE_PER_ROW = 8
 _RAVEL_MAX_CELLS = 1 << 62
 
 
-def check_codes(argument: str, codes: np.ndarray, domain: Domain) -> np.ndarray:
+def check_codes(argument: str, codes: np.ndarray, domain: Domain, *,
+                allow_empty: bool = False) -> np.ndarray:
     """Codes as an int64 (n, d) matrix inside the public domain; errors name the column only."""
     arr = np.asarray(codes)
     d = len(domain)
@@ -31,6 +32,8 @@ def check_codes(argument: str, codes: np.ndarray, domain: Domain) -> np.ndarray:
         raise ValueError(f"{argument} must be an integer code matrix")
     arr = arr.astype(np.int64, copy=False)
     if arr.shape[0] == 0:
+        if allow_empty:
+            return arr
         raise ValueError(f"{argument} has no rows")
     outside = (arr.min(axis=0) < 0) | (arr.max(axis=0) >= np.asarray(domain.sizes))
     if outside.any():

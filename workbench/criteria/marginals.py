@@ -18,6 +18,7 @@ import math
 
 import numpy as np
 
+from workbench.criteria.cells import check_codes
 from workbench.transform import Domain
 
 # A combined-code table is summed with a dense bincount when its domain has at most
@@ -76,8 +77,8 @@ def marginal_errors_by_subset(
     if d == 0:
         raise ValueError("domain has no columns, so there is no marginal to compare")
     ways = d if max_way is None else _check_max_way(max_way, d)
-    r = _check_codes("real", real, domain)
-    s = _check_codes("synth", synth, domain)
+    r = check_codes("real", real, domain, allow_empty=True)
+    s = check_codes("synth", synth, domain, allow_empty=True)
     n = r.shape[0]
     if s.shape[0] != n:
         raise ValueError(
@@ -105,24 +106,6 @@ def _check_max_way(max_way: int, d: int) -> int:
     if not 1 <= max_way <= d:
         raise ValueError(f"max_way must lie in [1, {d}] for this domain, got {max_way}")
     return int(max_way)
-
-
-def _check_codes(argument: str, codes: np.ndarray, domain: Domain) -> np.ndarray:
-    """Codes as an int64 (n, d) matrix inside the public domain; errors name argument and column."""
-    arr = np.asarray(codes)
-    d = len(domain)
-    if arr.ndim != 2 or arr.shape[1] != d:
-        raise ValueError(f"{argument} must be an (n, {d}) code matrix with columns {domain.names}")
-    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
-        raise ValueError(f"{argument} must be an integer code matrix, got dtype {arr.dtype}")
-    arr = arr.astype(np.int64, copy=False)
-    if arr.shape[0] == 0:
-        return arr
-    outside = (arr.min(axis=0) < 0) | (arr.max(axis=0) >= np.asarray(domain.sizes))
-    if outside.any():
-        name = domain.names[int(np.flatnonzero(outside)[0])]
-        raise ValueError(f"{argument}: column {name!r} has codes outside its domain")
-    return arr
 
 
 def _dense(total: int, items: int) -> bool:
