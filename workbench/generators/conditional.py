@@ -82,3 +82,19 @@ class ConditionalTable:
         pos = np.searchsorted(self._shifted, config + u, side="right")
         codes = pos - config * k
         return np.minimum(codes, self._last[config])
+
+
+Plan = list[tuple[int, tuple[int, ...], tuple[int, ...], ConditionalTable]]
+
+
+def ancestral_sample(plan: Plan, n: int, d: int, rng: np.random.Generator) -> np.ndarray:
+    """n rows of d codes, one vectorised inverse-CDF draw per (column, parents, sizes, table)."""
+    out = np.zeros((n, d), dtype=np.int64)
+    for col, parents, parent_sizes, table in plan:
+        config = (
+            np.ravel_multi_index(tuple(out[:, list(parents)].T), parent_sizes)
+            if parents
+            else np.zeros(n, dtype=np.int64)
+        )
+        out[:, col] = table.sample(config, rng)
+    return out

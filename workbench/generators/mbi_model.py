@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from workbench.generators.conditional import ConditionalTable
+from workbench.generators.conditional import ConditionalTable, ancestral_sample
 from workbench.transform import Domain
 
 Clique = tuple[str, ...]
@@ -70,24 +70,13 @@ class GraphicalModel:
 
     def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
         """n i.i.d. rows of codes, one inverse-CDF draw per column given its sampled parents."""
-        out = np.zeros((n, len(self.domain)), dtype=np.int64)
-        for col, parents, parent_sizes, table in self.plan:
-            config = (
-                np.ravel_multi_index(tuple(out[:, list(parents)].T), parent_sizes)
-                if parents
-                else np.zeros(n, dtype=np.int64)
-            )
-            out[:, col] = table.sample(config, rng)
-        return out
+        return ancestral_sample(self.plan, n, len(self.domain), rng)
 
 
 def _conditional(marginal: np.ndarray) -> ConditionalTable:
     """P(last axis | other axes) from a non-negative table; empty parent rows become uniform."""
-    k = marginal.shape[-1]
-    table = np.clip(np.asarray(marginal, dtype=np.float64).reshape(-1, k), 0.0, None)
-    totals = table.sum(axis=1, keepdims=True)
-    probs = np.divide(table, totals, out=np.full_like(table, 1.0 / k), where=totals > 0)
-    return ConditionalTable(probs)
+    table = np.clip(np.asarray(marginal, dtype=np.float64), 0.0, None)
+    return ConditionalTable.from_noisy_counts(table.reshape(-1, table.shape[-1]))
 
 
 def fit_graphical_model(

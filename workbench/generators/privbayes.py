@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from workbench.generators.cells import CellCounts, check_epsilon, check_n
-from workbench.generators.conditional import ConditionalTable
+from workbench.generators.conditional import ConditionalTable, ancestral_sample
 from workbench.generators.measurement import noisy_marginal
 from workbench.generators.mutual_information import (
     mutual_information,
@@ -262,13 +262,4 @@ class PrivBayes:
         """Ancestral sampling, one vectorised inverse-CDF draw per node; never touches the data."""
         if not hasattr(self, "_plan"):
             raise RuntimeError("privbayes: call fit before sample")
-        n = check_n(n)
-        out = np.zeros((n, len(self.domain_)), dtype=np.int64)
-        for x, pi, parent_sizes, table in self._plan:
-            config = (
-                np.ravel_multi_index(tuple(out[:, list(pi)].T), parent_sizes)
-                if pi
-                else np.zeros(n, dtype=np.int64)
-            )
-            out[:, x] = table.sample(config, rng)
-        return out
+        return ancestral_sample(self._plan, check_n(n), len(self.domain_), rng)
