@@ -20,16 +20,19 @@ margin = effective threshold − median exact error of the workload generator at
 data (the proxy's expected value). σ = √2·Δ/ε for the Laplace criteria (Δ: the largest one seen
 over the repetitions); for the relative 1-way criterion T′ itself depends on ε, so the condition
 10·√2·Δ/ε < λ + (Δ/ε)·ln(2p) − v gives ε > Δ·(10√2 − ln 2p)/(λ − v); for the DP regression
-coefficients σ is the empirical standard deviation of the DP value over 30 releases at the
-paper's ε = 0.43, scaled as 1/ε.
+coefficients, whose per-entry budget weights are first tuned on this data
+(``regression.tuned_statistic_weights``, printed for the spec), σ is the empirical standard
+deviation of the DP value over 200 releases at the paper's ε = 0.43, scaled as 1/ε.
 
 Run: python benchmarks/workload_vs_privbayes.py [--reps 10] [--eps 1 1.5 2 4] [--only workload]
-     python benchmarks/workload_vs_privbayes.py --lean 1.5 --proxy [--reps 5]
+     python benchmarks/workload_vs_privbayes.py --lean 1.25 --proxy [--reps 5]
+         [--hyper one_way_share=0.4 regression_weight=2]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import statistics
 import sys
@@ -40,6 +43,8 @@ import pandas as pd
 from _paper import CHOSEN_TRANSFORMS
 
 from workbench.criteria import evaluate_criterion, exact_errors
+from workbench.criteria.cells import distinct_cells
+from workbench.criteria.regression import RegressionDesign, tuned_statistic_weights
 from workbench.engine import run_iteration
 from workbench.privacy import PrivacyContext
 from workbench.proxy import read_us_sample
@@ -89,9 +94,26 @@ def round_up(x: float) -> float:
     return round(math.ceil(x / scale - 1e-9) * scale, 12)
 
 
-def lean(base: Spec, frame, real, eps_gen: float, reps: int) -> None:
+def with_tuned_regression(spec: Spec, config: Configuration, real) -> tuple[Spec, dict]:
+    """The spec with per-entry regression weights tuned on this (public) data."""
+    crit = next(c for c in spec.criteria if c.kind == "regression_coefficients")
+    table = spec.table_codec(config)
+    design = RegressionDesign.build(spec, table, crit)
+    weights = tuned_statistic_weights(design, *distinct_cells(real, table.domain))
+    doc = spec.to_document()
+    for c in doc["criteria"]:
+        if c["id"] == crit.id:
+            c["params"]["statistic_weights"] = weights
+    return build_spec(doc), weights
+
+
+def lean(base: Spec, frame, real, eps_gen: float, reps: int, hyper: dict) -> None:
     """Print the smallest per-criterion ε with σ < margin/10 on this data."""
-    spec, config = variant(base, "workload", dict(GENERATORS["workload"][1]), eps_gen)
+    hyper = {**GENERATORS["workload"][1], **hyper}
+    print(f"workload hyperparameters: {hyper}")
+    spec, config = variant(base, "workload", hyper, eps_gen)
+    spec, weights = with_tuned_regression(spec, config, real)
+    print("regression statistic_weights tuned on this data:", json.dumps(weights))
     exact: dict[str, list[float]] = {c.id: [] for c in spec.criteria}
     delta: dict[str, float] = {}
     limits: dict[str, float] = {}
@@ -119,7 +141,7 @@ def lean(base: Spec, frame, real, eps_gen: float, reps: int) -> None:
         elif c.kind == "regression_coefficients":
             margin = c.threshold - v
             values = []
-            for seed in range(30):
+            for seed in range(200):
                 ctx = PrivacyContext.simulation(seed=seed)
                 values.append(evaluate_criterion(spec, config, c.id, real, synth, ctx).value)
             sigma_eps = statistics.stdev(values) * c.epsilon
@@ -150,6 +172,8 @@ def main() -> None:
     ap.add_argument("--only", nargs="+", default=list(GENERATORS))
     ap.add_argument("--lean", type=float, default=None, metavar="EPS_GEN")
     ap.add_argument("--proxy", action="store_true", help="use the public proxy, not the US data")
+    ap.add_argument("--hyper", nargs="*", default=[], metavar="NAME=VALUE",
+                    help="workload hyperparameters for --lean, e.g. one_way_share=0.4")
     args = ap.parse_args()
     if not DATA.exists():
         sys.exit(f"benchmark data not found: {DATA}")
@@ -160,7 +184,8 @@ def main() -> None:
     real = base.table_codec(config0).encode(frame)
     ids = [c.id for c in base.criteria]
     if args.lean is not None:
-        lean(base, frame, real, args.lean, args.reps)
+        hyper = {k: float(v) for k, v in (h.split("=", 1) for h in args.hyper)}
+        lean(base, frame, real, args.lean, args.reps, hyper)
         return
     print(f"data: {data.name}, n = {len(real):,} after the raw rules; bins {CHOSEN_TRANSFORMS}")
     print(f"{args.reps} repetitions per cell; ε_eval = {base.budget.epsilon_criteria}")

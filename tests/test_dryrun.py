@@ -35,7 +35,7 @@ from workbench.privacy import (
 )
 from workbench.privacy import mechanisms as mechanisms_module
 from workbench.proxy import sample_proxy
-from workbench.spec import Configuration, build_spec, load_spec
+from workbench.spec import Configuration, SpecError, build_spec, load_spec
 
 REPO = Path(__file__).resolve().parents[1]
 NARROWED = REPO / "examples" / "israel_births_2014_narrowed.frozen.json"
@@ -379,3 +379,43 @@ def test_cli_limit_and_inline_workers(tmp_path: Path, proxy_20k,
     assert code == 0
     assert "2 configuration(s) × 1 repetition(s)" in out
     assert main(["dryrun", str(spec_path), str(proxy_path), "--configs", "narrowed"]) == 2
+
+
+def _epsilon_alternatives_document(epsilons: list[float]) -> dict:
+    """The cheap design with ε_gen as a generator alternative on its first two configurations."""
+    doc = _cheap_document()
+    for grid in doc["generator"]["search_space"]:
+        grid["epsilon"] = list(epsilons)
+    first = doc["selection"]["configurations"][:2]
+    doc["selection"]["configurations"] = [
+        {**c, "generator": {**c["generator"], "epsilon": e}} for c in first for e in epsilons
+    ]
+    doc["budget"]["epsilon_generator"] = max(epsilons)
+    return doc
+
+
+def test_generator_epsilon_is_an_alternative_charged_at_its_largest(proxy_20k) -> None:
+    """Each configuration fits with its own ε_gen, ε_total charges the largest, and narrowing
+    to the smaller ε lowers the budget the frozen spec would spend."""
+    from workbench.engine.iteration import encode_real, fit_generator
+
+    spec = build_spec(_epsilon_alternatives_document([1.0, 4.0]))
+    configs = list(spec.configurations())
+    assert [spec.generator_epsilon(c) for c in configs] == [1.0, 4.0, 1.0, 4.0]
+    assert spec.epsilon_in_loop == pytest.approx(4.0 + spec.budget.epsilon_criteria)
+    codes = encode_real(spec, configs[0], proxy_20k)
+    for config in configs[:2]:
+        ctx = PrivacyContext.simulation(seed=1)
+        fit_generator(spec, config, codes, ctx)
+        spent = sum(r.epsilon for r in ctx.records)
+        assert spent == pytest.approx(spec.generator_epsilon(config))
+    too_much = _epsilon_alternatives_document([1.0, 4.0])
+    too_much["budget"]["epsilon_generator"] = 5.0
+    with pytest.raises(SpecError, match=r"budget\.epsilon_generator.*largest selectable"):
+        build_spec(too_much)
+    result = _synthetic_result(spec, [1.0, 0.0, 0.75, 0.0])
+    assert "epsilon=1" in result.table.index[0]
+    doc = result.narrowed_document(spec, 0.5)
+    narrowed = build_spec(doc)
+    assert doc["budget"]["epsilon_generator"] == 1.0
+    assert narrowed.epsilon_total == pytest.approx(2 * (1.0 + spec.budget.epsilon_criteria))

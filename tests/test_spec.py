@@ -315,3 +315,23 @@ def test_fuzzed_specs_fail_only_with_spec_errors(example_document, data):
         for p in exc.problems:
             assert isinstance(p.path, str) and p.message
             assert "internal validation error" not in p.message, exc
+
+
+def test_regression_statistic_weights_are_checked(example_doc):
+    """Per-entry regression weights must name the regression's columns and be > 0."""
+    doc = copy.deepcopy(example_doc)
+    crit = next(c for c in doc["criteria"] if c["kind"] == "regression_coefficients")
+    crit["params"]["statistic_weights"] = {
+        "birth_weight*gestation_week": 2.0,
+        "birth_weight*height": 1.0,
+        "parity^2": 0,
+        "birth_sex=X": 1.0,
+    }
+    found = problems_of(doc)
+    path = "criteria[5].params.statistic_weights"
+    assert any(f"{path}.birth_weight*height" in p and "'height'" in p for p in found)
+    assert any(f"{path}.parity^2" in p and "> 0" in p for p in found)
+    assert any(f"{path}.birth_sex=X" in p and "'X'" in p for p in found)
+    assert not any("gestation_week" in p for p in found)
+    crit["params"]["statistic_weights"] = {"birth_weight*gestation_week": 2.0}
+    build_spec(doc)

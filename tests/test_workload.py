@@ -115,6 +115,16 @@ def test_describe_shows_the_derived_workload(example_doc) -> None:
     assert "mean_birth_weight" in text
 
 
+def test_describe_shows_generator_epsilon_alternatives(example_doc) -> None:
+    """ε_gen alternatives: each workload at its own ε, the budget line names the largest."""
+    doc = _workload_doc(example_doc, one_way_share=[0.25], epsilon=[1.0, 1.5])
+    doc["budget"]["epsilon_generator"] = 1.5
+    text = describe_spec(build_spec(doc))
+    assert "Derived workload 1 (epsilon=1.0, one_way_share=0.25), ε at ε_gen = 1:" in text
+    assert "Derived workload 2 (epsilon=1.5, one_way_share=0.25), ε at ε_gen = 1.5:" in text
+    assert "generator epsilon        1.5 (largest of the alternatives 1, 1.5)" in text
+
+
 # ------------------------------------------------------------------ spec validator
 
 

@@ -120,6 +120,8 @@ class DryRunResult:
         document = spec.to_document()
         document["selection"] = {**document["selection"],
                                  "configurations": [c.to_dict() for c in chosen]}
+        # With ε_gen alternatives, the charge follows the largest one left (spec validator).
+        document["budget"]["epsilon_generator"] = max(spec.generator_epsilon(c) for c in chosen)
         build_spec(document)
         return document
 

@@ -36,11 +36,11 @@ class Candidate:
 def fit_generator(spec: Spec, configuration: Configuration, codes: np.ndarray,
                   ctx: PrivacyContext) -> Any:
     """The configuration's generator fitted with ε_gen; shared by runs, dry runs and widgets."""
-    generator = make_generator(spec.generator.family, **configuration.params)
+    generator = make_generator(spec.generator.family, **configuration.generator_params)
     if hasattr(generator, "bind_spec"):  # criteria-aware families read the (public) spec
         generator.bind_spec(spec, configuration)
     generator.fit(codes, spec.table_codec(configuration).domain,
-                  spec.budget.epsilon_generator, ctx)
+                  spec.generator_epsilon(configuration), ctx)
     return generator
 
 

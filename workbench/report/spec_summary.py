@@ -30,14 +30,13 @@ def _workload_lines(spec: Spec) -> list[str]:
 
     out: list[str] = []
     for i, params in enumerate(spec.generator.hyperparameter_sets(), 1):
-        generator = make_generator("workload", **params)
+        own = {k: v for k, v in params.items() if k != "epsilon"}
+        eps = float(params.get("epsilon", spec.budget.epsilon_generator))
+        generator = make_generator("workload", **own)
         generator.bind_spec(spec)
         shown = ", ".join(f"{k}={v}" for k, v in sorted(params.items())) or "defaults"
-        out.append(
-            f"Derived workload {i} ({shown}), ε at ε_gen = "
-            f"{format_number(spec.budget.epsilon_generator)}:"
-        )
-        out += ["  " + line for line in generator.workload.describe(spec.budget.epsilon_generator)]
+        out.append(f"Derived workload {i} ({shown}), ε at ε_gen = {format_number(eps)}:")
+        out += ["  " + line for line in generator.workload.describe(eps)]
     return out
 
 
@@ -109,7 +108,13 @@ def describe_spec(spec: Spec) -> str:
     b, s = spec.budget, spec.selection
     in_loop = spec.epsilon_in_loop - b.epsilon_generator
     out.append("Budget:")
-    out.append(f"  generator epsilon        {format_number(b.epsilon_generator)}")
+    alternatives = sorted({spec.generator_epsilon(c) for c in spec.configurations()})
+    shown = (
+        f" (largest of the alternatives {', '.join(map(format_number, alternatives))})"
+        if len(alternatives) > 1
+        else ""
+    )
+    out.append(f"  generator epsilon        {format_number(b.epsilon_generator)}{shown}")
     out.append(f"  criteria epsilon in loop {format_number(round(in_loop, 12))}")
     out.append(f"  statistics computed once {format_number(round(spec.epsilon_once, 12))}")
     out.append(

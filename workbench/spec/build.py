@@ -137,6 +137,9 @@ GENERATOR_FAMILIES: dict[str, dict[str, Callable[[Any], str | None]]] = {
         "iters": _positive_int,
     },
 }
+#: Hyperparameters every family accepts: 'epsilon' makes ε_gen itself an alternative, so the
+#: dry run can rank it; the selection is charged for the largest selectable value.
+COMMON_HYPERPARAMETERS: dict[str, Callable[[Any], str | None]] = {"epsilon": _positive}
 EXCLUSIVE_HYPERPARAMETERS: dict[str, tuple[str, ...]] = {"privbayes": ("theta", "degree")}
 REQUIRED_HYPERPARAMETERS: dict[str, tuple[str, ...]] = {
     "privbayes": ("epsilon_split",),
@@ -149,7 +152,7 @@ CRITERION_PARAMS: dict[str, frozenset[str]] = {
     "conditional_mean": frozenset(
         {"target", "group_by", "include_overall", "resize_slack", "pad_value"}
     ),
-    "regression_coefficients": frozenset({"target", "features", "norm"}),
+    "regression_coefficients": frozenset({"target", "features", "norm", "statistic_weights"}),
     "regression_mae": frozenset({"target", "features"}),
     "faithfulness": frozenset(),
     "max_ecdf": frozenset({"column"}),
@@ -488,6 +491,29 @@ class _Builder:
                 self.problem(f"{path}.features[{j}]", "the target cannot also be a feature")
         return list(feats)
 
+    def _statistic_weights(self, params: Mapping[str, Any], path: str) -> None:
+        """Per-entry budget weights of the DP regression: names of its columns, weights > 0."""
+        wpath = join_path(path, "statistic_weights")
+        weights = params["statistic_weights"]
+        if not isinstance(weights, Mapping) or not weights:
+            self.problem(wpath, "must be a non-empty mapping from entry name to weight")
+            return
+        allowed = {params.get("target"), *self._features(params, path)}
+        for name, value in weights.items():
+            epath = join_path(wpath, str(name))
+            if not _is_number(value) or value <= 0:
+                self.problem(epath, "must be a number > 0")
+            factors = str(name).removesuffix("^2").split("*")
+            for factor in factors:
+                column, _, label = factor.partition("=")
+                if column not in allowed:
+                    self.problem(
+                        epath,
+                        f"{column!r} is not the target or a feature of this regression",
+                    )
+                elif label and label not in [str(v) for v in self.columns[column].domain or ()]:
+                    self.problem(epath, f"{label!r} is not a value of column {column!r}")
+
     def check_criterion(
         self, kind: str, params: dict[str, Any], bounds: Any, threshold: float, path: str
     ) -> tuple[float, float] | None:
@@ -570,6 +596,8 @@ class _Builder:
                 self.problem(path, "'bounds' [L, U] for clipping predictions are required")
             if params.get("norm", "l1") != "l1":
                 self.problem(join_path(ppath, "norm"), "must be 'l1'")
+            if "statistic_weights" in params:
+                self._statistic_weights(params, ppath)
         elif kind == "max_ecdf":
             self._numeric_column(join_path(ppath, "column"), params.get("column"))
         elif kind == "tv_marginals":
@@ -652,7 +680,7 @@ class _Builder:
                 f"unknown family {family!r}; known: {', '.join(sorted(GENERATOR_FAMILIES))}",
             )
             return GeneratorSpace(family, ())
-        checks = GENERATOR_FAMILIES[family]
+        checks = {**GENERATOR_FAMILIES[family], **COMMON_HYPERPARAMETERS}
         grids = []
         for i, grid in enumerate(raw["search_space"]):
             path = f"generator.search_space[{i}]"
@@ -714,6 +742,24 @@ class _Builder:
         return Selection(
             float(raw["gamma"]), raw["max_iterations"], float(raw["epsilon_0"]), configs
         )
+
+    def check_generator_epsilon(self, spec: Spec) -> None:
+        """With ε_gen alternatives, the budget's ε_gen is the largest selectable (the charge)."""
+        selectable = (
+            spec.selection.configurations
+            if spec.selection.configurations is not None
+            else _full_space(spec)
+        )
+        values = {spec.generator_epsilon(c) for c in selectable}
+        if not any("epsilon" in c.params for c in selectable):
+            return
+        budget = spec.budget.epsilon_generator
+        if not math.isclose(max(values), budget, rel_tol=1e-9):
+            self.problem(
+                "budget.epsilon_generator",
+                f"must equal the largest selectable generator 'epsilon' ({max(values):g}): "
+                "private selection is charged for the largest",
+            )
 
     def check_configurations(self, spec: Spec) -> None:
         """A narrowed list may only hold points of the declared space."""
@@ -809,6 +855,7 @@ def _build(document: Mapping[str, Any], require_frozen: bool) -> Spec:
         selection,
     )
     b.check_configurations(spec)
+    b.check_generator_epsilon(spec)
     if (
         spec.budget.epsilon_total_max is not None
         and spec.epsilon_total > spec.budget.epsilon_total_max

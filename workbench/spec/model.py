@@ -192,6 +192,16 @@ class Spec:
         raise KeyError(f"no criterion {criterion_id!r}")
 
     # --- budget ------------------------------------------------------------------
+    def generator_epsilon(self, configuration: Configuration) -> float:
+        """ε_gen of one configuration: its 'epsilon' alternative, else the budget's.
+
+        The selection is charged for the largest (ε₁ of the base algorithm is a maximum over
+        configurations), which the validator holds equal to ``budget.epsilon_generator``.
+        """
+        return float(
+            configuration.params.get("epsilon", self.budget.epsilon_generator)
+        )
+
     @property
     def epsilon_in_loop(self) -> float:
         """ε₁ of one private-selection iteration: generator plus in-loop criteria."""

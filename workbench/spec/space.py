@@ -55,6 +55,11 @@ class Configuration:
     def params(self) -> dict[str, Any]:
         return dict(self.hyperparameters)
 
+    @property
+    def generator_params(self) -> dict[str, Any]:
+        """The family's own hyperparameters; 'epsilon' (common to all) is the budget's business."""
+        return {k: v for k, v in self.hyperparameters if k != "epsilon"}
+
     def to_dict(self) -> dict[str, Any]:
         """The JSON form used in specs, bundles and caches."""
         return {

@@ -49,4 +49,4 @@ def quick_sample(
         raise PreviewError(str(exc)) from None
     codes = project_min_count(codes, config.min_count, ctx.rng)
     return QuickSample(np.asarray(codes, dtype=np.int64), config.family, config.params,
-                       spec.budget.epsilon_generator, seed)
+                       spec.generator_epsilon(config), seed)
