@@ -131,6 +131,27 @@ def test_spend_again_shows_cumulative_epsilon(workdir: Path, spec_path: Path, da
     assert verify_bundle(out).ok
 
 
+def test_single_attempt_spends_epsilon_1_once(workdir: Path, data_csv: Path,
+                                             capsys: pytest.CaptureFixture) -> None:
+    """selection.max_iterations = 1: one iteration, ε_total = ε₁, bundle or no_release."""
+    doc = _test_document()
+    doc["selection"] = {"gamma": 0, "max_iterations": 1, "epsilon_0": 0}
+    spec = workdir / "single.frozen.json"
+    save_spec(doc, spec)
+    out = workdir / "single"
+    code = main(["run", str(spec), str(data_csv), "--out", str(out), "--quiet"])
+    spent = Accountant.spent_in_ledger(out / "enclave" / "ledger.jsonl")
+    assert abs(spent - 4.04) < 1e-9  # 1 x (4 + 0.04), not 8.08
+    ends = [e for e in Ledger.read(out / "enclave" / "ledger.jsonl")
+            if e["event"] == "selection_end"]
+    assert len(ends) == 1 and ends[0]["iterations"] == 1
+    if code == 0:
+        assert verify_bundle(out).ok
+    else:
+        assert not (out / "release").exists()
+    capsys.readouterr()
+
+
 def test_unfrozen_spec_is_refused(workdir: Path, data_csv: Path,
                                   capsys: pytest.CaptureFixture) -> None:
     out = workdir / "unfrozen"

@@ -40,6 +40,7 @@ from workbench.privacy import (
     private_selection,
     probability_bottom,
     probability_success,
+    selection_epsilon,
     sensitivity,
 )
 from workbench.privacy import mechanisms as mechanisms_module
@@ -845,3 +846,26 @@ def test_no_noise_outside_opendp_in_the_package() -> None:
             continue
         violations += randomness_violations(path.read_text(encoding="utf-8"), str(rel))
     assert not violations, "noise must come from OpenDP:\n" + "\n".join(violations)
+
+
+def test_single_attempt_costs_one_epsilon_1(example_doc: dict, tmp_path: Path) -> None:
+    """T = 1: one iteration, then the candidate or ⊥ — post-processing of one ε₁-DP step."""
+    for gamma in (0.0, 0.5, 1.0):
+        check_selection_parameters(gamma, 1, 0.0)
+    with pytest.raises(ValueError, match="epsilon_0 must be 0 when max_iterations is 1"):
+        check_selection_parameters(0.0, 1, 0.5)
+    assert selection_epsilon(4.99, 0.0, max_iterations=1) == 4.99
+    assert selection_epsilon(4.99, 0.0, max_iterations=2) == pytest.approx(9.98)
+    example_doc["selection"] = {"gamma": 0, "max_iterations": 1, "epsilon_0": 0}
+    spec = build_spec(example_doc)
+    assert spec.epsilon_total == pytest.approx(4.99)  # was 9.98 with the uncapped loop
+    accountant = Accountant(5.0)
+    assert accountant.plan_selection(4.99, 0.0, 1, 0.0).cost == pytest.approx(4.99)
+    ctx = PrivacyContext.confidential(accountant=accountant, ledger=Ledger(tmp_path / "l.jsonl"))
+    steps: list[int] = []
+    result = private_selection(
+        lambda i: (steps.append(i) or False, i), gamma=0.0, max_iterations=1, ctx=ctx
+    )
+    assert steps == [1] and not result.succeeded and result.stopped_by == "cap"
+    with pytest.raises(BudgetExceeded):
+        Accountant(4.9).plan_selection(4.99, 0.0, 1, 0.0)

@@ -18,7 +18,13 @@ from workbench.criteria import release_once
 from workbench.engine.bundle import release_ledger, write_bundle
 from workbench.engine.iteration import Candidate, label_order, run_iteration
 from workbench.engine.rundir import RunDirectory, RunRefused
-from workbench.privacy import Accountant, Ledger, PrivacyContext, private_selection
+from workbench.privacy import (
+    Accountant,
+    Ledger,
+    PrivacyContext,
+    loop_factor,
+    private_selection,
+)
 from workbench.spec import Spec, load_spec
 from workbench.transform.clean import clean
 from workbench.transform.raw import apply_domain_policy, check_missing, read_raw
@@ -172,7 +178,8 @@ def _budget(spec: Spec, accountant: Accountant, prior: float) -> dict[str, Any]:
         "epsilon_criteria_in_loop": round(spec.epsilon_in_loop - spec.budget.epsilon_generator,
                                           12),
         "epsilon_per_iteration": spec.epsilon_in_loop,
-        "private_selection": f"2 × {spec.epsilon_in_loop:g} + ε₀ {spec.selection.epsilon_0:g}",
+        "private_selection": f"{loop_factor(spec.selection.max_iterations)} × "
+                             f"{spec.epsilon_in_loop:g} + ε₀ {spec.selection.epsilon_0:g}",
         "epsilon_once": once,
         "epsilon_total": spec.epsilon_total,
         "neighbour": spec.budget.neighbour,

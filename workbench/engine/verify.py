@@ -18,7 +18,7 @@ import pandas as pd
 
 from workbench.engine.bundle import BUNDLE_FILES, MANIFEST, file_sha256
 from workbench.postprocess import distinct_rows, reject_counts, semantics_for
-from workbench.privacy import Ledger
+from workbench.privacy import Ledger, loop_factor
 from workbench.spec import Configuration, Spec, SpecError
 from workbench.spec.build import build_spec
 from workbench.transform import EncodingError
@@ -182,12 +182,13 @@ def _check_ledger(root: Path, v: Verification, spec: Spec | None) -> list[dict[s
         v.failed("ledger", "needs exactly one selection plan and a summary line")
         return ledger
     plan = plans[0]
-    expected = 2 * float(plan["epsilon_per_iteration"]) + float(plan["epsilon_0"])
+    factor = loop_factor(plan.get("max_iterations"))
+    expected = factor * float(plan["epsilon_per_iteration"]) + float(plan["epsilon_0"])
     total = math.fsum(once) + expected
     stated = float(summary.get("epsilon_total", math.nan))
     problems = []
     if not math.isclose(float(plan["epsilon_selection"]), expected, abs_tol=_TOL):
-        problems.append("the selection plan's cost is not 2ε₁ + ε₀")
+        problems.append(f"the selection plan's cost is not {factor}ε₁ + ε₀")
     if math.fsum(loop) > float(plan["epsilon_per_iteration"]) + _TOL:
         problems.append("the accepted iteration spent more than ε₁")
     if not math.isclose(total, stated, abs_tol=_TOL):

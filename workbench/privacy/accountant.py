@@ -42,13 +42,16 @@ class SelectionPlan:
     @property
     def cost(self) -> float:
         """2ε₁ + ε₀ (Thm. 3)."""
-        return selection_epsilon(self.epsilon_per_iteration, self.epsilon_0)
+        return selection_epsilon(self.epsilon_per_iteration, self.epsilon_0, self.max_iterations)
 
 
 def plan_epsilon_total(
-    loop_epsilons: Iterable[float], once_epsilons: Iterable[float] = (), epsilon_0: float = 0.0
+    loop_epsilons: Iterable[float],
+    once_epsilons: Iterable[float] = (),
+    epsilon_0: float = 0.0,
+    max_iterations: int | None = None,
 ) -> float:
-    """ε_total of a design without running it: 2·Σ loop + ε₀ + Σ once.
+    """ε_total of a design without running it: 2·Σ loop + ε₀ + Σ once (1·Σ loop for T = 1).
 
     >>> round(plan_epsilon_total([4.0, 0.99]), 12)
     9.98
@@ -59,7 +62,7 @@ def plan_epsilon_total(
     once = [_checks.positive_finite("once_epsilons", e) for e in once_epsilons]
     total = math.fsum(once)
     if loop:
-        total += selection_epsilon(math.fsum(loop), epsilon_0)
+        total += selection_epsilon(math.fsum(loop), epsilon_0, max_iterations)
     return total
 
 
@@ -98,7 +101,7 @@ class Accountant:
         plan = SelectionPlan(e1, float(gamma), max_iterations, float(epsilon_0))
         if self.epsilon_total() + plan.cost > self.total_budget + _TOL:
             raise BudgetExceeded(
-                f"selection costs 2ε₁ + ε₀ = {plan.cost:g} but only "
+                f"selection costs {plan.cost:g} (ε₁ = {e1:g}) but only "
                 f"{self.remaining():g} of ε = {self.total_budget:g} is left"
             )
         self._plan = plan

@@ -11,6 +11,12 @@ never run more than T iterations. If one iteration is ε₁-DP the whole procedu
 γ = 0 with a finite T is rejected: the cap would be reached only when every iteration failed,
 so whether ⊥ is output would depend on the data with no randomisation to hide it.
 
+**Single attempt (T = 1).** One iteration, then the candidate or ⊥: the output is a function of
+one ε₁-DP iteration, so it costs ε₁ by post-processing, not 2ε₁ (γ is irrelevant; ε₀ must be
+0). When the public dry run forecasts a high pass probability p this is the cheaper design: a
+failed attempt spends ε₁ and releases nothing, and repeating it until success costs ε₁/p in
+expectation (basic composition, recorded by ``--spend-again``), below 2ε₁ whenever p > ½.
+
 Why not OpenDP's ``make_select_private_candidate``: it needs the iteration as an OpenDP
 ``Measurement`` releasing ``(score, candidate)``; ours is arbitrary Python (transform, fit a
 generator, sample, evaluate criteria) whose privacy is accounted by our own accountant, so it
@@ -88,10 +94,25 @@ def _check_epsilon_0_capped(epsilon_0: object) -> float:
     return e0
 
 
+def loop_factor(max_iterations: int | None) -> int:
+    """How many times ε₁ the loop costs: 1 for a single attempt (T = 1), else 2 (Thm. 3).
+
+    >>> loop_factor(1), loop_factor(None), loop_factor(20)
+    (1, 2, 2)
+    """
+    return 1 if max_iterations == 1 else 2
+
+
 def check_selection_parameters(gamma: float, max_iterations: int | None, epsilon_0: float) -> None:
     """Raise ValueError naming the parameter unless (γ, T, ε₀) satisfy Thm. 3 (see module doc)."""
     g = _checks.probability("gamma", gamma)
     t = _check_max_iterations(max_iterations)
+    if t == 1:
+        if isinstance(epsilon_0, bool) or not isinstance(epsilon_0, Real) or epsilon_0 != 0:
+            raise ValueError(
+                "epsilon_0 must be 0 when max_iterations is 1 (a single attempt costs ε₁)"
+            )
+        return
     if t is None:
         if isinstance(epsilon_0, bool) or not isinstance(epsilon_0, Real) or epsilon_0 != 0:
             raise ValueError(
@@ -112,18 +133,22 @@ def check_selection_parameters(gamma: float, max_iterations: int | None, epsilon
         )
 
 
-def selection_epsilon(epsilon_per_iteration: float, epsilon_0: float = 0.0) -> float:
-    """ε of the whole selection loop, 2ε₁ + ε₀ (Thm. 3).
+def selection_epsilon(
+    epsilon_per_iteration: float, epsilon_0: float = 0.0, max_iterations: int | None = None
+) -> float:
+    """ε of the whole selection loop: 2ε₁ + ε₀ (Thm. 3), or ε₁ for a single attempt (T = 1).
 
     >>> selection_epsilon(4.99)
     9.98
+    >>> selection_epsilon(4.99, 0.0, max_iterations=1)
+    4.99
     """
     e1 = _checks.positive_finite("epsilon_per_iteration", epsilon_per_iteration)
     if isinstance(epsilon_0, bool) or not isinstance(epsilon_0, Real):
         raise ValueError("epsilon_0 must be a number in [0, 1]")
     if not 0.0 <= float(epsilon_0) <= 1.0:
         raise ValueError("epsilon_0 must be a number in [0, 1]")
-    return 2.0 * e1 + float(epsilon_0)
+    return loop_factor(max_iterations) * e1 + float(epsilon_0)
 
 
 def _log_r(p: float, gamma: float) -> float:
@@ -213,7 +238,7 @@ def _resolve_epsilon_0(
         return plan.epsilon_0
     if epsilon_0 is not None:
         return float(epsilon_0)
-    if max_iterations is None:
+    if max_iterations is None or max_iterations == 1:
         return 0.0
     return min(1.0, smallest_epsilon_0(gamma, max_iterations))
 

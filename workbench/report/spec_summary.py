@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from workbench.privacy import loop_factor
 from workbench.spec import Spec
 
 
@@ -123,7 +124,8 @@ def describe_spec(spec: Spec) -> str:
     )
     out.append(f"  neighbour relation       {b.neighbour}")
     out.append(
-        f"  epsilon_total = 2 x ({format_number(b.epsilon_generator)} + "
+        f"  epsilon_total = {loop_factor(s.max_iterations)} x "
+        f"({format_number(b.epsilon_generator)} + "
         f"{format_number(round(in_loop, 12))}) + {format_number(s.epsilon_0)} + "
         f"{format_number(round(spec.epsilon_once, 12))} = {format_number(spec.epsilon_total)}"
     )

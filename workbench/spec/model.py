@@ -214,10 +214,12 @@ class Spec:
 
     @property
     def epsilon_total(self) -> float:
-        """ε_total = 2·ε₁ + ε₀ + Σ ε_once (Liu & Talwar; paper Thm. 3 and §4.14.1)."""
+        """ε_total = 2·ε₁ + ε₀ + Σ ε_once (Liu & Talwar; Thm. 3, §4.14.1); ε₁ + Σ once if T = 1."""
         from workbench.privacy import selection_epsilon
 
-        loop = selection_epsilon(self.epsilon_in_loop, self.selection.epsilon_0)
+        loop = selection_epsilon(
+            self.epsilon_in_loop, self.selection.epsilon_0, self.selection.max_iterations
+        )
         return round(loop + self.epsilon_once, 12)
 
     # --- configurations ----------------------------------------------------------

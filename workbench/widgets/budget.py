@@ -2,7 +2,8 @@
 
 ε_total = 2·(ε_gen + Σ in-loop criterion ε) + ε₀ + Σ once-criterion ε (Thm. 3, §4.14.1),
 computed by :func:`workbench.privacy.plan_epsilon_total`, the accountant's own planner. Each
-ε therefore has a *weight* in the total: 2 inside the selection loop, 1 outside it.
+ε therefore has a *weight* in the total: 2 inside the selection loop (1 for a single attempt,
+``selection.max_iterations = 1``), 1 outside it.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from workbench.privacy import plan_epsilon_total
+from workbench.privacy import loop_factor, plan_epsilon_total
 
 GENERATOR_KEY = "generator"
 GENERATOR_PATH = "budget.epsilon_generator"
@@ -27,6 +28,7 @@ class BudgetItem:
     epsilon: float
     weight: float
     label: str
+    in_loop: bool = True
 
 
 def _number(value: Any) -> float | None:
@@ -39,9 +41,10 @@ def _number(value: Any) -> float | None:
 def budget_items(document: Mapping[str, Any]) -> list[BudgetItem]:
     """The generator's ε and every criterion ε > 0, with weights 2 (in the loop) or 1 (once)."""
     items: list[BudgetItem] = []
+    loop = float(loop_factor(max_iterations(document)))
     eps_gen = _number(document.get("budget", {}).get("epsilon_generator"))
     if eps_gen is not None:
-        items.append(BudgetItem(GENERATOR_KEY, GENERATOR_PATH, eps_gen, 2.0, "generator"))
+        items.append(BudgetItem(GENERATOR_KEY, GENERATOR_PATH, eps_gen, loop, "generator"))
     for i, crit in enumerate(document.get("criteria", [])):
         if not isinstance(crit, Mapping):
             continue
@@ -50,9 +53,15 @@ def budget_items(document: Mapping[str, Any]) -> list[BudgetItem]:
             continue
         once = bool(crit.get("once", False))
         cid = str(crit.get("id", f"criterion {i}"))
-        items.append(BudgetItem(cid, f"criteria[{i}].epsilon", eps, 1.0 if once else 2.0,
-                                f"{cid} (once)" if once else cid))
+        items.append(BudgetItem(cid, f"criteria[{i}].epsilon", eps, 1.0 if once else loop,
+                                f"{cid} (once)" if once else cid, not once))
     return items
+
+
+def max_iterations(document: Mapping[str, Any]) -> int | None:
+    """The selection cap T of a draft (None = no cap, also when malformed)."""
+    value = document.get("selection", {}).get("max_iterations")
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def epsilon_0(document: Mapping[str, Any]) -> float:
@@ -71,17 +80,17 @@ def epsilon_total(document: Mapping[str, Any]) -> float | None:
     items = budget_items(document)
     if not any(it.key == GENERATOR_KEY for it in items):
         return None
-    loop = [it.epsilon for it in items if it.weight == 2.0]
-    once = [it.epsilon for it in items if it.weight == 1.0]
+    loop = [it.epsilon for it in items if it.in_loop]
+    once = [it.epsilon for it in items if not it.in_loop]
     try:
-        return plan_epsilon_total(loop, once, epsilon_0(document))
+        return plan_epsilon_total(loop, once, epsilon_0(document), max_iterations(document))
     except ValueError:
         return None
 
 
 def segments(document: Mapping[str, Any]) -> list[tuple[str, float]]:
     """What each part contributes to ε_total (weight × ε, then ε₀), for the stacked bar."""
-    out = [(f"2×{it.label}" if it.weight == 2 else it.label, it.weight * it.epsilon)
+    out = [(f"{it.weight:g}×{it.label}" if it.weight != 1 else it.label, it.weight * it.epsilon)
            for it in budget_items(document)]
     e0 = epsilon_0(document)
     if e0 > 0:

@@ -16,12 +16,14 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from workbench.privacy import loop_factor
 from workbench.widgets.base import EditorBase, heading, note, png_image
 from workbench.widgets.budget import (
     GENERATOR_KEY,
     budget_items,
     epsilon_0,
     epsilon_total,
+    max_iterations,
     rebalance,
     segments,
 )
@@ -180,11 +182,12 @@ class BudgetPlanner(EditorBase):
         items = budget_items(doc)
         total = epsilon_total(doc)
         gen = next((it.epsilon for it in items if it.key == GENERATOR_KEY), float("nan"))
-        loop = math.fsum(it.epsilon for it in items if it.key != GENERATOR_KEY and it.weight == 2)
-        once = math.fsum(it.epsilon for it in items if it.weight == 1)
+        loop = math.fsum(it.epsilon for it in items if it.key != GENERATOR_KEY and it.in_loop)
+        once = math.fsum(it.epsilon for it in items if not it.in_loop)
         shown = "invalid" if total is None else f"{total:.6g}"
-        text = (f"ε_total = 2 × ({gen:.6g} + {loop:.6g}) + {epsilon_0(doc):.6g} + {once:.6g} = "
-                f"<b>{shown}</b>")
+        factor = loop_factor(max_iterations(doc))
+        text = (f"ε_total = {factor} × ({gen:.6g} + {loop:.6g}) + {epsilon_0(doc):.6g} + "
+                f"{once:.6g} = <b>{shown}</b>")
         cap = doc.get("budget", {}).get("epsilon_total_max")
         if cap is not None and total is not None:
             over = total > cap
