@@ -162,7 +162,8 @@ def lean(base: Spec, frame, real, eps_gen: float, reps: int, hyper: dict) -> Non
     total = 2 * (eps_gen + total_loop) + total_once
     print(
         f"ε_total = 2·({eps_gen:g} + {total_loop:.4g}) + {total_once:.4g} (regression once) "
-        f"= {total:.4g}"
+        f"= {total:.4g} with the uncapped selection loop; "
+        f"{eps_gen + total_loop + total_once:.4g} with a single attempt (max_iterations = 1)"
     )
 
 

@@ -272,5 +272,10 @@ def test_lean_example_is_the_paper_design_with_the_workload_generator(example_sp
     assert {c.id: (c.kind, c.threshold) for c in lean.criteria} == paper
     assert [c.id for c in lean.criteria if c.once] == ["regression_coefficients"]
     assert all(len(t.alternatives) == 1 for t in lean.transformations)  # so `once` is allowed
-    assert lean.epsilon_total == pytest.approx(2 * (1.5 + 0.706) + 1.6)
+    # A single attempt (T = 1) of ε₁ = 2 + 0.6939, plus the once-released regression (1.4).
+    assert lean.selection.max_iterations == 1
+    assert lean.epsilon_total == pytest.approx((2 + 0.6939) + 1.4)
+    assert lean.epsilon_total <= 5
+    weights = lean.criterion("regression_coefficients").params["statistic_weights"]
+    assert weights["birth_weight*parity"] == 4.0
     assert lean.epsilon_total < example_spec.epsilon_total
