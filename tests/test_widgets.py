@@ -468,3 +468,19 @@ def test_false_pass_readout_follows_the_threshold(app) -> None:
     b = low.sensitivity / low.epsilon
     assert low.false_pass == pytest.approx(0.5 * math.exp(-80 * FALSE_PASS_MARGIN / b))
     assert low.false_pass > high.false_pass > 0
+
+
+def test_budget_arithmetic_follows_a_single_attempt(example_doc):
+    """With selection.max_iterations = 1 every loop ε counts once, in total, bar and rebalance."""
+    from workbench.widgets.budget import budget_items, epsilon_total, rebalance, segments
+
+    example_doc["selection"] = {"gamma": 0, "max_iterations": 1, "epsilon_0": 0}
+    assert epsilon_total(example_doc) == pytest.approx(4.99)
+    assert epsilon_total(example_doc) == pytest.approx(build_spec(example_doc).epsilon_total)
+    items = budget_items(example_doc)
+    assert {it.weight for it in items} == {1.0} and all(it.in_loop for it in items)
+    assert not any(label.startswith("2×") for label, _ in segments(example_doc))
+    moved = rebalance(items, "relative_1way", 0.5, 4.99)
+    assert sum(moved.values()) == pytest.approx(4.99)
+    example_doc["selection"] = {"gamma": 0, "max_iterations": None, "epsilon_0": 0}
+    assert epsilon_total(example_doc) == pytest.approx(9.98)

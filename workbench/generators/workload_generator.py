@@ -16,8 +16,9 @@ own mbi pipeline adds one; it is not used), so ``sample(n)`` draws exactly n row
 codes. ``iters`` matters: on the US 2019 sample at ε_gen = 1.5, 500 mirror-descent steps left
 the regression-coefficient error at 51–56 (limit 30), 2000–4000 steps brought it to 11–19.
 
-ε_gen itself is not a hyperparameter: private selection charges 2·ε₁ with ε₁ the largest
-per-iteration ε, so a smaller ε_gen alternative would cost as much as the largest one.
+ε_gen is not one of this family's own hyperparameters but the common ``epsilon`` one (every
+family takes it): the dry run ranks ε_gen alternatives on the proxy, and private selection is
+charged for the largest selectable one, so narrowing to the chosen ε is what saves budget.
 """
 
 from __future__ import annotations
