@@ -498,7 +498,8 @@ class _Builder:
         if not isinstance(weights, Mapping) or not weights:
             self.problem(wpath, "must be a non-empty mapping from entry name to weight")
             return
-        allowed = {params.get("target"), *self._features(params, path)}
+        named = [params.get("target"), *self._features(params, path)]
+        allowed = {c for c in named if isinstance(c, str)}
         for name, value in weights.items():
             epath = join_path(wpath, str(name))
             if not _is_number(value) or value <= 0:
