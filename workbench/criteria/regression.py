@@ -283,25 +283,20 @@ def tuned_statistic_weights(
     of 4, rounded to 3 significant digits.
     """
     floor = design.threshold / design.p if floor is None else floor
-    n = int(counts.sum())
-    stats = _statistics(design, cells, counts)
-    q = design.p + 1
-    iu = np.triu_indices(q)
-    a = np.zeros((q, q))
-    a[iu] = np.concatenate([[float(n)], stats[: iu[0].size - 1]])
-    a = a + np.triu(a, 1).T
+    a, b = _normal_equations(design, _statistics(design, cells, counts), int(counts.sum()))
     a_inv = np.linalg.inv(a)
     _, width = _feature_scaling(design)
     scale = _scale_target(design)[2] * feature_sd(design, cells, counts) / width
-    w = np.abs(a_inv @ stats[iu[0].size - 1 :])
+    w = np.abs(a_inv @ b)
     w[1:] = np.maximum(w[1:], floor / scale)
 
     def sq(column: np.ndarray) -> float:
         return float(((column[1:] * scale) ** 2).sum())
 
+    q = design.p + 1
     g2 = [
         sq(a_inv[:, i]) * w[j] ** 2 + (sq(a_inv[:, j]) * w[i] ** 2 if i != j else 0.0)
-        for i, j in zip(*iu, strict=True)
+        for i, j in zip(*np.triu_indices(q), strict=True)
         if (i, j) != (0, 0)
     ]
     g2.extend(sq(a_inv[:, k]) for k in range(q))
@@ -335,15 +330,20 @@ def _statistics(design: RegressionDesign, cells: np.ndarray, counts: np.ndarray)
     return np.concatenate([a[iu][1:], b])
 
 
-def _solve(design: RegressionDesign, stats: np.ndarray, n: int, floor: float) -> np.ndarray:
-    """w = A⁻¹b from released statistics, A symmetrised and its eigenvalues floored."""
+def _normal_equations(
+    design: RegressionDesign, stats: np.ndarray, n: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The symmetric A (with A[0, 0] = n) and b of the normal equations from the statistics."""
     q = design.p + 1
     iu = np.triu_indices(q)
-    upper = np.concatenate([[float(n)], stats[: iu[0].size - 1]])
     a = np.zeros((q, q))
-    a[iu] = upper
-    a = a + np.triu(a, 1).T
-    b = stats[iu[0].size - 1 :]
+    a[iu] = np.concatenate([[float(n)], stats[: iu[0].size - 1]])
+    return a + np.triu(a, 1).T, stats[iu[0].size - 1 :]
+
+
+def _solve(design: RegressionDesign, stats: np.ndarray, n: int, floor: float) -> np.ndarray:
+    """w = A⁻¹b from released statistics, A symmetrised and its eigenvalues floored."""
+    a, b = _normal_equations(design, stats, n)
     vals, vecs = np.linalg.eigh(a)
     vals = np.maximum(vals, floor)
     return vecs @ ((vecs.T @ b) / vals)
