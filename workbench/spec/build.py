@@ -746,14 +746,14 @@ class _Builder:
 
     def check_generator_epsilon(self, spec: Spec) -> None:
         """With ε_gen alternatives, the budget's ε_gen is the largest selectable (the charge)."""
+        if not any(name == "epsilon" for grid in spec.generator.grids for name, _ in grid):
+            return  # no alternatives: every configuration uses the budget's ε_gen
         selectable = (
             spec.selection.configurations
             if spec.selection.configurations is not None
             else _full_space(spec)
         )
         values = {spec.generator_epsilon(c) for c in selectable}
-        if not any("epsilon" in c.params for c in selectable):
-            return
         budget = spec.budget.epsilon_generator
         if not math.isclose(max(values), budget, rel_tol=1e-9):
             self.problem(
