@@ -146,16 +146,22 @@ def test_validator_accepts_workload_hyperparameters(example_doc) -> None:
         make_generator("workload", **params)  # every point builds
 
 
-def test_validator_rejects_aim_and_bad_values(example_doc) -> None:
-    doc = _workload_doc(example_doc, algorithm=["aim"], one_way_share=[1.5], mean_weight=[-1])
+def test_validator_accepts_aim_and_rejects_bad_values(example_doc) -> None:
+    build_spec(_workload_doc(example_doc, algorithm=["fixed", "aim"], rounds=[3]))
+    doc = _workload_doc(
+        example_doc, algorithm=["mst"], one_way_share=[1.5], mean_weight=[-1], rounds=[0]
+    )
     with pytest.raises(SpecError) as err:
         build_spec(doc)
     text = str(err.value)
-    assert "zCDP" in text
+    assert "algorithm[0]: must be 'fixed' or 'aim'" in text
     assert "one_way_share[0]" in text
     assert "mean_weight[0]" in text
-    with pytest.raises(ValueError, match="zCDP"):
-        make_generator("workload", algorithm="aim")
+    assert "rounds[0]" in text
+    with pytest.raises(ValueError, match="algorithm"):
+        make_generator("workload", algorithm="mst")
+    with pytest.raises(ValueError, match="rounds"):
+        make_generator("workload", algorithm="aim", rounds=0)
 
 
 # ------------------------------------------------------------------ the generator
@@ -212,6 +218,28 @@ def test_sampling_is_reproducible_from_the_given_rng(fitted) -> None:
     first = gen.sample(500, np.random.default_rng(11))
     again = gen.sample(500, np.random.default_rng(11))
     assert np.array_equal(first, again)
+
+
+def test_aim_selects_with_the_exponential_mechanism_and_spends_exactly_epsilon() -> None:
+    """Pure-ε AIM: 1-ways, then per round one noisy-max selection and one measurement."""
+    codes, domain = dependent_codes(20_000, np.random.default_rng(1))
+    ctx = PrivacyContext.simulation(seed=5)
+    gen = WorkloadGenerator(algorithm="aim", rounds=3, iters=200)
+    workload = all_pairs_workload(domain.names, one_way_share=0.3)
+    gen.bind_workload(workload)
+    gen.fit(codes, domain, 2.0, ctx)
+    assert ctx.epsilon_recorded() == pytest.approx(2.0, rel=1e-12)
+    kinds = [r.mechanism for r in ctx.records]
+    assert kinds == ["discrete_laplace"] * 3 + ["exponential", "discrete_laplace"] * 3
+    selections = [r for r in ctx.records if r.mechanism == "exponential"]
+    assert all(r.sensitivity == ctx.histogram_sensitivity() for r in selections)
+    assert all(r.epsilon == pytest.approx(0.1 * 2.0 * 0.7 / 3) for r in selections)
+    assert ("a", "b") in gen.selected_  # the only strongly dependent pair is found
+    assert set(gen.selected_) <= {item.clique for item in workload.items}
+    synth = gen.sample(20_000, np.random.default_rng(7))
+    assert np.mean(synth[:, 0] == synth[:, 1]) == pytest.approx(
+        np.mean(codes[:, 0] == codes[:, 1]), abs=0.03)
+    assert np.mean(synth[:, 0] == 3) < 0.01  # the spec's code the data never uses
 
 
 def test_codes_outside_the_spec_domain_are_refused() -> None:

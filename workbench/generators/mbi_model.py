@@ -79,13 +79,18 @@ def _conditional(marginal: np.ndarray) -> ConditionalTable:
     return ConditionalTable.from_noisy_counts(table.reshape(-1, table.shape[-1]))
 
 
-def fit_graphical_model(
-    domain: Domain, measured: Sequence[NoisyMarginal], total: float, iters: int
-) -> GraphicalModel:
-    """Mirror descent on the L2 loss Σ‖μ_c − y_c‖²/(2σ_c²), then the sampling plan."""
+def estimate(
+    domain: Domain,
+    measured: Sequence[NoisyMarginal],
+    total: float,
+    iters: int,
+    warm: object | None = None,
+) -> object:
+    """Mirror descent on the L2 loss Σ‖μ_c − y_c‖²/(2σ_c²); ``warm`` is a previous estimate
+    whose potentials start the descent (AIM refits after every new measurement)."""
     mbi = _require_mbi()
     import jax.numpy as jnp
-    from mbi import estimation, junction_tree, marginal_loss
+    from mbi import estimation, marginal_loss
 
     mdomain = mbi.Domain(domain.names, domain.sizes)
     measurements = [
@@ -96,7 +101,22 @@ def fit_graphical_model(
     loss = marginal_loss.MarginalLossFn(
         loss.cliques, loss.loss_fn, lipschitz(domain, measured, loss.cliques)
     )
-    model = estimation.mirror_descent(mdomain, loss, known_total=float(total), iters=iters)
+    potentials = warm.potentials.expand(loss.cliques) if warm is not None else None
+    return estimation.mirror_descent(
+        mdomain, loss, known_total=float(total), iters=iters, potentials=potentials
+    )
+
+
+def model_marginal(model: object, clique: Clique) -> np.ndarray:
+    """The estimate's count table over ``clique`` (axes in clique order)."""
+    return np.asarray(model.project(clique).datavector(flatten=False))
+
+
+def sampling_plan(domain: Domain, model: object) -> GraphicalModel:
+    """The ancestral-sampling plan of an estimate along its junction tree's elimination order."""
+    from mbi import junction_tree
+
+    mdomain = model.domain
     jtree, order = junction_tree.make_junction_tree(mdomain, model.cliques)
     nodes = [set(node) for node in jtree.nodes]
     plan = []
@@ -104,10 +124,17 @@ def fit_graphical_model(
     for name in reversed(order):
         near = set().union(*(node for node in nodes if name in node))
         parents = tuple(c for c in used if c in near)
-        marginal = np.asarray(model.project((*parents, name)).datavector(flatten=False))
+        marginal = model_marginal(model, (*parents, name))
         idx = tuple(domain.index(p) for p in parents)
         plan.append(
             (domain.index(name), idx, tuple(domain.sizes[i] for i in idx), _conditional(marginal))
         )
         used.append(name)
     return GraphicalModel(domain, plan)
+
+
+def fit_graphical_model(
+    domain: Domain, measured: Sequence[NoisyMarginal], total: float, iters: int
+) -> GraphicalModel:
+    """Estimate from the noisy marginals, then the sampling plan (all post-processing)."""
+    return sampling_plan(domain, estimate(domain, measured, total, iters))

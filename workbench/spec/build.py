@@ -109,11 +109,7 @@ def _non_negative(v: Any) -> str | None:
 
 
 def _workload_algorithm(v: Any) -> str | None:
-    if v == "fixed":
-        return None
-    if v == "aim":
-        return "'aim' is not supported: AIM is zCDP and this workbench charges pure ε"
-    return "must be 'fixed'"
+    return None if v in ("fixed", "aim") else "must be 'fixed' or 'aim'"
 
 
 def _column_list(v: Any) -> str | None:
@@ -126,7 +122,7 @@ GENERATOR_FAMILIES: dict[str, dict[str, Callable[[Any], str | None]]] = {
     "privbayes": {"epsilon_split": _in_open_unit, "theta": _positive, "degree": _positive_int},
     "independent": {},
     "perturbed_histogram": {"columns": _column_list},
-    # AIM is refused: it is a zCDP algorithm and no pure-ε variant is implemented.
+    # 'aim' is a pure-ε port of AIM (workbench.generators.workload_generator).
     "workload": {
         "algorithm": _workload_algorithm,
         "one_way_share": _in_open_unit,
@@ -135,6 +131,7 @@ GENERATOR_FAMILIES: dict[str, dict[str, Callable[[Any], str | None]]] = {
         "marginal_weight": _non_negative,
         "faithfulness_weight": _non_negative,
         "iters": _positive_int,
+        "rounds": _positive_int,
     },
 }
 #: Hyperparameters every family accepts: 'epsilon' makes ε_gen itself an alternative, so the
