@@ -150,7 +150,7 @@ class WorkloadGenerator:
             raise ValueError(f"workload: columns {missing} differ between workload and domain")
         data = CellCounts.from_codes(codes, domain)
         self.allocation_ = workload.allocate(eps)
-        if self.algorithm == "aim" and workload.items:
+        if self.algorithm == "aim" and any(item.weight > 0 for item in workload.items):
             one_way = [(c, e) for c, e in self.allocation_ if len(c) == 1]
             measured = [self._measure(data, c, e, privacy) for c, e in one_way]
             self.model_ = self._aim(data, workload, eps - sum(e for _, e in one_way), measured,
