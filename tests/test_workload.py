@@ -307,3 +307,10 @@ def test_lean_example_is_the_paper_design_with_the_workload_generator(example_sp
     weights = lean.criterion("regression_coefficients").params["statistic_weights"]
     assert weights["birth_weight*parity"] == 4.0
     assert lean.epsilon_total < example_spec.epsilon_total
+
+
+def test_describe_shows_aim_rounds(example_doc) -> None:
+    """An AIM workload is shown as candidates with the per-round ε, not a fixed allocation."""
+    text = describe_spec(build_spec(_workload_doc(example_doc, algorithm=["aim"], rounds=[8])))
+    assert "AIM candidates; after the 1-way marginals, 8 rounds of ε 0.375" in text  # 4·0.75/8
+    assert "(ε 1 in all)" in text

@@ -36,8 +36,19 @@ def _workload_lines(spec: Spec) -> list[str]:
         generator = make_generator("workload", **own)
         generator.bind_spec(spec)
         shown = ", ".join(f"{k}={v}" for k, v in sorted(params.items())) or "defaults"
-        out.append(f"Derived workload {i} ({shown}), ε at ε_gen = {format_number(eps)}:")
-        out += ["  " + line for line in generator.workload.describe(eps)]
+        if generator.algorithm == "aim":
+            rest = eps * (1 - generator.one_way_share)
+            out.append(
+                f"Derived workload {i} ({shown}): AIM candidates; after the 1-way marginals, "
+                f"{generator.rounds} rounds of ε {format_number(round(rest / generator.rounds, 6))}"
+                " (10% to select a clique, 90% to measure it):"
+            )
+            lines = generator.workload.describe(None)
+            lines[0] += f" (ε {format_number(round(eps * generator.one_way_share, 6))} in all)"
+        else:
+            out.append(f"Derived workload {i} ({shown}), ε at ε_gen = {format_number(eps)}:")
+            lines = generator.workload.describe(eps)
+        out += ["  " + line for line in lines]
     return out
 
 
