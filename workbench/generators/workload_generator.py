@@ -190,13 +190,14 @@ class WorkloadGenerator:
         eps_select, eps_measure = AIM_SELECT_SHARE * eps_round, (1 - AIM_SELECT_SHARE) * eps_round
         expected_noise = discrete_laplace_sigma(delta, eps_measure) / math.sqrt(2.0)
         refit = max(1, self.iters // 4)
+        truth = [data.marginal(item.clique) for item in candidates]  # confidential, read once
         model = estimate(data.domain, measured, data.n, refit)
         self.selected_: list[tuple[str, ...]] = []
         for r in range(self.rounds):
             scores = [
-                w * (float(np.abs(data.marginal(item.clique) - model_marginal(model, item.clique))
-                           .sum()) - expected_noise * data.domain.size(item.clique))
-                for w, item in zip(weights, candidates, strict=True)
+                w * (float(np.abs(true - model_marginal(model, item.clique)).sum())
+                     - expected_noise * data.domain.size(item.clique))
+                for w, true, item in zip(weights, truth, candidates, strict=True)
             ]
             choice = privacy.exponential(
                 scores, sensitivity=delta * float(weights.max()), epsilon=eps_select,

@@ -41,7 +41,7 @@ class SelectionPlan:
 
     @property
     def cost(self) -> float:
-        """2ε₁ + ε₀ (Thm. 3)."""
+        """2ε₁ + ε₀ (Thm. 3), or ε₁ for a single attempt (T = 1)."""
         return selection_epsilon(self.epsilon_per_iteration, self.epsilon_0, self.max_iterations)
 
 

@@ -107,17 +107,10 @@ def check_selection_parameters(gamma: float, max_iterations: int | None, epsilon
     """Raise ValueError naming the parameter unless (γ, T, ε₀) satisfy Thm. 3 (see module doc)."""
     g = _checks.probability("gamma", gamma)
     t = _check_max_iterations(max_iterations)
-    if t == 1:
+    if t is None or t == 1:
         if isinstance(epsilon_0, bool) or not isinstance(epsilon_0, Real) or epsilon_0 != 0:
-            raise ValueError(
-                "epsilon_0 must be 0 when max_iterations is 1 (a single attempt costs ε₁)"
-            )
-        return
-    if t is None:
-        if isinstance(epsilon_0, bool) or not isinstance(epsilon_0, Real) or epsilon_0 != 0:
-            raise ValueError(
-                "epsilon_0 must be 0 when max_iterations is None (an uncapped loop costs 2ε₁)"
-            )
+            why = "is 1 (a single attempt costs ε₁)" if t else "is None (uncapped, 2ε₁)"
+            raise ValueError(f"epsilon_0 must be 0 when max_iterations {why}")
         return
     if g == 0.0:
         raise ValueError(
