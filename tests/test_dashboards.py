@@ -126,7 +126,7 @@ def test_fast_kernel_imports_keeps_spec_validation_working() -> None:
 # --- spec review content -------------------------------------------------------------------
 def test_constraints_read_as_plain_words() -> None:
     from workbench.constraints import parse
-    from workbench.widgets.spec_review import plain_words, rule_sentence
+    from workbench.widgets.dashboards.spec_review import plain_words, rule_sentence
 
     assert plain_words(parse("birth_weight < 500 or birth_weight > 5500").root) == (
         "birth weight is below 500 or birth weight is above 5500")
@@ -141,8 +141,8 @@ def test_constraints_read_as_plain_words() -> None:
 
 
 def test_criterion_review_false_pass_by_kind(example_spec: Any) -> None:
-    from workbench.widgets.readouts import Readout
-    from workbench.widgets.spec_review import MARGIN_5PCT, criterion_reviews
+    from workbench.widgets.dashboards.spec_review import MARGIN_5PCT, criterion_reviews
+    from workbench.widgets.model.readouts import Readout
 
     c = example_spec.criterion("mean_birth_weight")
     readout = Readout(c.id, c.kind, c.threshold, c.epsilon, 1000, sensitivity=0.34, sigma=2.83)
@@ -157,7 +157,7 @@ def test_criterion_review_false_pass_by_kind(example_spec: Any) -> None:
 
 
 def test_spec_review_widget_shows_hash_budget_and_every_section(example_spec: Any) -> None:
-    from workbench.widgets.spec_review import SpecReview
+    from workbench.widgets.dashboards.spec_review import SpecReview
 
     review = SpecReview(example_spec, source="example.json")
     header = review.header.value
@@ -182,7 +182,7 @@ def _dryrun_file(spec: Any, path: Path, probabilities: list[float]) -> Path:
 
 
 def test_dryrun_results_give_expected_iterations(example_spec: Any, tmp_path: Path) -> None:
-    from workbench.widgets.spec_review import load_dryrun, search_space_html
+    from workbench.widgets.dashboards.spec_review import load_dryrun, search_space_html
 
     run = load_dryrun(_dryrun_file(example_spec, tmp_path / "d.json", [0.1, 0.3]))
     assert run.mean_pass_probability == pytest.approx(0.2)
@@ -199,7 +199,7 @@ def test_dryrun_results_give_expected_iterations(example_spec: Any, tmp_path: Pa
 
 def test_dryrun_records_of_the_dryrun_command_are_read(example_spec: Any,
                                                        tmp_path: Path) -> None:
-    from workbench.widgets.spec_review import load_dryrun
+    from workbench.widgets.dashboards.spec_review import load_dryrun
 
     first, second = list(example_spec.configurations())[:2]
     lines = [{"config": first.key, "rep": r, "passed": r < 2} for r in range(4)]
@@ -223,7 +223,7 @@ def _write(path: Path, doc: Any) -> Path:
 # --- release review content ----------------------------------------------------------------
 def test_release_review_of_a_good_bundle(bundle: Path) -> None:
     from workbench.engine import verify_bundle
-    from workbench.widgets.release_review import ReleaseReview, load_bundle
+    from workbench.widgets.dashboards.release_review import ReleaseReview, load_bundle
 
     review = ReleaseReview(load_bundle(bundle), verify_bundle(bundle))
     assert "PASSED" in review.header.value and "FAILED" not in review.header.value
@@ -236,7 +236,7 @@ def test_release_review_of_a_good_bundle(bundle: Path) -> None:
 
 def test_release_review_of_a_tampered_bundle_names_the_reason(tampered: Path) -> None:
     from workbench.engine import verify_bundle
-    from workbench.widgets.release_review import ReleaseReview, load_bundle
+    from workbench.widgets.dashboards.release_review import ReleaseReview, load_bundle
 
     verification = verify_bundle(tampered)
     review = ReleaseReview(load_bundle(tampered), verification)
@@ -246,7 +246,7 @@ def test_release_review_of_a_tampered_bundle_names_the_reason(tampered: Path) ->
 
 
 def test_release_review_overlays_the_proxy_binned_like_the_release(bundle: Path) -> None:
-    from workbench.widgets.release_review import release_review_dashboard
+    from workbench.widgets.dashboards.release_review import release_review_dashboard
 
     root = release_review_dashboard(bundle, dash.DEFAULT_PROXY)
     marginals = root.children[1].children[2]
@@ -258,13 +258,13 @@ def test_release_review_overlays_the_proxy_binned_like_the_release(bundle: Path)
 
 
 def test_release_review_explains_how_to_pass_a_bundle() -> None:
-    from workbench.widgets.release_review import release_review_dashboard
+    from workbench.widgets.dashboards.release_review import release_review_dashboard
 
     assert "?bundle=PATH" in release_review_dashboard(None).value
 
 
 def test_datasheet_markdown_is_rendered_and_raw_html_escaped() -> None:
-    from workbench.widgets.release_review import markdown_html
+    from workbench.widgets.dashboards.release_review import markdown_html
 
     out = markdown_html("# Title\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n<script>x</script>")
     assert "<h1>Title</h1>" in out and "<td>1</td>" in out

@@ -129,7 +129,7 @@ def test_freeze_record_is_dropped_from_a_loaded_draft(example_doc, proxy):
 
 # --- pure helpers --------------------------------------------------------------------------------
 def test_rebalance_keeps_the_total_and_scales_the_rest_proportionally():
-    from workbench.widgets.budget import budget_items, epsilon_total, rebalance
+    from workbench.widgets.model.budget import budget_items, epsilon_total, rebalance
 
     doc = json.loads(EXAMPLE.read_text())
     items = budget_items(doc)
@@ -150,7 +150,11 @@ def test_rebalance_keeps_the_total_and_scales_the_rest_proportionally():
 
 def test_contradiction_definition():
     from workbench.spec.model import ColumnSpec
-    from workbench.widgets.rule_checks import conflict_warnings, contradict, removes_everything
+    from workbench.widgets.model.rule_checks import (
+        conflict_warnings,
+        contradict,
+        removes_everything,
+    )
 
     cols = {
         "age": ColumnSpec("age", "integer", None, (10.0, 65.0), "forbid", "drop"),
@@ -457,7 +461,7 @@ def test_feasibility_tab_matches_the_dry_run_api_and_narrows(tmp_path, monkeypat
 
 def test_false_pass_readout_follows_the_threshold(app) -> None:
     """P(false pass) is judged 10% above T (or at a failing proxy value), so T moves it."""
-    from workbench.widgets.readouts import FALSE_PASS_MARGIN
+    from workbench.widgets.model.readouts import FALSE_PASS_MARGIN
 
     row = app.criteria.row("mean_birth_weight")
     row.threshold.value = 100.0
@@ -472,7 +476,7 @@ def test_false_pass_readout_follows_the_threshold(app) -> None:
 
 def test_budget_arithmetic_follows_a_single_attempt(example_doc):
     """With selection.max_iterations = 1 every loop ε counts once, in total, bar and rebalance."""
-    from workbench.widgets.budget import budget_items, epsilon_total, rebalance, segments
+    from workbench.widgets.model.budget import budget_items, epsilon_total, rebalance, segments
 
     example_doc["selection"] = {"gamma": 0, "max_iterations": 1, "epsilon_0": 0}
     assert epsilon_total(example_doc) == pytest.approx(4.99)

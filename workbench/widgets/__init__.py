@@ -11,18 +11,18 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-from workbench.widgets.session import Change, Session
+from workbench.widgets.model.session import Change, Session
 
 _LAZY = {
-    "BudgetPlanner": "workbench.widgets.budget_planner",
-    "CoDesignApp": "workbench.widgets.app",
-    "ConstraintEditor": "workbench.widgets.constraint_editor",
-    "CriteriaEditor": "workbench.widgets.criteria_editor",
-    "ExportPanel": "workbench.widgets.export_panel",
-    "FaithfulnessEditor": "workbench.widgets.faithfulness_editor",
-    "PreviewPanel": "workbench.widgets.preview_panel",
-    "ProxyLab": "workbench.widgets.lab",
-    "SchemaEditor": "workbench.widgets.schema_editor",
+    "BudgetPlanner": "workbench.widgets.editors.budget_planner",
+    "CoDesignApp": "workbench.widgets.dashboards.app",
+    "ConstraintEditor": "workbench.widgets.editors.constraint_editor",
+    "CriteriaEditor": "workbench.widgets.editors.criteria_editor",
+    "ExportPanel": "workbench.widgets.editors.export_panel",
+    "FaithfulnessEditor": "workbench.widgets.editors.faithfulness_editor",
+    "PreviewPanel": "workbench.widgets.editors.preview_panel",
+    "ProxyLab": "workbench.widgets.model.lab",
+    "SchemaEditor": "workbench.widgets.editors.schema_editor",
 }
 
 

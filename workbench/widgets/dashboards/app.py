@@ -11,16 +11,16 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from workbench.widgets.budget_planner import BudgetPlanner
-from workbench.widgets.constraint_editor import ConstraintEditor
-from workbench.widgets.criteria_editor import CriteriaEditor
-from workbench.widgets.export_panel import ExportPanel
-from workbench.widgets.faithfulness_editor import FaithfulnessEditor
-from workbench.widgets.feasibility import FeasibilityPanel
-from workbench.widgets.lab import ProxyLab
-from workbench.widgets.preview_panel import PreviewPanel
-from workbench.widgets.schema_editor import SchemaEditor
-from workbench.widgets.session import Change, Session
+from workbench.widgets.editors.budget_planner import BudgetPlanner
+from workbench.widgets.editors.constraint_editor import ConstraintEditor
+from workbench.widgets.editors.criteria_editor import CriteriaEditor
+from workbench.widgets.editors.export_panel import ExportPanel
+from workbench.widgets.editors.faithfulness_editor import FaithfulnessEditor
+from workbench.widgets.editors.feasibility import FeasibilityPanel
+from workbench.widgets.editors.preview_panel import PreviewPanel
+from workbench.widgets.editors.schema_editor import SchemaEditor
+from workbench.widgets.model.lab import ProxyLab
+from workbench.widgets.model.session import Change, Session
 
 TAB_TITLES = ("Data & schema", "Constraints", "Faithfulness", "Criteria", "Budget",
               "Feasibility", "Export")

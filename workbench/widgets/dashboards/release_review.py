@@ -23,7 +23,7 @@ from workbench.engine.verify import Verification, bundle_dir, verify_bundle
 from workbench.report.datasheet import TABLE2_COLUMNS, criteria_rows
 from workbench.report.spec_summary import format_number
 from workbench.spec import Configuration, Spec
-from workbench.widgets.spec_review import (
+from workbench.widgets.dashboards.spec_review import (
     badge,
     budget_formula,
     esc,

@@ -43,7 +43,7 @@ from workbench.privacy import expected_iterations, loop_factor, probability_bott
 from workbench.report.datasheet import plain_epsilon
 from workbench.report.spec_summary import format_number
 from workbench.spec import Configuration, Spec
-from workbench.widgets.readouts import Readout
+from workbench.widgets.model.readouts import Readout
 
 DRYRUN_FORMAT = "workbench.dryrun/1"
 #: P(Lap(b) ≤ −d) = ½·e^(−d/b) = 5% at d = b·ln 10: how far above T a value still passes 5%.
@@ -564,8 +564,8 @@ def _proxy_readouts(spec: Spec, proxy_path: Path | None) -> tuple[dict[str, Read
                     "are not shown (pass ?proxy=PATH).")
     from workbench.transform import EncodingError
     from workbench.transform.raw import read_raw
-    from workbench.widgets.lab import ProxyLab
-    from workbench.widgets.sampling import PreviewError
+    from workbench.widgets.model.lab import ProxyLab
+    from workbench.widgets.model.sampling import PreviewError
 
     try:
         lab = ProxyLab(read_raw(proxy_path, spec.columns))

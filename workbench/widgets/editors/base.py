@@ -7,9 +7,9 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from workbench.widgets.fields import Field
-from workbench.widgets.lab import ProxyLab
-from workbench.widgets.session import Change, Session
+from workbench.widgets.editors.fields import Field
+from workbench.widgets.model.lab import ProxyLab
+from workbench.widgets.model.session import Change, Session
 
 
 class EditorBase:

@@ -2,7 +2,7 @@
 
 ε_total = 2·(ε_gen + Σ in-loop ε) + ε₀ + Σ once ε, by the accountant's planner. With the
 total locked, moving one slider rescales every other ε by one common factor so that ε_total
-stays where it was locked (:func:`workbench.widgets.budget.rebalance`); the lock acts on the
+stays where it was locked (:func:`workbench.widgets.model.budget.rebalance`); the lock acts on the
 planner's sliders only. Plots: a stacked bar of the parts of ε_total, and σ against ε per
 criterion (Δ from the proxy readouts); inside the app they are drawn while the Budget tab
 is shown (and brought up to date when it is opened).
@@ -17,8 +17,10 @@ from typing import Any
 import ipywidgets as widgets
 
 from workbench.privacy import loop_factor
-from workbench.widgets.base import EditorBase, heading, note, png_image
-from workbench.widgets.budget import (
+from workbench.widgets.editors.base import EditorBase, heading, note, png_image
+from workbench.widgets.editors.fields import error_html, message_widget
+from workbench.widgets.editors.plots import BudgetBarFigure, SigmaFigure
+from workbench.widgets.model.budget import (
     GENERATOR_KEY,
     budget_items,
     epsilon_0,
@@ -27,12 +29,10 @@ from workbench.widgets.budget import (
     rebalance,
     segments,
 )
-from workbench.widgets.fields import error_html, message_widget
-from workbench.widgets.lab import ProxyLab, digest
-from workbench.widgets.plots import BudgetBarFigure, SigmaFigure
-from workbench.widgets.readouts import Readout
-from workbench.widgets.sampling import PreviewError
-from workbench.widgets.session import Change, Session
+from workbench.widgets.model.lab import ProxyLab, digest
+from workbench.widgets.model.readouts import Readout
+from workbench.widgets.model.sampling import PreviewError
+from workbench.widgets.model.session import Change, Session
 
 LOG_MIN, LOG_MAX = -3.0, 1.5
 

@@ -3,7 +3,7 @@
 A rule's text is parsed on every change with :func:`workbench.constraints.parse`, so a syntax
 error shows at once, with a caret under the position. Warnings: a rule removing more than
 ``max_share`` of the proxy, a rule removing every record, and two rules that contradict
-(together remove every record; see :mod:`workbench.widgets.rule_checks`). Raw cleaning rules
+(together remove every record; see :mod:`workbench.widgets.model.rule_checks`). Raw cleaning rules
 are measured on the raw proxy; synthetic rules on the cleaned proxy (raw values) and, in bin
 space, on the encoded proxy under the preview configuration.
 """
@@ -17,12 +17,12 @@ import ipywidgets as widgets
 
 from workbench.constraints import ConstraintSyntaxError, Predicate, parse
 from workbench.spec.model import ColumnSpec
-from workbench.widgets.base import EditorBase, heading, note
-from workbench.widgets.fields import error_html, message_widget, warning_html
-from workbench.widgets.lab import ProxyLab, digest
-from workbench.widgets.paths import MISSING
-from workbench.widgets.rule_checks import conflict_warnings
-from workbench.widgets.session import Change, Session
+from workbench.widgets.editors.base import EditorBase, heading, note
+from workbench.widgets.editors.fields import error_html, message_widget, warning_html
+from workbench.widgets.model.lab import ProxyLab, digest
+from workbench.widgets.model.paths import MISSING
+from workbench.widgets.model.rule_checks import conflict_warnings
+from workbench.widgets.model.session import Change, Session
 
 SECTIONS = ("raw", "synthetic")
 PARTIAL = ("keep", "reject")

@@ -14,9 +14,8 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from workbench.widgets.base import EditorBase, heading, note
-from workbench.widgets.criteria_templates import KINDS, fresh_id, new_criterion
-from workbench.widgets.fields import (
+from workbench.widgets.editors.base import EditorBase, heading, note
+from workbench.widgets.editors.fields import (
     DELETE,
     Field,
     error_html,
@@ -28,11 +27,12 @@ from workbench.widgets.fields import (
     show_list,
     show_number,
 )
-from workbench.widgets.lab import ProxyLab
-from workbench.widgets.paths import MISSING
-from workbench.widgets.readouts import Readout
-from workbench.widgets.sampling import PreviewError
-from workbench.widgets.session import Change, Session
+from workbench.widgets.model.criteria_templates import KINDS, fresh_id, new_criterion
+from workbench.widgets.model.lab import ProxyLab
+from workbench.widgets.model.paths import MISSING
+from workbench.widgets.model.readouts import Readout
+from workbench.widgets.model.sampling import PreviewError
+from workbench.widgets.model.session import Change, Session
 
 #: Kinds whose [L, U] the stakeholder sets (the others are fixed by the kind).
 BOUNDED_KINDS = ("conditional_mean", "regression_mae", "regression_coefficients")

@@ -9,12 +9,12 @@ import ipywidgets as widgets
 
 from workbench.report import describe_spec
 from workbench.spec import SpecError, load_spec, save_spec
-from workbench.widgets.base import EditorBase, heading, note
-from workbench.widgets.fields import error_html
-from workbench.widgets.lab import ProxyLab
-from workbench.widgets.sampling import PreviewError
-from workbench.widgets.session import Change, Session
-from workbench.widgets.signoff import signoff_markdown
+from workbench.widgets.editors.base import EditorBase, heading, note
+from workbench.widgets.editors.fields import error_html
+from workbench.widgets.model.lab import ProxyLab
+from workbench.widgets.model.sampling import PreviewError
+from workbench.widgets.model.session import Change, Session
+from workbench.widgets.model.signoff import signoff_markdown
 
 
 def signoff_path(spec_path: Path) -> Path:

@@ -16,12 +16,12 @@ import ipywidgets as widgets
 
 from workbench.faithfulness import FaithfulnessCost
 from workbench.spec import Configuration
-from workbench.widgets.base import EditorBase, heading, hidden, note, png_image
-from workbench.widgets.fields import error_html, float_or, message_widget, number
-from workbench.widgets.lab import FaithfulnessPreview, ProxyLab
-from workbench.widgets.plots import cost_histogram_png
-from workbench.widgets.sampling import PreviewError
-from workbench.widgets.session import Change, Session
+from workbench.widgets.editors.base import EditorBase, heading, hidden, note, png_image
+from workbench.widgets.editors.fields import error_html, float_or, message_widget, number
+from workbench.widgets.editors.plots import cost_histogram_png
+from workbench.widgets.model.lab import FaithfulnessPreview, ProxyLab
+from workbench.widgets.model.sampling import PreviewError
+from workbench.widgets.model.session import Change, Session
 
 MODES = ("exact", "distance")
 

@@ -14,10 +14,10 @@ import ipywidgets as widgets
 
 from workbench.dryrun import DryRunResult, dry_run
 from workbench.dryrun.command import make_executor, select_configurations
-from workbench.widgets.base import EditorBase, heading, note
-from workbench.widgets.lab import ProxyLab
-from workbench.widgets.plots import to_png
-from workbench.widgets.session import Change, Session
+from workbench.widgets.editors.base import EditorBase, heading, note
+from workbench.widgets.editors.plots import to_png
+from workbench.widgets.model.lab import ProxyLab
+from workbench.widgets.model.session import Change, Session
 
 
 class FeasibilityPanel(EditorBase):

@@ -15,8 +15,8 @@ from typing import Any
 import ipywidgets as widgets
 from traitlets import TraitError
 
-from workbench.widgets.paths import MISSING
-from workbench.widgets.session import Session
+from workbench.widgets.model.paths import MISSING
+from workbench.widgets.model.session import Session
 
 Parse = Callable[[Any], Any]
 Format = Callable[[Any], Any]

@@ -11,10 +11,10 @@ from collections.abc import Callable
 
 import ipywidgets as widgets
 
-from workbench.widgets.base import note
-from workbench.widgets.lab import ProxyLab, digest
-from workbench.widgets.sampling import PreviewError
-from workbench.widgets.session import Change, Session
+from workbench.widgets.editors.base import note
+from workbench.widgets.model.lab import ProxyLab, digest
+from workbench.widgets.model.sampling import PreviewError
+from workbench.widgets.model.session import Change, Session
 
 
 def _hyper_label(params: dict) -> str:

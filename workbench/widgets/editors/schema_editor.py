@@ -14,18 +14,18 @@ from typing import Any
 import ipywidgets as widgets
 
 from workbench.transform import BinsCodec
-from workbench.widgets.base import EditorBase, heading, hidden, note, png_image
-from workbench.widgets.fields import (
+from workbench.widgets.editors.base import EditorBase, heading, hidden, note, png_image
+from workbench.widgets.editors.fields import (
     Field,
     message_widget,
     number_list,
     show_list,
     value_list,
 )
-from workbench.widgets.lab import ProxyLab, digest
-from workbench.widgets.paths import MISSING
-from workbench.widgets.plots import histogram_png
-from workbench.widgets.session import Change, Session
+from workbench.widgets.editors.plots import histogram_png
+from workbench.widgets.model.lab import ProxyLab, digest
+from workbench.widgets.model.paths import MISSING
+from workbench.widgets.model.session import Change, Session
 
 COLUMN_TYPES = ("categorical", "ordinal", "integer", "continuous")
 POLICIES = ("error", "drop", "clip")
@@ -165,7 +165,7 @@ class ColumnPanel:
         messages += session.errors_for(f"{self.transform_path}.alternatives", below=False)
         messages += session.errors_for(self.transform_path, below=False)
         messages += session.errors_for(f"{self.transform_path}.coarse", below=False)
-        from workbench.widgets.fields import error_html
+        from workbench.widgets.editors.fields import error_html
 
         self.errors["column"].value = error_html(messages)
 

@@ -29,9 +29,9 @@ from workbench.postprocess import semantics_for
 from workbench.privacy import PrivacyContext
 from workbench.spec import Configuration, Spec
 from workbench.transform.clean import clean
-from workbench.widgets.readouts import Readout, criterion_readout
-from workbench.widgets.rule_checks import removed_share
-from workbench.widgets.sampling import PreviewError, QuickSample, quick_sample
+from workbench.widgets.model.readouts import Readout, criterion_readout
+from workbench.widgets.model.rule_checks import removed_share
+from workbench.widgets.model.sampling import PreviewError, QuickSample, quick_sample
 
 #: Fields of a criterion that do not change its exact value on (R, S).
 _NOT_IN_VALUE = ("threshold", "epsilon", "description", "once")

@@ -24,7 +24,7 @@ from typing import Any
 import pandas as pd
 
 from workbench.spec import Spec, SpecError, build_spec, content_of, read_document
-from workbench.widgets.paths import MISSING, delete_at, get_at, is_within, set_at
+from workbench.widgets.model.paths import MISSING, delete_at, get_at, is_within, set_at
 
 Observer = Callable[["Change"], None]
 Editor = Callable[[dict[str, Any]], "dict[str, Any] | None"]

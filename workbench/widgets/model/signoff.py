@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from workbench.report import describe_spec
 from workbench.spec import Spec
-from workbench.widgets.readouts import Readout
+from workbench.widgets.model.readouts import Readout
 
 ROLES = ("Data owner", "Privacy officer", "Data users' representative", "Release engineer")
 
