@@ -429,8 +429,7 @@ def test_session_without_proxy_still_edits(example_doc):
 @pytest.mark.slow
 def test_feasibility_tab_matches_the_dry_run_api_and_narrows(tmp_path, monkeypatch) -> None:
     """The tab's records equal ``dry_run``'s for the same seeds; narrowing edits the draft."""
-    from workbench.dryrun import InlineExecutor, dry_run
-    from workbench.dryrun.command import select_configurations
+    from workbench.dryrun import InlineExecutor, dry_run, select_configurations
     from workbench.proxy import sample_proxy
     from workbench.spec.document import read_document
     from workbench.widgets import CoDesignApp, Session

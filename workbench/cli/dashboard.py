@@ -225,8 +225,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "run directory / release bundle (release)")
     parser.add_argument("--proxy", help="a PUBLIC proxy CSV (default: the bundled proxy; "
                         "'none' for no proxy)")
-    parser.add_argument("--dryrun", help="spec review: a dry-run results JSON for the "
-                        "expected number of iterations")
+    parser.add_argument("--dryrun", help="spec review: the file of `workbench dryrun "
+                        "--write-result` (or --records), for the expected number of iterations")
     parser.add_argument("--port", type=int, default=0, help="port (default: a free one)")
     parser.add_argument("--timeout", type=float, default=60.0,
                         help="seconds to wait for Voilà to open its port")

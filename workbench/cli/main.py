@@ -185,6 +185,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-cache", action="store_true", help="recompute everything")
     p.add_argument("--records", default=None, metavar="OUT.jsonl",
                    help="also write one JSON line per (configuration, repetition)")
+    p.add_argument("--write-result", default=None, metavar="OUT.json",
+                   help="also write every configuration's pass probability (the spec review "
+                   "dashboard's --dryrun input)")
     p.add_argument("--top", type=int, default=20, help="rows of the sorted table to print")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p = add(

@@ -4,20 +4,37 @@ Hod & Canetti §4.10: each configuration is tried several times on public proxy 
 those passing every criterion often enough go into the frozen spec. :func:`dry_run` runs the
 same ``run_iteration`` the confidential run uses, in parallel (:class:`LocalExecutor`, or
 :class:`DaskExecutor` on a cluster), with a cache; :class:`DryRunResult` ranks configurations,
-draws the heat map, narrows the space and forecasts private selection.
+draws the heat map, narrows the space and forecasts private selection. Dry-run files (records
+and the pass-rate summary) are written and read only in :mod:`workbench.dryrun.files`.
 """
 
 from workbench.dryrun.cache import DryRunCache, default_cache_dir, iteration_digest
-from workbench.dryrun.executors import DaskExecutor, Executor, InlineExecutor, LocalExecutor
+from workbench.dryrun.executors import (
+    DaskExecutor,
+    Executor,
+    InlineExecutor,
+    LocalExecutor,
+    make_executor,
+)
+from workbench.dryrun.files import (
+    RESULT_FORMAT,
+    PassRates,
+    read_pass_rates,
+    read_records,
+    result_document,
+    write_records,
+    write_result,
+)
 from workbench.dryrun.forecast import SelectionForecast, forecast
 from workbench.dryrun.noise import seeded_noise
 from workbench.dryrun.proxy import prepare_proxy
 from workbench.dryrun.result import ALL, DryRunResult, wilson_interval
-from workbench.dryrun.run import dry_run, pick_configurations
+from workbench.dryrun.run import dry_run, pick_configurations, select_configurations
 from workbench.dryrun.tasks import CriterionOutcome, Task, TaskRecord, task_seed
 
 __all__ = [
     "ALL",
+    "RESULT_FORMAT",
     "CriterionOutcome",
     "DaskExecutor",
     "DryRunCache",
@@ -25,6 +42,7 @@ __all__ = [
     "Executor",
     "InlineExecutor",
     "LocalExecutor",
+    "PassRates",
     "SelectionForecast",
     "Task",
     "TaskRecord",
@@ -32,9 +50,16 @@ __all__ = [
     "dry_run",
     "forecast",
     "iteration_digest",
+    "make_executor",
     "pick_configurations",
     "prepare_proxy",
+    "read_pass_rates",
+    "read_records",
+    "result_document",
     "seeded_noise",
+    "select_configurations",
     "task_seed",
     "wilson_interval",
+    "write_records",
+    "write_result",
 ]

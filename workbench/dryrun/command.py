@@ -1,42 +1,21 @@
-"""``workbench dryrun``: the dry run from the command line (table, forecast, narrowed spec)."""
+"""``workbench dryrun``: the dry run from the command line (table, forecast, narrowed spec).
+
+Only argument handling and printing live here; the choices it makes (configurations,
+executor, files) are the public functions of :mod:`workbench.dryrun` that the widgets call.
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 from workbench.dryrun.cache import DryRunCache
-from workbench.dryrun.executors import DaskExecutor, Executor, InlineExecutor, LocalExecutor
+from workbench.dryrun.executors import make_executor
+from workbench.dryrun.files import write_records, write_result
 from workbench.dryrun.result import DryRunResult
-from workbench.dryrun.run import dry_run, pick_configurations
-from workbench.spec import Configuration, Spec, load_spec, save_spec
-from workbench.spec.space import iter_configurations
-
-
-def select_configurations(spec: Spec, which: str | None, limit: int | None,
-                          seed: int) -> list[Configuration]:
-    """The configurations the options select (shared by the CLI and the Feasibility tab)."""
-    narrowed = spec.selection.configurations
-    if which == "narrowed" and narrowed is None:
-        raise ValueError("--configs narrowed: the spec has no selection.configurations")
-    use_narrowed = which == "narrowed" or (which is None and narrowed is not None)
-    configs = list(narrowed) if use_narrowed and narrowed else list(iter_configurations(spec))
-    return pick_configurations(configs, limit, seed)
-
-
-def make_executor(workers: int, scheduler: str | None = None) -> Executor:
-    """Dask when a scheduler address is given, else local processes (0: this process)."""
-    if scheduler:
-        return DaskExecutor(scheduler)
-    if workers < 0:
-        raise ValueError("--workers must be >= 0")
-    return InlineExecutor() if workers == 0 else LocalExecutor(workers)
-
-
-def _executor(args: argparse.Namespace) -> Executor:
-    return make_executor(args.workers, args.scheduler)
+from workbench.dryrun.run import dry_run, select_configurations
+from workbench.spec import Spec, load_spec, save_spec
 
 
 def _report(result: DryRunResult, spec: Spec, args: argparse.Namespace) -> None:
@@ -69,11 +48,12 @@ def run_command(args: argparse.Namespace) -> int:
         configs = select_configurations(spec, args.configs, args.limit, args.seed)
         cache = None if args.no_cache else DryRunCache(args.cache)
         result = dry_run(spec, args.proxy, configs, repetitions=args.repetitions,
-                         seed=args.seed, executor=_executor(args), cache=cache,
-                         progress=not args.quiet, noise=args.noise)
+                         seed=args.seed, executor=make_executor(args.workers, args.scheduler),
+                         cache=cache, progress=not args.quiet, noise=args.noise)
         if args.records:
-            lines = (json.dumps(r.to_dict(), allow_nan=False) for r in result.records)
-            Path(args.records).write_text("\n".join(lines) + "\n", encoding="utf-8")
+            write_records(result.records, args.records)
+        if args.write_result:
+            write_result(result, spec, args.write_result, data=Path(args.proxy).name)
         _report(result, spec, args)
         if args.write_narrowed:
             document = result.narrowed_document(spec, args.min_pass)

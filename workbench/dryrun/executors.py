@@ -114,6 +114,20 @@ class DaskExecutor:
                 client.close()
 
 
+def make_executor(workers: int, scheduler: str | None = None) -> Executor:
+    """Dask when a scheduler address is given, else ``workers`` local processes (0: inline).
+
+    >>> type(make_executor(0)).__name__, make_executor(3).workers
+    ('InlineExecutor', 3)
+    """
+    if scheduler:
+        return DaskExecutor(scheduler)
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
+        raise ValueError("the number of worker processes must be an integer >= 0 "
+                         "(0 runs the tasks in this process)")
+    return InlineExecutor() if workers == 0 else LocalExecutor(workers)
+
+
 def _context() -> multiprocessing.context.BaseContext:
     """A forkserver that has imported the worker module once (later pools start at once),
     or spawn where there is no forkserver. Never plain fork: the caller may have threads."""

@@ -25,6 +25,7 @@ from workbench.dryrun.result import DryRunResult, sort_records
 from workbench.dryrun.tasks import NOISE_MODES, NoiseMode, TaskRecord, plan_tasks
 from workbench.dryrun.worker import Payload
 from workbench.spec import Configuration, Spec, build_spec
+from workbench.spec.space import iter_configurations
 
 ProgressCallback = Callable[[int, int], None]
 
@@ -38,6 +39,21 @@ def pick_configurations(configs: Sequence[Configuration], limit: int | None,
         raise ValueError("limit must be >= 1")
     chosen = sorted(random.Random(seed).sample(range(len(configs)), limit))
     return [configs[i] for i in chosen]
+
+
+def select_configurations(spec: Spec, which: str | None = None, limit: int | None = None,
+                          seed: int = 0) -> list[Configuration]:
+    """The configurations to rehearse: ``which`` is ``"all"`` (the full space), ``"narrowed"``
+    (the spec's ``selection.configurations``) or None (the narrowed list if the spec has one,
+    else the full space); then at most ``limit`` of them (:func:`pick_configurations`)."""
+    if which not in (None, "all", "narrowed"):
+        raise ValueError(f"which must be 'all', 'narrowed' or None, not {which!r}")
+    narrowed = spec.selection.configurations
+    if which == "narrowed" and narrowed is None:
+        raise ValueError("the spec has no narrowed list (selection.configurations) to try")
+    use_narrowed = which == "narrowed" or (which is None and narrowed is not None)
+    configs = list(narrowed) if use_narrowed and narrowed else list(iter_configurations(spec))
+    return pick_configurations(configs, limit, seed)
 
 
 def _configurations(spec: Spec, configs: Iterable[Configuration | Mapping[str, Any]] | None

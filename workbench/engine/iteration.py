@@ -44,6 +44,23 @@ def fit_generator(spec: Spec, configuration: Configuration, codes: np.ndarray,
     return generator
 
 
+def synthesize_candidate(spec: Spec, configuration: Configuration, codes: np.ndarray,
+                         ctx: PrivacyContext, progress: Progress | None = None) -> np.ndarray:
+    """Fit on ``codes``, sample as many valid rows, project: the candidate S before evaluation.
+
+    Shared by :func:`run_iteration` and the co-design widgets' quick sample, so the proxy
+    preview is made by the enclave's own steps. Raises ``SamplingError`` when the rejection
+    rules leave too few rows (post-processing of the DP model: it reveals nothing more).
+    """
+    step = progress or (lambda _name: None)
+    step("fit")
+    generator = fit_generator(spec, configuration, codes, ctx)
+    step("sample")
+    synth = sample_valid_for(spec, configuration, generator, int(codes.shape[0]), ctx.rng)
+    step("project")
+    return project_min_count(synth, configuration.min_count, ctx.rng)
+
+
 def encode_real(spec: Spec, configuration: Configuration, frame: pd.DataFrame) -> np.ndarray:
     """Codes of the cleaned data R under one configuration's transformation."""
     return spec.table_codec(configuration).encode(frame)
@@ -64,17 +81,11 @@ def run_iteration(
     step("transform")
     table = spec.table_codec(configuration)
     codes = table.encode(frame) if real_codes is None else real_codes
-    n = int(codes.shape[0])
-    step("fit")
-    generator = fit_generator(spec, configuration, codes, ctx)
-    step("sample")
     try:
-        synth = sample_valid_for(spec, configuration, generator, n, ctx.rng)
+        synth = synthesize_candidate(spec, configuration, codes, ctx, step)
     except SamplingError as exc:
         # Post-processing of the DP model only: failing here reveals nothing more about R.
         return Candidate(configuration, None, [], False, str(exc))
-    step("project")
-    synth = project_min_count(synth, configuration.min_count, ctx.rng)
     step("evaluate")
     results = evaluate_all(spec, configuration, codes, synth, ctx, once_results=once_results)
     return Candidate(configuration, synth, list(results), all(r.passed for r in results))

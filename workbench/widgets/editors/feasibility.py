@@ -12,8 +12,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from workbench.dryrun import DryRunResult, dry_run
-from workbench.dryrun.command import make_executor, select_configurations
+from workbench.dryrun import DryRunResult, dry_run, make_executor, select_configurations
 from workbench.widgets.editors.base import EditorBase, heading, note
 from workbench.widgets.editors.plots import to_png
 from workbench.widgets.model.lab import ProxyLab

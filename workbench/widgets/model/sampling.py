@@ -2,8 +2,8 @@
 
 Fit the configuration's generator (DP, simulation mode: the numpy rng is seeded, the DP noise
 still comes from OpenDP and is not reproducible) → sample n rows with the synthetic rejection
-rules (``workbench.postprocess.sample_valid_for``) → face-privacy projection
-(``project_min_count``): the same calls as ``workbench.engine.iteration.run_iteration``.
+rules → face-privacy projection: ``workbench.engine.iteration.synthesize_candidate``, the
+function ``run_iteration`` itself calls.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from workbench.engine.iteration import fit_generator
-from workbench.postprocess import SamplingError, project_min_count, sample_valid_for
+from workbench.engine.iteration import synthesize_candidate
+from workbench.postprocess import SamplingError
 from workbench.privacy import PrivacyContext
 from workbench.spec import Configuration, Spec
 
@@ -42,11 +42,9 @@ def quick_sample(
     if n == 0:
         raise PreviewError("the cleaned proxy has no rows")
     ctx = PrivacyContext.simulation(seed, neighbour=spec.budget.neighbour)
-    generator = fit_generator(spec, config, real_codes, ctx)
     try:
-        codes = sample_valid_for(spec, config, generator, n, ctx.rng)
+        codes = synthesize_candidate(spec, config, real_codes, ctx)
     except SamplingError as exc:  # shown in the editors instead of the readouts
         raise PreviewError(str(exc)) from None
-    codes = project_min_count(codes, config.min_count, ctx.rng)
     return QuickSample(np.asarray(codes, dtype=np.int64), config.family, config.params,
                        spec.generator_epsilon(config), seed)
