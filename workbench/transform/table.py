@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,10 +20,6 @@ class TableCodec:
     """The codecs of one configuration, in column order; the domain comes from them alone."""
 
     codecs: tuple[tuple[str, Codec], ...]
-
-    @classmethod
-    def from_mapping(cls, codecs: Mapping[str, Codec]) -> TableCodec:
-        return cls(tuple(codecs.items()))
 
     @property
     def names(self) -> tuple[str, ...]:

@@ -23,14 +23,8 @@ from workbench.engine.verify import Verification, bundle_dir, verify_bundle
 from workbench.report.datasheet import TABLE2_COLUMNS, criteria_rows
 from workbench.report.spec_summary import format_number
 from workbench.spec import Configuration, Spec
-from workbench.widgets.dashboards.spec_review import (
-    badge,
-    budget_formula,
-    esc,
-    message_page,
-    page,
-    table_html,
-)
+from workbench.widgets.dashboards.budget_section import budget_formula
+from workbench.widgets.dashboards.pages import badge, esc, message_page, page, table_html, tabs
 
 NO_BUNDLE = (
     "This dashboard reviews a release bundle made by <code>workbench run</code>. Start it with "
@@ -244,17 +238,19 @@ class Marginals:
         self.orders = orders
         self.proxy = proxy
         self.column = widgets.Dropdown(options=list(release.columns), description="column",
-                                       layout=widgets.Layout(width="320px"))
+                                       layout=widgets.Layout(width="320px")
+                                       ).add_class("wb-marginal-column")
         self.overlay = widgets.Checkbox(value=False, indent=False,
                                         description="overlay the public proxy's marginal",
-                                        disabled=proxy is None)
-        self.image = widgets.Image(format="png", layout=widgets.Layout(max_width="100%"))
+                                        disabled=proxy is None).add_class("wb-proxy-overlay")
+        self.image = widgets.Image(format="png", layout=widgets.Layout(max_width="100%")
+                                   ).add_class("wb-marginal-plot")
         self.note = widgets.HTML(f"<div style='font-size:12px;line-height:1.4;color:#57606a'>"
-                                 f"{esc(proxy_note)}</div>")
+                                 f"{esc(proxy_note)}</div>").add_class("wb-proxy-note")
         self.column.observe(lambda _c: self.draw(), names="value")
         self.overlay.observe(lambda _c: self.draw(), names="value")
         self.widget = widgets.VBox([widgets.HBox([self.column, self.overlay]), self.note,
-                                    self.image])
+                                    self.image]).add_class("wb-marginals")
         self.draw()
 
     def draw(self) -> None:
@@ -278,7 +274,7 @@ class ReleaseReview:
         self.bundle = bundle
         self.verification = verification
         b = bundle
-        self.header = page(self._header())
+        self.header = page(self._header(), "review-header")
         if b.release is not None:
             orders = label_orders(b.spec, b.configuration, b.release)
             self.marginals: Marginals | None = Marginals(b.release, orders, proxy, proxy_note)
@@ -286,16 +282,16 @@ class ReleaseReview:
         else:
             self.marginals = None
             marginals = page("<p>release.csv could not be read.</p>")
-        self.tabs = widgets.Tab(children=[
+        self.tabs = tabs(self.TABS, [
             page(criteria_html(b.criteria, b.all_passed) + self._problems("criteria.json")),
             page(budget_html(b.summary, b.spec, b.configuration) + self._problems("ledger.jsonl")),
             marginals,
             page(markdown_html(b.readme) if b.readme else self._problems("README.md")),
             page(checks_html(verification)),
-        ])
-        self.tabs.titles = self.TABS
+        ], "review-tabs")
         self.widget = widgets.VBox([self.header, self.tabs],
-                                   layout=widgets.Layout(max_width="1260px"))
+                                   layout=widgets.Layout(max_width="1260px")
+                                   ).add_class("wb-release-review")
 
     def _header(self) -> str:
         b = self.bundle

@@ -2,34 +2,14 @@
 
 Shows the hash, columns and transformation alternatives, constraints in plain words, the
 criteria with thresholds, ε, σ and false-pass probability, the budget breakdown, the search
-space and, given dry-run results, the expected number of private-selection iterations.
-
-Dry-run results file (``?dryrun=PATH``), JSON::
-
-    {"format": "workbench.dryrun/1",
-     "spec_sha256": "<SHA-256 of the spec the dry run used>",
-     "data": "<the PUBLIC data it ran on>",
-     "configurations": [
-        {"configuration": {"transforms": {...}, "generator": {...}, "min_count": 2},
-         "pass_probability": 0.35, "trials": 20}, ...]}
-
-The records file of ``workbench dryrun SPEC PROXY --records OUT.jsonl`` (one JSON line per
-configuration and repetition, ``{"config": <Configuration.key>, "passed": bool, ...}``) is read
-too: each configuration's pass probability is then its share of passing repetitions.
-
-``configuration`` is ``Configuration.to_dict()``; ``pass_probability`` is the share of the
-configuration's dry-run iterations in which every in-loop criterion passed (with ``passes``
-and ``trials`` instead, it is ``passes / trials``). The engine draws a configuration uniformly
-in each iteration, so the per-iteration success probability is the mean over the space; the
-listed configurations stand for the space (all of it, or a uniform sample of it).
+space and, given a dry-run file (``?dryrun=PATH``: what ``workbench dryrun --write-result`` or
+``--records`` writes, read by ``workbench.dryrun.read_pass_rates``), the expected number of
+private-selection iterations.
 """
 
 from __future__ import annotations
 
-import html
-import json
 import math
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,126 +17,18 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from workbench.constraints.nodes import And, Comparison, Membership, MissingTest, Node, Not, Or
+from workbench.constraints.words import rule_sentence
 from workbench.criteria.evaluate import UNIT_KINDS
-from workbench.privacy import expected_iterations, loop_factor, probability_bottom
-from workbench.report.datasheet import plain_epsilon
+from workbench.dryrun import PassRates, read_pass_rates
+from workbench.privacy import expected_iterations, probability_bottom
 from workbench.report.spec_summary import format_number
 from workbench.spec import Configuration, Spec
+from workbench.widgets.dashboards.budget_section import budget_html
+from workbench.widgets.dashboards.pages import badge, esc, message_page, page, table_html, tabs
 from workbench.widgets.model.readouts import Readout
 
-DRYRUN_FORMAT = "workbench.dryrun/1"
 #: P(Lap(b) ≤ −d) = ½·e^(−d/b) = 5% at d = b·ln 10: how far above T a value still passes 5%.
 MARGIN_5PCT = math.log(10.0)
-
-CSS = """<style>
-.wb-page{line-height:1.45;font-size:13px;white-space:normal}
-.wb-page h3{margin:10px 0 4px;font-size:15px}
-.wb-page p{margin:4px 0}.wb-page ul{margin:2px 0 6px}
-.wb-page table{border-collapse:collapse;margin:4px 0 8px}
-.wb-page th,.wb-page td{border:1px solid #d0d7de;padding:2px 7px;text-align:left;
-vertical-align:top}
-.wb-page th{background:#f0f3f7;font-weight:600}
-.wb-page td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-.wb-page code{font-size:12px;background:#f6f8fa;padding:0 3px;overflow-wrap:anywhere}
-.wb-muted{color:#57606a;font-size:12px}.wb-nowrap{white-space:nowrap}
-.wb-badge{display:inline-block;padding:1px 10px;border-radius:10px;font-weight:700}
-.wb-pass{background:#e6f4ea;color:#135c2b}.wb-fail{background:#fde8e8;color:#9b1c1c}
-.wb-warn{background:#fff4d6;color:#7a5300}
-.wb-big{font-size:19px;font-weight:700;margin:6px 0}
-.wb-page pre{background:#f6f8fa;padding:6px 8px;overflow:auto;white-space:pre;font-size:12px}
-.wb-reasons{color:#9b1c1c;font-weight:600;margin:2px 0 6px}
-.wb-markdown{max-width:1100px}.wb-markdown h1{font-size:20px;margin:6px 0}
-.wb-markdown h2{font-size:16px;margin:14px 0 4px;border-bottom:1px solid #d0d7de}
-</style>"""
-
-
-# --- HTML helpers (shared with the release review) ----------------------------------------
-def esc(value: Any) -> str:
-    """Escaped text of any value."""
-    return html.escape(str(value))
-
-
-def badge(text: str, kind: str) -> str:
-    """A coloured pill: kind is ``pass``, ``fail`` or ``warn``."""
-    return f'<span class="wb-badge wb-{kind}">{esc(text)}</span>'
-
-
-def table_html(header: Sequence[str], rows: Sequence[Sequence[str]],
-               numeric: Sequence[int] = (), raw: Sequence[int] = ()) -> str:
-    """An HTML table; cells are escaped unless their column index is in ``raw``."""
-    head = "".join(f"<th>{esc(h)}</th>" for h in header)
-    body = []
-    for row in rows:
-        cells = []
-        for i, cell in enumerate(row):
-            cls = ' class="num"' if i in numeric else ""
-            cells.append(f"<td{cls}>{cell if i in raw else esc(cell)}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    return f"<table><tr>{head}</tr>{''.join(body)}</table>"
-
-
-def page(body: str) -> widgets.HTML:
-    """An HTML widget with the dashboards' styles."""
-    return widgets.HTML(CSS + f'<div class="wb-page">{body}</div>',
-                        layout=widgets.Layout(width="100%"))
-
-
-def message_page(title: str, text: str, kind: str = "warn") -> widgets.HTML:
-    """A page that only explains something (a missing or unreadable input)."""
-    return page(f"<h3>{badge(title, kind)}</h3><p>{text}</p>")
-
-
-# --- constraints in plain words ----------------------------------------------------------
-_OPS = {"<": "is below", "<=": "is at most", ">": "is above", ">=": "is at least",
-        "==": "is", "!=": "is not"}
-
-
-def _name(column: str) -> str:
-    return column.replace("_", " ")
-
-
-def _literal(value: Any) -> str:
-    return f"“{value}”" if isinstance(value, str) else format_number(value)
-
-
-def _listing(values: Sequence[Any]) -> str:
-    items = [_literal(v) for v in values]
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
-
-
-def plain_words(node: Node) -> str:
-    """A rule's condition in words: ``a < 20 and p > 3`` → "a is below 20 and p is above 3".
-
-    >>> from workbench.constraints import parse
-    >>> plain_words(parse("mother_age < 20 and (parity > 3 or birth_sex in {'F'})").root)
-    'mother age is below 20 and either parity is above 3 or birth sex is “F”'
-    """
-    if isinstance(node, Comparison):
-        return f"{_name(node.column)} {_OPS[node.op]} {_literal(node.value)}"
-    if isinstance(node, Membership):
-        if len(node.values) == 1:
-            verb = "is not" if node.negated else "is"
-            return f"{_name(node.column)} {verb} {_literal(node.values[0])}"
-        if node.negated:
-            return f"{_name(node.column)} is none of {', '.join(map(_literal, node.values))}"
-        return f"{_name(node.column)} is one of {_listing(node.values)}"
-    if isinstance(node, MissingTest):
-        return f"{_name(node.column)} is {'recorded' if node.negated else 'missing'}"
-    if isinstance(node, Not):
-        return f"it is not true that {plain_words(node.operand)}"
-    if isinstance(node, And):
-        return " and ".join(f"either {plain_words(c)}" if isinstance(c, Or) else plain_words(c)
-                            for c in node.operands)
-    parts = [plain_words(c) for c in node.operands]
-    compound = any(isinstance(c, And) for c in node.operands)
-    return ("; or " if compound else " or ").join(parts)
-
-
-def rule_sentence(node: Node, synthetic: bool) -> str:
-    """The whole rule as a sentence a reviewer can check."""
-    who = "Reject a synthetic record" if synthetic else "Drop a confidential record"
-    return f"{who} if {plain_words(node)}."
 
 
 # --- criteria ----------------------------------------------------------------------------
@@ -262,122 +134,13 @@ def criteria_html(spec: Spec, reviews: Sequence[CriterionReview], delta_source: 
     return f"<h3>Acceptance criteria ({len(reviews)})</h3>{table}{assumptions}"
 
 
-# --- budget ------------------------------------------------------------------------------
-def budget_rows(spec: Spec) -> list[tuple[str, float, int]]:
-    """(part, ε, how many times it counts) for every part of ε_total."""
-    k = loop_factor(spec.selection.max_iterations)
-    rows: list[tuple[str, float, int]] = [
-        (f"generator ({spec.generator.family})", spec.budget.epsilon_generator, k)]
-    rows += [(f"criterion {c.id}", c.epsilon, k) for c in spec.criteria if c.in_loop]
-    rows.append(("ε₀ (private selection's stop rule)", spec.selection.epsilon_0, 1))
-    rows += [(f"criterion {c.id} (once)", c.epsilon, 1) for c in spec.criteria if c.once]
-    return rows
-
-
-def budget_formula(spec: Spec) -> str:
-    """ε_total = 2 × (ε_gen + Σ in-loop ε) + ε₀ + Σ once ε (1 × for a single attempt)."""
-    in_loop = round(spec.epsilon_in_loop - spec.budget.epsilon_generator, 12)
-    factor = loop_factor(spec.selection.max_iterations)
-    return (f"ε_total = {factor} × ({format_number(spec.budget.epsilon_generator)} + "
-            f"{format_number(in_loop)}) + {format_number(spec.selection.epsilon_0)} + "
-            f"{format_number(round(spec.epsilon_once, 12))} = "
-            f"{format_number(spec.epsilon_total)}")
-
-
-def budget_html(spec: Spec) -> str:
-    """The budget breakdown, the cap if any, and ε_total in plain words."""
-    rows = [[part, format_number(eps), f"× {times}", format_number(round(eps * times, 12))]
-            for part, eps, times in budget_rows(spec)]
-    rows.append(["ε_total", "", "", format_number(spec.epsilon_total)])
-    cap = spec.budget.epsilon_total_max
-    cap_text = "" if cap is None else (
-        f"<p>Cap: ε_total ≤ {format_number(cap)} "
-        f"{badge('within the cap', 'pass') if spec.epsilon_total <= cap else badge('OVER', 'fail')}"
-        "</p>")
-    return (
-        f"<h3>Budget</h3><p class='wb-big'>{esc(budget_formula(spec))}</p>"
-        "<p class='wb-muted'>Private selection (Liu &amp; Talwar; paper Thm. 3) doubles the ε "
-        "spent in each iteration, however many iterations run; statistics computed once "
-        "outside the loop count once.</p>"
-        + table_html(["part", "ε", "counted", "contributes"], rows, numeric=(1, 3))
-        + cap_text
-        + f"<p>Neighbouring datasets: {esc(spec.budget.neighbour.replace('_', '-'))}; pure "
-        "ε-DP (δ = 0).</p>"
-        f"<p class='wb-muted'>{esc(plain_epsilon(spec.epsilon_total))}</p>")
-
-
-# --- search space and dry runs -----------------------------------------------------------
-@dataclass(frozen=True)
-class DryRun:
-    """Per-configuration pass probabilities from public dry runs."""
-
-    spec_sha256: str | None
-    data: str
-    pass_probabilities: tuple[tuple[Configuration, float, int | None], ...]
-
-    @property
-    def mean_pass_probability(self) -> float:
-        """The per-iteration success probability when configurations are drawn uniformly."""
-        return math.fsum(p for _, p, _ in self.pass_probabilities) / len(self.pass_probabilities)
-
-
-def load_dryrun(path: str | os.PathLike[str]) -> DryRun:
-    """Read dry-run results (either format in the module docstring); ValueError if malformed."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ValueError(f"cannot read {path}: {exc}") from exc
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError:
-        return _from_records(path, text)
-    if not isinstance(doc, dict) or doc.get("format") != DRYRUN_FORMAT:
-        raise ValueError(f"{path}: not a dry-run results file (format must be {DRYRUN_FORMAT!r})")
-    entries = doc.get("configurations")
-    if not isinstance(entries, list) or not entries:
-        raise ValueError(f"{path}: 'configurations' must be a non-empty list")
-    out = []
-    for i, entry in enumerate(entries):
-        try:
-            config = Configuration.from_dict(entry["configuration"])
-            trials = entry.get("trials")
-            p = (float(entry["pass_probability"]) if "pass_probability" in entry
-                 else float(entry["passes"]) / float(trials))
-        except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
-            raise ValueError(f"{path}: configurations[{i}] is malformed ({exc})") from exc
-        if not 0.0 <= p <= 1.0:
-            raise ValueError(f"{path}: configurations[{i}].pass_probability must be in [0, 1]")
-        out.append((config, p, None if trials is None else int(trials)))
-    return DryRun(doc.get("spec_sha256"), str(doc.get("data", "")), tuple(out))
-
-
-def _from_records(path: str | os.PathLike[str], text: str) -> DryRun:
-    """Pass probabilities from ``workbench dryrun --records`` lines (one per repetition)."""
-    tally: dict[str, list[int]] = {}
-    try:
-        for line in text.splitlines():
-            if line.strip():
-                record = json.loads(line)
-                counts = tally.setdefault(str(record["config"]), [0, 0])
-                counts[0] += bool(record["passed"])
-                counts[1] += 1
-        entries = tuple((Configuration.from_dict(json.loads(key)), passes / trials, trials)
-                        for key, (passes, trials) in tally.items())
-    except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-        raise ValueError(f"{path}: neither a dry-run results file nor dry-run records "
-                         f"({exc})") from exc
-    if not entries:
-        raise ValueError(f"{path}: no dry-run records")
-    return DryRun(None, "", entries)
-
-
 def _space_counts(spec: Spec) -> tuple[int, int, int]:
     """(transformation combinations, hyperparameter sets, min_count values)."""
     return (math.prod(len(t.alternatives) for t in spec.transformations),
             spec.generator.count(), len(spec.min_counts))
 
 
-def search_space_html(spec: Spec, dryrun: DryRun | None, dryrun_error: str = "") -> str:
+def search_space_html(spec: Spec, dryrun: PassRates | None, dryrun_error: str = "") -> str:
     """The size of the search space, selection parameters, and the iteration forecast."""
     n_t, n_h, n_m = _space_counts(spec)
     s = spec.selection
@@ -404,7 +167,7 @@ def search_space_html(spec: Spec, dryrun: DryRun | None, dryrun_error: str = "")
     return "".join(parts)
 
 
-def _forecast_html(spec: Spec, dryrun: DryRun | None, error: str) -> str:
+def _forecast_html(spec: Spec, dryrun: PassRates | None, error: str) -> str:
     """Expected iterations and P(⊥) from dry-run pass rates (or how to get them)."""
     s = spec.selection
     if dryrun is None:
@@ -521,19 +284,19 @@ class SpecReview:
     TABS = ("Criteria", "Budget", "Search space", "Columns", "Constraints")
 
     def __init__(self, spec: Spec, *, source: str = "", readouts: Mapping[str, Readout] | None
-                 = None, delta_source: str = "", dryrun: DryRun | None = None,
+                 = None, delta_source: str = "", dryrun: PassRates | None = None,
                  dryrun_error: str = "") -> None:
         """Render every section once (the spec is immutable)."""
         self.spec = spec
         self.reviews = criterion_reviews(spec, readouts)
-        self.header = page(header_html(spec, source))
+        self.header = page(header_html(spec, source), "review-header")
         sections = [criteria_html(spec, self.reviews, delta_source), budget_html(spec),
                     search_space_html(spec, dryrun, dryrun_error), columns_html(spec),
                     constraints_html(spec)]
-        self.tabs = widgets.Tab(children=[page(s) for s in sections])
-        self.tabs.titles = self.TABS
+        self.tabs = tabs(self.TABS, [page(s) for s in sections], "review-tabs")
         self.widget = widgets.VBox([self.header, self.tabs],
-                                   layout=widgets.Layout(max_width="1260px"))
+                                   layout=widgets.Layout(max_width="1260px")
+                                   ).add_class("wb-spec-review")
 
 
 def spec_review_dashboard(spec_path: Path, proxy_path: Path | None = None,
@@ -550,7 +313,7 @@ def spec_review_dashboard(spec_path: Path, proxy_path: Path | None = None,
     dryrun, error = None, ""
     if dryrun_path is not None:
         try:
-            dryrun = load_dryrun(dryrun_path)
+            dryrun = read_pass_rates(dryrun_path)
         except ValueError as exc:
             error = str(exc)
     return SpecReview(spec, source=str(spec_path), readouts=readouts, delta_source=delta_source,

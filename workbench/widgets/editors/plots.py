@@ -129,16 +129,6 @@ class SigmaFigure:
 LOG_EPS = (-3.0, 1.0)
 
 
-def budget_bar_png(segments: Sequence[tuple[str, float]], total: float | None) -> bytes:
-    """The stacked bar as a one-off PNG."""
-    return BudgetBarFigure().png(segments, total)
-
-
-def sigma_curves_png(curves: Sequence[tuple[str, float, float]]) -> bytes:
-    """The σ-against-ε plot as a one-off PNG."""
-    return SigmaFigure().png(curves)
-
-
 def _thousands(value: float, _pos: int) -> str:
     """Counts as 0, 500, 12k, 1.5M."""
     if abs(value) >= 1e6:

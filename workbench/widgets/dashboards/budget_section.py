@@ -1,0 +1,52 @@
+"""The budget as a reviewer reads it: every part of ε_total, the formula, the cap (both reviews)."""
+
+from __future__ import annotations
+
+from workbench.privacy import loop_factor
+from workbench.report.datasheet import plain_epsilon
+from workbench.report.spec_summary import format_number
+from workbench.spec import Spec
+from workbench.widgets.dashboards.pages import badge, esc, table_html
+
+
+def budget_rows(spec: Spec) -> list[tuple[str, float, int]]:
+    """(part, ε, how many times it counts) for every part of ε_total."""
+    k = loop_factor(spec.selection.max_iterations)
+    rows: list[tuple[str, float, int]] = [
+        (f"generator ({spec.generator.family})", spec.budget.epsilon_generator, k)]
+    rows += [(f"criterion {c.id}", c.epsilon, k) for c in spec.criteria if c.in_loop]
+    rows.append(("ε₀ (private selection's stop rule)", spec.selection.epsilon_0, 1))
+    rows += [(f"criterion {c.id} (once)", c.epsilon, 1) for c in spec.criteria if c.once]
+    return rows
+
+
+def budget_formula(spec: Spec) -> str:
+    """ε_total = 2 × (ε_gen + Σ in-loop ε) + ε₀ + Σ once ε (1 × for a single attempt)."""
+    in_loop = round(spec.epsilon_in_loop - spec.budget.epsilon_generator, 12)
+    factor = loop_factor(spec.selection.max_iterations)
+    return (f"ε_total = {factor} × ({format_number(spec.budget.epsilon_generator)} + "
+            f"{format_number(in_loop)}) + {format_number(spec.selection.epsilon_0)} + "
+            f"{format_number(round(spec.epsilon_once, 12))} = "
+            f"{format_number(spec.epsilon_total)}")
+
+
+def budget_html(spec: Spec) -> str:
+    """The budget breakdown, the cap if any, and ε_total in plain words."""
+    rows = [[part, format_number(eps), f"× {times}", format_number(round(eps * times, 12))]
+            for part, eps, times in budget_rows(spec)]
+    rows.append(["ε_total", "", "", format_number(spec.epsilon_total)])
+    cap = spec.budget.epsilon_total_max
+    cap_text = "" if cap is None else (
+        f"<p>Cap: ε_total ≤ {format_number(cap)} "
+        f"{badge('within the cap', 'pass') if spec.epsilon_total <= cap else badge('OVER', 'fail')}"
+        "</p>")
+    return (
+        f"<h3>Budget</h3><p class='wb-big'>{esc(budget_formula(spec))}</p>"
+        "<p class='wb-muted'>Private selection (Liu &amp; Talwar; paper Thm. 3) doubles the ε "
+        "spent in each iteration, however many iterations run; statistics computed once "
+        "outside the loop count once.</p>"
+        + table_html(["part", "ε", "counted", "contributes"], rows, numeric=(1, 3))
+        + cap_text
+        + f"<p>Neighbouring datasets: {esc(spec.budget.neighbour.replace('_', '-'))}; pure "
+        "ε-DP (δ = 0).</p>"
+        f"<p class='wb-muted'>{esc(plain_epsilon(spec.epsilon_total))}</p>")
