@@ -1,4 +1,4 @@
-"""Shared fixtures: the repository paths, the example spec, and the optional shared data."""
+"""Shared fixtures: the repository paths, the example spec, the shared data, widget lookup."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import copy
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,9 +35,41 @@ def example_spec():
     return load_spec(EXAMPLE)
 
 
-def shared_csv(name: str) -> Path:
-    """Path of a public US sample in ../shared/data, or skip the test when absent."""
-    path = SHARED_DATA / name
+def in_ci() -> bool:
+    """Whether this is a CI run (``.ci/run`` exports CI=1), where ../shared/data always exists."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def shared_data(name: str = "") -> Path:
+    """Path of a public file (or, with no name, the folder) in ../shared/data.
+
+    When it is absent the test fails in CI and is skipped only outside CI (a fresh clone
+    without the shared folder), so a broken CI layout can never pass silently.
+    """
+    path = SHARED_DATA / name if name else SHARED_DATA
     if not path.exists():
-        pytest.skip(f"shared data {name} not available")
+        message = f"shared data {name or 'folder'} not found at {path}"
+        if in_ci():
+            pytest.fail(f"{message}; CI must provide ../shared/data", pytrace=False)
+        pytest.skip(message)
     return path
+
+
+def shared_csv(name: str) -> Path:
+    """Path of a public US sample in ../shared/data (see :func:`shared_data`)."""
+    return shared_data(name)
+
+
+def widget_by_class(root: Any, class_name: str) -> Any:
+    """The one widget under ``root`` (itself included) carrying the DOM class ``class_name``.
+
+    Tests find widgets by the stable ``wb-*`` classes the dashboards set, never by position.
+    """
+    found, todo = [], [root]
+    while todo:
+        widget = todo.pop()
+        if class_name in getattr(widget, "_dom_classes", ()):
+            found.append(widget)
+        todo.extend(getattr(widget, "children", ()))
+    assert len(found) == 1, f"{len(found)} widgets with class {class_name!r}"
+    return found[0]

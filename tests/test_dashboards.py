@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import widget_by_class
 
 from workbench.cli import dashboard as dash
 from workbench.cli.main import build_parser, main
@@ -124,22 +125,6 @@ def test_fast_kernel_imports_keeps_spec_validation_working() -> None:
 
 
 # --- spec review content -------------------------------------------------------------------
-def test_constraints_read_as_plain_words() -> None:
-    from workbench.constraints import parse
-    from workbench.widgets.dashboards.spec_review import plain_words, rule_sentence
-
-    assert plain_words(parse("birth_weight < 500 or birth_weight > 5500").root) == (
-        "birth weight is below 500 or birth weight is above 5500")
-    assert plain_words(parse("a <= 1 and b >= 2 or c is missing").root) == (
-        "a is at most 1 and b is at least 2; or c is missing")
-    assert plain_words(parse("s not in {'F', 'M'}").root) == "s is none of “F”, “M”"
-    assert plain_words(parse("s in {1, 2, 3}").root) == "s is one of 1, 2 or 3"
-    assert plain_words(parse("not (a == 1 and b != 2)").root) == (
-        "it is not true that a is 1 and b is not 2")
-    assert rule_sentence(parse("x is not missing").root, synthetic=True) == (
-        "Reject a synthetic record if x is recorded.")
-
-
 def test_criterion_review_false_pass_by_kind(example_spec: Any) -> None:
     from workbench.widgets.dashboards.spec_review import MARGIN_5PCT, criterion_reviews
     from workbench.widgets.model.readouts import Readout
@@ -160,59 +145,89 @@ def test_spec_review_widget_shows_hash_budget_and_every_section(example_spec: An
     from workbench.widgets.dashboards.spec_review import SpecReview
 
     review = SpecReview(example_spec, source="example.json")
-    header = review.header.value
+    header = widget_by_class(review.widget, "wb-review-header").value
     assert example_spec.sha256 in header and "NOT FROZEN" in header and "9.98" in header
-    sections = [child.value for child in review.tabs.children]
     assert list(review.tabs.titles) == list(SpecReview.TABS)
-    assert all(c.id in sections[0] for c in example_spec.criteria)
-    assert "2 × (4 + 0.99) + 0 + 0 = 9.98" in sections[1]
-    assert "1,440 configurations" in sections[2] and "No dry-run results" in sections[2]
-    assert "grams_100" in sections[3]
-    assert "Drop a confidential record if birth weight is below 500" in sections[4]
+
+    def section(name: str) -> str:
+        return widget_by_class(review.widget, f"wb-section-{name}").value
+
+    assert all(c.id in section("criteria") for c in example_spec.criteria)
+    assert "2 × (4 + 0.99) + 0 + 0 = 9.98" in section("budget")
+    space = section("search-space")
+    assert "1,440 configurations" in space and "No dry-run results" in space
+    assert "grams_100" in section("columns")
+    assert "Drop a confidential record if birth weight is below 500" in section("constraints")
 
 
 def _dryrun_file(spec: Any, path: Path, probabilities: list[float]) -> Path:
-    configs = list(spec.configurations())[: len(probabilities)]
-    doc = {"format": "workbench.dryrun/1", "spec_sha256": spec.sha256, "data": "proxy",
-           "configurations": [{"configuration": c.to_dict(), "pass_probability": p,
-                               "trials": 10} for c, p in zip(configs, probabilities,
-                                                             strict=True)]}
-    path.write_text(json.dumps(doc))
-    return path
+    """The result file ``workbench dryrun --write-result`` writes, for a made-up result."""
+    from test_dryrun import _synthetic_result
+
+    from workbench.dryrun import write_result
+
+    return write_result(_synthetic_result(spec, probabilities, reps=10), spec, path, "proxy")
 
 
 def test_dryrun_results_give_expected_iterations(example_spec: Any, tmp_path: Path) -> None:
-    from workbench.widgets.dashboards.spec_review import load_dryrun, search_space_html
+    from workbench.dryrun import read_pass_rates
+    from workbench.widgets.dashboards.spec_review import search_space_html
 
-    run = load_dryrun(_dryrun_file(example_spec, tmp_path / "d.json", [0.1, 0.3]))
+    run = read_pass_rates(_dryrun_file(example_spec, tmp_path / "d.json", [0.1, 0.3]))
+    assert [(p, n) for _, p, n in run.pass_probabilities] == [(0.1, 10), (0.3, 10)]
+    assert run.spec_sha256 == example_spec.sha256 and run.data == "proxy"
     assert run.mean_pass_probability == pytest.approx(0.2)
     text = search_space_html(example_spec, run)
     assert "E[iterations] = 5.0" in text and "P(⊥) = 0.0%" in text
-    bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps({"format": "workbench.dryrun/1", "configurations": [
-        {"configuration": {"transforms": {}}, "pass_probability": 0.5}]}))
+    bad = _write(tmp_path / "bad.json", {"format": "workbench.dryrun/1", "configurations": [
+        {"configuration": {"transforms": {}}, "pass_probability": 0.5, "trials": 2}]})
     with pytest.raises(ValueError, match=r"configurations\[0\]"):
-        load_dryrun(bad)
+        read_pass_rates(bad)
     with pytest.raises(ValueError, match="format"):
-        load_dryrun(_write(tmp_path / "other.json", {"configurations": []}))
+        read_pass_rates(_write(tmp_path / "other.json", {"configurations": []}))
 
 
-def test_dryrun_records_of_the_dryrun_command_are_read(example_spec: Any,
-                                                       tmp_path: Path) -> None:
-    from workbench.widgets.dashboards.spec_review import load_dryrun
+def test_dryrun_records_give_the_same_pass_rates_as_the_result_file(
+        example_spec: Any, tmp_path: Path) -> None:
+    from test_dryrun import _synthetic_result
 
-    first, second = list(example_spec.configurations())[:2]
-    lines = [{"config": first.key, "rep": r, "passed": r < 2} for r in range(4)]
-    lines += [{"config": second.key, "rep": r, "passed": False} for r in range(4)]
-    path = tmp_path / "records.jsonl"
-    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
-    run = load_dryrun(path)
-    assert {c.key: (p, n) for c, p, n in run.pass_probabilities} == {
-        first.key: (0.5, 4), second.key: (0.0, 4)}
-    assert run.mean_pass_probability == 0.25
-    path.write_text('{"config": "x"}\nnot json\n')
-    with pytest.raises(ValueError, match="neither"):
-        load_dryrun(path)
+    from workbench.dryrun import read_pass_rates, read_records, write_records, write_result
+
+    result = _synthetic_result(example_spec, [0.5, 0.0, 0.25])
+    path = write_records(result.records, tmp_path / "records.jsonl")
+    assert read_records(path) == list(result.records)
+    from_records = read_pass_rates(path)
+    from_result = read_pass_rates(write_result(result, example_spec, tmp_path / "d.json"))
+    assert [(c.key, p, n) for c, p, n in from_records.pass_probabilities] == [
+        (c.key, p, n) for c, p, n in from_result.pass_probabilities] == [
+        (c.key, p, 4) for c, p in zip(result.configurations, (0.5, 0.0, 0.25), strict=True)]
+    assert from_records.mean_pass_probability == pytest.approx(0.25)
+    path.write_text(path.read_text().splitlines()[0] + "\nnot json\n")
+    with pytest.raises(ValueError, match="line 2"):
+        read_pass_rates(path)
+
+
+def test_dryrun_command_writes_the_file_the_spec_review_reads(tmp_path: Path) -> None:
+    from test_dryrun import _cheap_document
+
+    from workbench.dryrun import read_pass_rates, read_records
+    from workbench.proxy import sample_proxy
+    from workbench.widgets.dashboards.spec_review import search_space_html
+
+    spec_path, proxy_path = tmp_path / "spec.json", tmp_path / "proxy.csv"
+    spec_path.write_text(json.dumps(_cheap_document()))
+    sample_proxy(6_000, seed=2).to_csv(proxy_path, index=False)
+    result, records = tmp_path / "result.json", tmp_path / "records.jsonl"
+    assert main(["dryrun", str(spec_path), str(proxy_path), "--limit", "2", "--repetitions",
+                 "2", "--workers", "0", "--no-cache", "--quiet", "--noise", "seeded",
+                 "--write-result", str(result), "--records", str(records)]) == 0
+    spec = load_spec(spec_path)
+    rates = read_pass_rates(result)
+    assert rates.spec_sha256 == spec.sha256 and rates.data == "proxy.csv"
+    assert len(rates.pass_probabilities) == 2 and len(read_records(records)) == 4
+    assert {c.key: p for c, p, _ in rates.pass_probabilities} == {
+        c.key: p for c, p, _ in read_pass_rates(records).pass_probabilities}
+    assert "Expected iterations (from dry runs)" in search_space_html(spec, rates)
 
 
 def _write(path: Path, doc: Any) -> Path:
@@ -226,12 +241,15 @@ def test_release_review_of_a_good_bundle(bundle: Path) -> None:
     from workbench.widgets.dashboards.release_review import ReleaseReview, load_bundle
 
     review = ReleaseReview(load_bundle(bundle), verify_bundle(bundle))
-    assert "PASSED" in review.header.value and "FAILED" not in review.header.value
-    criteria = review.tabs.children[0].value
+    header = widget_by_class(review.widget, "wb-review-header").value
+    assert "PASSED" in header and "FAILED" not in header
+    criteria = widget_by_class(review.widget, "wb-section-criteria").value
     assert criteria.count("wb-pass\">pass<") == 3 and "all criteria passed" in criteria
-    assert "8.08" in review.tabs.children[1].value
-    assert review.marginals is not None and review.marginals.image.value[:4] == b"\x89PNG"
-    assert "<h2>Intended uses</h2>" in review.tabs.children[3].value
+    assert "8.08" in widget_by_class(review.widget, "wb-section-budget").value
+    plot = widget_by_class(review.widget, "wb-marginal-plot")
+    assert plot is review.marginals.image and plot.value[:4] == b"\x89PNG"
+    assert "<h2>Intended uses</h2>" in widget_by_class(review.widget,
+                                                       "wb-section-datasheet").value
 
 
 def test_release_review_of_a_tampered_bundle_names_the_reason(tampered: Path) -> None:
@@ -249,18 +267,20 @@ def test_release_review_overlays_the_proxy_binned_like_the_release(bundle: Path)
     from workbench.widgets.dashboards.release_review import release_review_dashboard
 
     root = release_review_dashboard(bundle, dash.DEFAULT_PROXY)
-    marginals = root.children[1].children[2]
-    overlay = marginals.children[0].children[1]
-    plain = marginals.children[2].value
-    assert not overlay.disabled and "after cleaning" in marginals.children[1].value
+    overlay = widget_by_class(root, "wb-proxy-overlay")
+    plot = widget_by_class(root, "wb-marginal-plot")
+    plain = plot.value
+    assert not overlay.disabled
+    assert "after cleaning" in widget_by_class(root, "wb-proxy-note").value
     overlay.value = True
-    assert marginals.children[2].value != plain
+    assert plot.value != plain
 
 
 def test_release_review_explains_how_to_pass_a_bundle() -> None:
     from workbench.widgets.dashboards.release_review import release_review_dashboard
 
-    assert "?bundle=PATH" in release_review_dashboard(None).value
+    assert "?bundle=PATH" in widget_by_class(release_review_dashboard(None),
+                                             "wb-message").value
 
 
 def test_datasheet_markdown_is_rendered_and_raw_html_escaped() -> None:
@@ -269,6 +289,27 @@ def test_datasheet_markdown_is_rendered_and_raw_html_escaped() -> None:
     out = markdown_html("# Title\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n<script>x</script>")
     assert "<h1>Title</h1>" in out and "<td>1</td>" in out
     assert "<script>" not in out and "&lt;script&gt;" in out
+
+
+# --- co-design dashboard ------------------------------------------------------------------
+def test_codesign_dashboard_offers_the_frozen_spec_as_a_download(tmp_path: Path) -> None:
+    import base64
+
+    from workbench.widgets.dashboards.codesign import codesign_dashboard
+
+    root = codesign_dashboard(EXAMPLE, None, tmp_path)
+    assert "no proxy: readouts are off" in widget_by_class(root, "wb-codesign-title").value
+    link = widget_by_class(root, "wb-download")
+    assert link.value == ""
+    freeze = next(w for w in widget_by_class(root, "wb-section-export").children
+                  if getattr(w, "description", "") == "Freeze and export")
+    freeze.click()
+    written = tmp_path / "israel_births_2014.frozen.json"
+    data = re.search(r"base64,([A-Za-z0-9+/=]+)", link.value).group(1)
+    assert base64.b64decode(data) == written.read_bytes()
+    assert load_spec(written, require_frozen=True).epsilon_total == pytest.approx(9.98)
+    broken = codesign_dashboard(tmp_path / "missing.json", None, tmp_path)
+    assert "cannot start" in widget_by_class(broken, "wb-message").value
 
 
 # --- real browser --------------------------------------------------------------------------
@@ -327,7 +368,7 @@ def browser(tmp: Path, base: str) -> Iterator[Any]:
     assert not [u for u in blocked if "fontawesome" not in u], blocked
 
 
-def _open(page: Any, url: str, selector: str = ".widget-tab") -> None:
+def _open(page: Any, url: str, selector: str = ".wb-review-tabs") -> None:
     page.goto(url, timeout=WIDGETS_TIMEOUT_MS)
     page.wait_for_selector(selector, state="visible")
 
@@ -347,7 +388,7 @@ def _readout_cell(page: Any, criterion_id: str, column: str) -> str:
     return page.evaluate(
         """([id, column]) => {
             const input = [...document.querySelectorAll('input')].find(i => i.value === id);
-            const table = input.closest('.widget-vbox').querySelector('table');
+            const table = input.closest('.wb-criterion-row').querySelector('.wb-readout table');
             const heads = [...table.querySelectorAll('th')].map(th => th.textContent);
             return table.querySelectorAll('td')[heads.indexOf(column)].textContent;
         }""", [criterion_id, column])
@@ -358,7 +399,7 @@ def _row_input(page: Any, criterion_id: str, label: str) -> Any:
     page.evaluate(
         """(id) => { const input = [...document.querySelectorAll('input')]
                         .find(i => i.value === id);
-                     input.closest('.widget-vbox').setAttribute('data-test-row', id); }""",
+                     input.closest('.wb-criterion-row').setAttribute('data-test-row', id); }""",
         criterion_id)
     row = page.locator(f"[data-test-row='{criterion_id}']")
     return row.locator(".widget-text", has=page.locator(f"label:text-is('{label}')")).locator(
@@ -375,7 +416,7 @@ def _set_threshold(page: Any, criterion_id: str, value: float) -> None:
 @pytest.mark.slow
 def test_codesign_dashboard_in_a_browser(tmp_path: Path) -> None:
     with voila("codesign", tmp_path) as base, browser(tmp_path, base) as (page, _blocked):
-        _open(page, base)
+        _open(page, base, ".wb-codesign-tabs")
         assert "Public proxy: 166,000 rows" in page.inner_text("body")
         _shot(page, "codesign_data")
 
@@ -391,10 +432,9 @@ def test_codesign_dashboard_in_a_browser(tmp_path: Path) -> None:
         _shot(page, "codesign_criteria")
 
         _tab(page, "Budget")
-        total = page.locator(".widget-html", has_text="ε_total = 2 ×")
+        total = page.locator(".wb-budget-total")
         assert "= 9.98" in total.inner_text()
-        readout = page.locator(".widget-slider", has=page.locator(
-            "label:text-is('ε generator')")).locator(".widget-readout")
+        readout = page.locator(".wb-eps-generator .widget-readout")
         readout.click()
         page.keyboard.press("Control+A")
         page.keyboard.type("3")
@@ -405,7 +445,7 @@ def test_codesign_dashboard_in_a_browser(tmp_path: Path) -> None:
 
         _tab(page, "Export")
         page.get_by_role("button", name="Freeze and export").click()
-        link = page.locator("a[download]")
+        link = page.locator(".wb-download a[download]")
         link.wait_for()
         with page.expect_download() as info:
             link.click()
@@ -421,7 +461,7 @@ def test_codesign_dashboard_in_a_browser(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_codesign_false_pass_changes_at_threshold_80(tmp_path: Path) -> None:
     with voila("codesign", tmp_path) as base, browser(tmp_path, base) as (page, _blocked):
-        _open(page, base)
+        _open(page, base, ".wb-codesign-tabs")
         _tab(page, "Criteria")
         page.wait_for_selector("text=P(false pass)")
         before = _readout_cell(page, "mean_birth_weight", "P(false pass)")
@@ -434,9 +474,9 @@ def test_spec_review_dashboard_in_a_browser(tmp_path: Path, example_spec: Any) -
     dryrun = _dryrun_file(example_spec, tmp_path / "dryrun.json", [0.1, 0.3])
     with voila("spec", tmp_path) as base, browser(tmp_path, base) as (page, _blocked):
         _open(page, base)
-        header = page.locator(".wb-page").first.inner_text()
+        header = page.locator(".wb-review-header").inner_text()
         assert "ε_total = 9.98" in header and example_spec.sha256 in header
-        rows = page.locator(".widget-tab .wb-page table").first.locator("tr")
+        rows = page.locator(".wb-section-criteria table").locator("tr")
         assert rows.count() == 1 + 8
         body = page.inner_text("body")
         assert all(c.id in body for c in example_spec.criteria)
@@ -457,9 +497,9 @@ def test_spec_review_dashboard_in_a_browser(tmp_path: Path, example_spec: Any) -
 def test_release_review_dashboard_passed_in_a_browser(tmp_path: Path, bundle: Path) -> None:
     with voila("release", tmp_path) as base, browser(tmp_path, base) as (page, _blocked):
         _open(page, base + "?" + dash.dashboard_query({"bundle": bundle}))
-        header = page.locator(".wb-page").first.inner_text()
+        header = page.locator(".wb-review-header").inner_text()
         assert "verify PASSED" in header and "FAILED" not in header
-        table = page.locator(".widget-tab .wb-page table").first
+        table = page.locator(".wb-section-criteria table")
         assert table.locator("tr").count() == 1 + 3
         assert table.locator(".wb-pass").count() == 3
         _shot(page, "release_review_criteria")
@@ -479,7 +519,7 @@ def test_release_review_dashboard_failed_in_a_browser(tmp_path: Path, tampered: 
     reasons = verify_bundle(tampered).problems
     with voila("release", tmp_path) as base, browser(tmp_path, base) as (page, _blocked):
         _open(page, base + "?" + dash.dashboard_query({"bundle": tampered}))
-        header = page.locator(".wb-page").first.inner_text()
+        header = page.locator(".wb-review-header").inner_text()
         assert "verify FAILED" in header
         assert reasons and all(reason in header for reason in reasons)
         _shot(page, "release_review_failed")

@@ -61,12 +61,34 @@ def _index(doc: dict, criterion_id: str) -> int:
 
 
 # --- the session (pure Python) -----------------------------------------------------------------
-def test_session_does_not_import_ipywidgets():
+def test_the_model_never_imports_ipywidgets():
+    """Every module of ``workbench.widgets.model`` loads without ipywidgets, directly or not."""
+    model = REPO / "workbench" / "widgets" / "model"
+    modules = sorted(p.stem for p in model.glob("*.py") if p.stem != "__init__")
+    assert {"session", "lab", "budget", "readouts", "sampling"} <= set(modules)
     code = (
-        "import sys; from workbench.widgets import Session; "
-        "assert 'ipywidgets' not in sys.modules, 'Session pulled in ipywidgets'"
+        "import importlib, sys; from workbench.widgets import Session; "
+        f"[importlib.import_module('workbench.widgets.model.' + m) for m in {modules!r}]; "
+        "assert 'ipywidgets' not in sys.modules, 'the model pulled in ipywidgets'"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
+
+
+def test_the_quick_sample_is_the_engines_candidate(example_spec, lab):
+    """With the same seeds, the widgets' quick S equals the S of ``run_iteration``."""
+    from workbench.dryrun import seeded_noise
+    from workbench.engine.iteration import run_iteration
+    from workbench.privacy import PrivacyContext
+    from workbench.widgets.model.sampling import quick_sample
+
+    config = lab.configuration(example_spec)
+    codes = lab.real_codes(example_spec, config)
+    with seeded_noise(PrivacyContext.simulation(0), 11):
+        quick = quick_sample(example_spec, config, codes, seed=5)
+    ctx = PrivacyContext.simulation(5, neighbour=example_spec.budget.neighbour)
+    with seeded_noise(ctx, 11):
+        candidate = run_iteration(example_spec, config, pd.DataFrame(), ctx, real_codes=codes)
+    assert candidate.codes is not None and np.array_equal(quick.codes, candidate.codes)
 
 
 def test_apply_updates_draft_and_spec(session):

@@ -11,6 +11,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from workbench.widgets.dashboards.pages import slug, tabs
 from workbench.widgets.editors.budget_planner import BudgetPlanner
 from workbench.widgets.editors.constraint_editor import ConstraintEditor
 from workbench.widgets.editors.criteria_editor import CriteriaEditor
@@ -46,8 +47,7 @@ class CoDesignApp:
         self.export = ExportPanel(session, lab, path=export_path)
         self.editors: list[Any] = [self.schema, self.constraints, self.faithfulness,
                                    self.criteria, self.budget, self.feasibility, self.export]
-        self.tabs = widgets.Tab(children=[e.widget for e in self.editors])
-        self.tabs.titles = TAB_TITLES
+        self.tabs = tabs(TAB_TITLES, [e.widget for e in self.editors], "codesign-tabs")
         self.tabs.selected_index = 0
         self.tabs.observe(lambda _c: self._tab_shown(), names="selected_index")
         self._tab_shown()
@@ -66,7 +66,7 @@ class CoDesignApp:
         if self.preview is not None:
             header.append(widgets.Accordion(children=[self.preview.widget],
                                             titles=("Preview configuration (proxy readouts)",)))
-        self.widget = widgets.VBox([*header, self.tabs])
+        self.widget = widgets.VBox([*header, self.tabs]).add_class("wb-codesign-app")
 
     def add_tab(self, title: str, editor: Any, index: int | None = None) -> None:
         """Add a tab (e.g. Feasibility); ``editor`` has ``.widget`` and may have
@@ -76,6 +76,7 @@ class CoDesignApp:
         self.editors.insert(position, editor)
         titles = list(self.tabs.titles)
         titles.insert(position, title)
+        editor.widget.add_class(f"wb-section-{slug(title)}")
         self.tabs.children = [e.widget for e in self.editors]
         self.tabs.titles = tuple(titles)
         self.tabs.selected_index = self.editors.index(selected)

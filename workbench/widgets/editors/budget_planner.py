@@ -52,14 +52,14 @@ class BudgetPlanner(EditorBase):
 
     def __init__(self, session: Session, lab: ProxyLab | None = None) -> None:
         super().__init__(session, lab)
-        self.eps_generator = _slider("ε generator")
+        self.eps_generator = _slider("ε generator").add_class("wb-eps-generator")
         self.sliders: dict[str, widgets.FloatLogSlider] = {}
         self.paths: dict[str, str] = {}
         self.lock = widgets.Checkbox(description="lock ε_total and rebalance the rest",
                                      indent=False)
         self.locked_total = widgets.FloatText(description="locked at", disabled=True,
                                               layout=widgets.Layout(width="200px"))
-        self.total = widgets.HTML()
+        self.total = widgets.HTML().add_class("wb-budget-total")
         self.message = message_widget()
         self.bar = png_image()
         self.sigma_plot = png_image()

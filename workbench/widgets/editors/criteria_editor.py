@@ -85,7 +85,7 @@ class CriterionRow:
         self.remove = widgets.Button(description="remove", layout=widgets.Layout(width="80px"))
         self.remove.on_click(lambda _b: session.delete(self.path, label=f"remove {self.id.value}"))
         self.readout: Readout | None = None
-        self.readout_html = widgets.HTML()
+        self.readout_html = widgets.HTML().add_class("wb-readout")
         self.row_error = message_widget()
         fields: dict[str, Field] = {
             "id": editor.bind(f"{self.path}.id", self.id),
@@ -124,7 +124,8 @@ class CriterionRow:
             widgets.HBox(params, layout=widgets.Layout(flex_flow="row wrap")),
             widgets.VBox([f.error for f in fields.values()] + [self.row_error]),
             self.readout_html,
-        ], layout=widgets.Layout(border="1px solid #ddd", padding="4px", margin="2px 0"))
+        ], layout=widgets.Layout(border="1px solid #ddd", padding="4px", margin="2px 0")
+        ).add_class("wb-criterion-row")
 
     def _param_widgets(self) -> list[tuple[str, widgets.Widget, dict[str, Any]]]:
         """The kind's parameters: (spec name, widget, field options)."""
