@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import doctest
-import importlib
 import itertools
 import math
 
@@ -904,18 +902,6 @@ def test_accountant_refusal_draws_nothing(full_spec, config, real, synth) -> Non
     assert [r.purpose for r in ctx.records] == ["criterion marginals (max_marginal_error)"]
 
 
-@pytest.mark.parametrize(
-    "module",
-    [
-        "workbench.criteria.sensitivity",
-        "workbench.criteria.cells",
-        "workbench.criteria.marginal_kinds",
-        "workbench.criteria.means",
-        "workbench.criteria.record_kinds",
-    ],
-)
-def test_criteria_doctests(module: str) -> None:
-    assert doctest.testmod(importlib.import_module(module)).failed == 0
 
 
 def test_readout_and_engine_share_one_sensitivity_dispatch() -> None:

@@ -3,7 +3,6 @@ its edge cases and argument checks, and its sensitivity Δ = 1/n under replace-o
 
 from __future__ import annotations
 
-import doctest
 import itertools
 import math
 
@@ -242,7 +241,3 @@ def test_result_is_a_fraction_in_unit_interval() -> None:
     synth = random_codes(rng, 500, domain, skew=True)
     err = max_marginal_error(real, synth, domain)
     assert 0 < err <= 1 and math.isclose(err * 500, round(err * 500))
-
-
-def test_docstring_examples_run() -> None:
-    assert doctest.testmod(marginals_module).failed == 0

@@ -10,7 +10,6 @@ sensitivity) are flagged with a margin of several standard deviations.
 from __future__ import annotations
 
 import ast
-import doctest
 import itertools
 import json
 import math
@@ -747,15 +746,6 @@ def test_histogram_sensitivity_follows_the_neighbour_relation() -> None:
     assert sensitivity.bounded_sum(-2, 5, "add_remove") == 5
 
 
-@pytest.mark.parametrize(
-    "module",
-    ["accountant", "audit", "context", "records", "selection", "sensitivity", "_checks"],
-)
-def test_privacy_doctests(module: str) -> None:
-    import importlib
-
-    mod = importlib.import_module(f"workbench.privacy.{module}")
-    assert doctest.testmod(mod).failed == 0
 
 
 # --- item 6: no noise outside OpenDP -----------------------------------------------------------
