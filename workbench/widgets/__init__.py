@@ -1,9 +1,11 @@
 """Co-design widgets: edit a draft spec on public proxy data, with live readouts, then freeze it.
 
-:class:`Session` (pure Python) holds the draft, validation errors per JSON path, undo/redo and
-observers; :class:`ProxyLab` caches every proxy-derived quantity. The ipywidgets editors and
-:class:`CoDesignApp` are imported lazily, so ``from workbench.widgets import Session`` never
-loads ipywidgets. Nothing here may be given confidential data.
+Three layers: ``model`` (pure Python: :class:`Session` holds the draft, validation errors per
+JSON path, undo/redo and observers; :class:`ProxyLab` caches every proxy-derived quantity),
+``editors`` (one ipywidgets panel per spec section) and ``dashboards`` (:class:`CoDesignApp`
+and the Voilà review pages). The editors and the app are imported lazily, so
+``from workbench.widgets import Session`` never loads ipywidgets. Nothing here may be given
+confidential data.
 """
 
 from __future__ import annotations
