@@ -403,7 +403,7 @@ def test_many_rejected_iterations_leave_no_trace_of_time(
                  "--budget-store", str(workdir / "time-store-many")]) == 0
     capsys.readouterr()
     enclave = Ledger.read(many / "enclave" / "ledger.jsonl")
-    assert [e for e in enclave if e["event"] == "selection_end"][0]["iterations"] == 7
+    assert next(e for e in enclave if e["event"] == "selection_end")["iterations"] == 7
     assert all("timestamp" in e for e in enclave)  # the enclave keeps the full, timed ledger
 
     a, b = one / "release", many / "release"

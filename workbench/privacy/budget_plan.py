@@ -77,7 +77,7 @@ class BudgetPlan:
 
     @classmethod
     def of_document(cls, document: Mapping[str, Any]) -> BudgetPlan | None:
-        """The plan of a draft document; None when its ε's are not usable numbers."""
+        """The plan of a draft; None without a usable ε_gen (unusable criterion ε's are skipped)."""
         budget = document.get("budget", {})
         gen = _finite(budget.get("epsilon_generator")) if isinstance(budget, Mapping) else None
         if gen is None or gen <= 0:
@@ -88,9 +88,8 @@ class BudgetPlan:
             if not isinstance(crit, Mapping):
                 continue
             eps = _finite(crit.get("epsilon", 0.0))
-            if eps is None or eps < 0:
-                return None
-            (once if crit.get("once", False) else loop).append(eps)
+            if eps is not None and eps > 0:
+                (once if crit.get("once", False) else loop).append(eps)
         selection = document.get("selection", {})
         selection = selection if isinstance(selection, Mapping) else {}
         cap = selection.get("max_iterations")
