@@ -234,7 +234,7 @@ def _all_text(root: Path) -> str:
 
 
 @pytest.mark.slow
-def test_canary_never_leaves_the_run(workdir: Path, spec_path: Path) -> None:
+def test_canary_never_leaves_the_run(workdir: Path, spec_path: Path, budget_store: Path) -> None:
     data = _planted_data(workdir / "planted.csv")
     out = workdir / "canary"
     proc = subprocess.run(
@@ -243,7 +243,8 @@ def test_canary_never_leaves_the_run(workdir: Path, spec_path: Path) -> None:
         capture_output=True, text=True, timeout=600, cwd=REPO,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
-    everything = proc.stdout + proc.stderr + _all_text(out)
+    assert (budget_store / "il-births-2014" / "ledger.jsonl").exists()
+    everything = proc.stdout + proc.stderr + _all_text(out) + _all_text(budget_store)
     assert CANARY_TEXT not in everything
     readable = proc.stdout + proc.stderr + "".join(
         (out / "release" / name).read_text()
@@ -273,8 +274,9 @@ def test_out_of_domain_error_policy_never_echoes_the_value(workdir: Path,
 
 
 @pytest.mark.slow
-def test_sigkill_during_iteration_two_leaves_ledger_and_no_release(workdir: Path,
-                                                                   data_csv: Path) -> None:
+def test_sigkill_during_iteration_two_leaves_ledger_and_no_release(
+    workdir: Path, data_csv: Path, budget_store: Path, capsys: pytest.CaptureFixture
+) -> None:
     spec = workdir / "never_passes.frozen.json"
     save_spec(_test_document(marginals=1e-9), spec)  # no candidate can pass: loop forever
     out = workdir / "killed"
@@ -304,6 +306,13 @@ def test_sigkill_during_iteration_two_leaves_ledger_and_no_release(workdir: Path
     assert json.loads((out / "status.json").read_text())["status"] == "incomplete"
     assert not (out / "release").exists()
     assert not list(out.rglob("release.csv"))
+    # the dataset's ledger got the same lines (the kill may fall between the two writes)
+    book = Ledger.read(budget_store / "il-births-2014" / "ledger.jsonl")
+    assert book in (entries, entries[:-1])
+    # the killed run's spend counts: the next run on the dataset, anywhere, needs --spend-again
+    assert main(["run", str(spec), str(data_csv), "--out", str(workdir / "after-kill"),
+                 "--quiet"]) == 2
+    assert "already has ε = 8.08 spent by 1 earlier run(s)" in capsys.readouterr().err
 
 
 @pytest.mark.slow
