@@ -164,7 +164,7 @@ class Accountant:
             cap = "∞" if p.max_iterations is None else str(p.max_iterations)
             lines.append(
                 f"private selection: ε₁ = {p.epsilon_per_iteration:g}, γ = {p.gamma:g}, "
-                f"T = {cap}, ε₀ = {p.epsilon_0:g} → 2ε₁ + ε₀ = {p.cost:g}"
+                f"T = {cap}, ε₀ = {p.epsilon_0:g} → selection costs {p.cost:g}"
             )
         lines.append(f"ε_total = {self.epsilon_total():g}; ε_spent = {self.epsilon_spent():g}")
         return "\n".join(lines)
