@@ -282,6 +282,7 @@ def test_budget_plan_numbers_and_words(example_spec) -> None:
     assert lean.epsilon_total == pytest.approx(4.0939)
     assert lean.expected_epsilon_until_release(0.8) == pytest.approx(1.4 + 2.6939 / 0.8)
     assert "1.4 + 2.6939/p" in lean.retry_text() and "charged once, ever" in lean.retry_text()
+    assert lean.retry_text(0.9).endswith(f"p = 0.9: {1.4 + 2.6939 / 0.9:.6g}.")  # a forecast p
     again = lean.with_prior(4.0939, once_reused=True)
     assert (again.epsilon_charged, again.epsilon_cumulative) == (2.6939, 6.7878)
     doc = json.loads((REPO / "examples" / "israel_births_2014_lean.json").read_text())

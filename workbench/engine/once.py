@@ -39,6 +39,7 @@ class OnceStatistics:
 
 
 def _record(fields: Mapping[str, Any]) -> MeasurementRecord:
+    """A measurement record read back from JSON (bounds as a tuple again)."""
     bounds = fields.get("bounds")
     return MeasurementRecord(**{**fields, "bounds": None if bounds is None else tuple(bounds)})
 

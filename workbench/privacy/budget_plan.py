@@ -205,13 +205,6 @@ class BudgetPlan:
                 f"{eps} until a release = {_num(self.epsilon_once)} + "
                 f"{_num(self.epsilon_selection)}/{release}: {expected}.")
 
-    def spend_text(self) -> str:
-        """What a run of this design charges its dataset, after earlier spend."""
-        reused = " (once-statistics reused)" if self.once_reused else ""
-        return (f"earlier runs on the dataset: {_num(self.epsilon_prior)}; this run charges "
-                f"{_num(self.epsilon_charged)}{reused}; cumulative "
-                f"{_num(self.epsilon_cumulative)}")
-
 
 def price_ledger(entries: Iterable[Mapping[str, Any]]) -> float:
     """ε spent by every run in a ledger: per run Σ once + (f·ε₁ + ε₀ if it made any loop line).
