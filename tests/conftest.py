@@ -1,10 +1,14 @@
-"""Shared fixtures: the repository paths, the example spec, the shared data, widget lookup."""
+"""Shared fixtures: the repository paths, the example spec, the shared data, widget lookup, and a
+temporary budget store for every module and every test (tests never touch the user's state
+directory, and no two tests share a dataset's ledger unless they say so)."""
 
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +19,34 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "israel_births_2014.json"
 SHARED_DATA = REPO.parent / "shared" / "data"
+BUDGET_STORE_ENV = "WORKBENCH_BUDGET_STORE"  # workbench.privacy.budget_store.ENV_VAR
+_stores = itertools.count()
+
+
+@pytest.fixture(scope="session")
+def _budget_store_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("budget-stores")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _module_budget_store(_budget_store_root: Path) -> Iterator[Path]:
+    """Module-scoped fixtures that run ``workbench run`` get the module's own budget store."""
+    path = _budget_store_root / f"module-{next(_stores)}"
+    old = os.environ.get(BUDGET_STORE_ENV)
+    os.environ[BUDGET_STORE_ENV] = str(path)
+    yield path
+    if old is None:
+        os.environ.pop(BUDGET_STORE_ENV, None)
+    else:
+        os.environ[BUDGET_STORE_ENV] = old
+
+
+@pytest.fixture(autouse=True)
+def budget_store(_module_budget_store: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test's own budget store (the variable is inherited by subprocesses and kernels)."""
+    path = _module_budget_store.parent / f"test-{next(_stores)}"
+    monkeypatch.setenv(BUDGET_STORE_ENV, str(path))
+    return path
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,5 @@
-"""The run-once engine: bundle, verify, run-once guard, crash safety, and no leaks."""
+"""The run-once engine: bundle, verify, run-once guard, crash safety, and no leaks (of data
+or of time)."""
 
 from __future__ import annotations
 
@@ -61,9 +62,16 @@ def spec_path(workdir: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def released(workdir: Path, spec_path: Path, data_csv: Path) -> Path:
+def store(workdir: Path) -> Path:
+    """The budget store of the module's main run (other tests get their own, from conftest)."""
+    return workdir / "budgets"
+
+
+@pytest.fixture(scope="module")
+def released(workdir: Path, spec_path: Path, data_csv: Path, store: Path) -> Path:
     out = workdir / "run"
-    assert main(["run", str(spec_path), str(data_csv), "--out", str(out), "--quiet"]) == 0
+    assert main(["run", str(spec_path), str(data_csv), "--out", str(out), "--quiet",
+                 "--budget-store", str(store)]) == 0
     return out
 
 
@@ -98,26 +106,37 @@ def test_release_holds_n_labelled_rows_and_passing_criteria(released: Path) -> N
                 "sigma"} <= row.keys()
 
 
-def test_release_ledger_hides_rejected_iterations(released: Path) -> None:
+def test_release_ledger_hides_rejected_iterations(released: Path, store: Path) -> None:
     lines = Ledger.read(released / "release" / "ledger.jsonl")
     loop = [e for e in lines if e.get("event") == "measurement" and e.get("stage") == "loop"]
     assert loop and all(e["iteration"] == "accepted" for e in loop)
-    assert not any("data_fingerprint" in e for e in lines)
+    assert not any("data_fingerprint" in e or "timestamp" in e for e in lines)
+    assert not any(e.get("event") in {"run_start", "selection_end"} for e in lines)
     full = Ledger.read(released / "enclave" / "ledger.jsonl")
-    assert any(e.get("event") == "run_start" and e.get("data_fingerprint") for e in full)
+    assert any(e.get("event") == "data_loaded" and e.get("data_fingerprint") for e in full)
+    assert all(e.get("timestamp") for e in full if e["event"] != "measurement")
+    # the dataset's ledger in the budget store holds the same lines, whatever --out was
+    assert Ledger.read(store / "il-births-2014" / "ledger.jsonl") == full
 
 
 def test_rerun_refuses_without_spend_again(released: Path, spec_path: Path, data_csv: Path,
+                                           store: Path, workdir: Path,
                                            capsys: pytest.CaptureFixture) -> None:
-    before = (released / "enclave" / "ledger.jsonl").read_text()
-    code = main(["run", str(spec_path), str(data_csv), "--out", str(released), "--quiet"])
-    assert code == 2
-    err = capsys.readouterr().err
-    assert "already ran on this data" in err and "--spend-again" in err
-    assert (released / "enclave" / "ledger.jsonl").read_text() == before
+    dataset_ledger = store / "il-births-2014" / "ledger.jsonl"
+    before = dataset_ledger.read_text()
+    for out in (released, workdir / "another-folder"):
+        code = main(["run", str(spec_path), str(data_csv), "--out", str(out), "--quiet",
+                     "--budget-store", str(store)])
+        assert code == 2
+        err = capsys.readouterr().err
+        assert "dataset 'il-births-2014' already has ε = 8.08 spent" in err
+        assert "--spend-again" in err
+    assert dataset_ledger.read_text() == before
+    assert not (workdir / "another-folder").exists()
 
 
 def test_spend_again_shows_cumulative_epsilon(workdir: Path, spec_path: Path, data_csv: Path,
+                                              budget_store: Path,
                                               capsys: pytest.CaptureFixture) -> None:
     out = workdir / "twice"
     assert main(["run", str(spec_path), str(data_csv), "--out", str(out), "--quiet"]) == 0
@@ -125,8 +144,10 @@ def test_spend_again_shows_cumulative_epsilon(workdir: Path, spec_path: Path, da
     assert main(["run", str(spec_path), str(data_csv), "--out", str(out), "--quiet",
                  "--spend-again"]) == 0
     text = capsys.readouterr().out
-    assert "cumulative epsilon on this data: 16.16" in text  # 2 x 2 x (4 + 0.04)
+    assert "cumulative epsilon on dataset 'il-births-2014': 16.16" in text  # 2 x 2 x (4 + 0.04)
     assert abs(Accountant.spent_in_ledger(out / "enclave" / "ledger.jsonl") - 16.16) < 1e-9
+    dataset_ledger = budget_store / "il-births-2014" / "ledger.jsonl"
+    assert abs(Accountant.spent_in_ledger(dataset_ledger) - 16.16) < 1e-9
     assert any(p.name.startswith("release.previous-") for p in out.iterdir())
     assert verify_bundle(out).ok
 
@@ -213,7 +234,7 @@ def _all_text(root: Path) -> str:
 
 
 @pytest.mark.slow
-def test_canary_never_leaves_the_run(workdir: Path, spec_path: Path) -> None:
+def test_canary_never_leaves_the_run(workdir: Path, spec_path: Path, budget_store: Path) -> None:
     data = _planted_data(workdir / "planted.csv")
     out = workdir / "canary"
     proc = subprocess.run(
@@ -222,7 +243,8 @@ def test_canary_never_leaves_the_run(workdir: Path, spec_path: Path) -> None:
         capture_output=True, text=True, timeout=600, cwd=REPO,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
-    everything = proc.stdout + proc.stderr + _all_text(out)
+    assert (budget_store / "il-births-2014" / "ledger.jsonl").exists()
+    everything = proc.stdout + proc.stderr + _all_text(out) + _all_text(budget_store)
     assert CANARY_TEXT not in everything
     readable = proc.stdout + proc.stderr + "".join(
         (out / "release" / name).read_text()
@@ -252,8 +274,9 @@ def test_out_of_domain_error_policy_never_echoes_the_value(workdir: Path,
 
 
 @pytest.mark.slow
-def test_sigkill_during_iteration_two_leaves_ledger_and_no_release(workdir: Path,
-                                                                   data_csv: Path) -> None:
+def test_sigkill_during_iteration_two_leaves_ledger_and_no_release(
+    workdir: Path, data_csv: Path, budget_store: Path, capsys: pytest.CaptureFixture
+) -> None:
     spec = workdir / "never_passes.frozen.json"
     save_spec(_test_document(marginals=1e-9), spec)  # no candidate can pass: loop forever
     out = workdir / "killed"
@@ -283,6 +306,13 @@ def test_sigkill_during_iteration_two_leaves_ledger_and_no_release(workdir: Path
     assert json.loads((out / "status.json").read_text())["status"] == "incomplete"
     assert not (out / "release").exists()
     assert not list(out.rglob("release.csv"))
+    # the dataset's ledger got the same lines (the kill may fall between the two writes)
+    book = Ledger.read(budget_store / "il-births-2014" / "ledger.jsonl")
+    assert book in (entries, entries[:-1])
+    # the killed run's spend counts: the next run on the dataset, anywhere, needs --spend-again
+    assert main(["run", str(spec), str(data_csv), "--out", str(workdir / "after-kill"),
+                 "--quiet"]) == 2
+    assert "already has ε = 8.08 spent by 1 earlier run(s)" in capsys.readouterr().err
 
 
 @pytest.mark.slow
@@ -310,3 +340,97 @@ def test_report_renders_in_headless_chromium(released: Path) -> None:
             page.screenshot(path=str(shots / "report_first_screen.png"))
         finally:
             browser.close()
+
+
+# --- a bundle that says nothing about time ---------------------------------------------------
+TIME_WORDS = re.compile(r"time|date|duration|elapsed|start|clock|second", re.I)
+COUNTERS = {"iterations", "stopped_by", "rejected"}  # would count the rejected iterations
+DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
+
+
+def _key_paths(value: object, prefix: str = "") -> dict[str, object]:
+    """Every leaf of a JSON value by its key path (list items share their parent's path)."""
+    if isinstance(value, dict):
+        out: dict[str, object] = {}
+        for k, v in value.items():
+            out.update(_key_paths(v, f"{prefix}.{k}" if prefix else str(k)))
+        return out
+    if isinstance(value, list):
+        out = {}
+        for i, v in enumerate(value):
+            out.update({f"{p}#{i}": x for p, x in _key_paths(v, f"{prefix}[]").items()})
+        return out
+    return {prefix: value}
+
+
+def _bundle_fields(release: Path) -> dict[str, object]:
+    """Every field of every JSON file and ledger line of a bundle, keyed by file and path."""
+    fields: dict[str, object] = {}
+    for name in ("criteria.json", "configuration.json", "spec.json", "MANIFEST.json"):
+        doc = json.loads((release / name).read_text())
+        fields.update({f"{name}:{p}": v for p, v in _key_paths(doc).items()})
+    for i, line in enumerate(Ledger.read(release / "ledger.jsonl")):
+        fields.update({f"ledger.jsonl:{i}:{p}": v for p, v in _key_paths(line).items()})
+    return fields
+
+
+def _leaf(path: str) -> str:
+    """The field name at the end of a key path."""
+    return re.split(r"[.:]", path.split("#")[0])[-1].strip("[]")
+
+
+def test_many_rejected_iterations_leave_no_trace_of_time(
+    workdir: Path, spec_path: Path, data_csv: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture,
+) -> None:
+    """Must-show 1: one iteration vs. seven (six rejected, real measurements each, slowed):
+    the two bundles have the same files, the same field names, no time-bearing field at all,
+    and every file has the same constant mtime; only the enclave ledger shows the difference."""
+    import importlib
+
+    from workbench.engine.rundir import PUBLISHED_MTIME
+
+    engine_run = importlib.import_module("workbench.engine.run")
+
+    one = workdir / "time-one"
+    assert main(["run", str(spec_path), str(data_csv), "--out", str(one), "--quiet",
+                 "--budget-store", str(workdir / "time-store-one")]) == 0
+    real_iteration = engine_run.run_iteration
+    calls = {"n": 0}
+
+    def rejecting(*args: object, **kwargs: object):
+        candidate = real_iteration(*args, **kwargs)
+        calls["n"] += 1
+        if calls["n"] <= 6:  # measured and charged like any iteration, then rejected
+            candidate.passed = False
+            time.sleep(0.2)
+        return candidate
+
+    monkeypatch.setattr(engine_run, "run_iteration", rejecting)
+    many = workdir / "time-many"
+    assert main(["run", str(spec_path), str(data_csv), "--out", str(many), "--quiet",
+                 "--budget-store", str(workdir / "time-store-many")]) == 0
+    capsys.readouterr()
+    enclave = Ledger.read(many / "enclave" / "ledger.jsonl")
+    assert next(e for e in enclave if e["event"] == "selection_end")["iterations"] == 7
+    assert all("timestamp" in e for e in enclave)  # the enclave keeps the full, timed ledger
+
+    a, b = one / "release", many / "release"
+    assert sorted(p.name for p in a.iterdir()) == sorted(p.name for p in b.iterdir())
+    for bundle in (a, b):
+        times = {p.name: p.stat().st_mtime for p in [bundle, *bundle.iterdir()]}
+        assert set(times.values()) == {PUBLISHED_MTIME}, times
+    fa, fb = _bundle_fields(a), _bundle_fields(b)
+    assert fa.keys() == fb.keys()  # the same field names, line for line
+    merged = {**fa, **fb}
+    assert not [p for p in fa if TIME_WORDS.search(_leaf(p)) or _leaf(p) in COUNTERS]
+    assert not [p for p, v in merged.items() if isinstance(v, str) and DATETIME.search(v)]
+    assert {v for p, v in merged.items() if _leaf(p) == "iteration"} <= {"accepted", None}
+    for name in ("README.md", "report.html", "criteria.md"):
+        for bundle in (a, b):
+            assert not DATETIME.search((bundle / name).read_text())
+    assert verify_bundle(one).ok and verify_bundle(many).ok
+    readme = (a / "README.md").read_text()
+    assert "moment of publication" in readme and "publishing at a time fixed" in readme
+    assert time.gmtime(PUBLISHED_MTIME)[:6] == (1980, 1, 1, 0, 0, 0)
+    assert "set to 1 January 1980, 00:00 UTC" in readme

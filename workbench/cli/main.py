@@ -53,7 +53,7 @@ def _run(args: argparse.Namespace) -> int:
     from workbench.engine import run
 
     outcome = run(args.spec, args.data, args.out, quiet=args.quiet,
-                  spend_again=args.spend_again)
+                  spend_again=args.spend_again, budget_store=args.budget_store)
     if outcome.status == "complete":
         from workbench.engine import verify_bundle
 
@@ -65,8 +65,13 @@ def _run(args: argparse.Namespace) -> int:
     else:
         print("private selection stopped without a candidate (⊥): nothing is released")
     print(f"epsilon_total of this run: {outcome.epsilon_total:g}")
-    if outcome.epsilon_cumulative > outcome.epsilon_total + 1e-9:
-        print(f"cumulative epsilon on this data: {outcome.epsilon_cumulative:g}")
+    if abs(outcome.epsilon_charged - outcome.epsilon_total) > 1e-9:
+        print(f"epsilon charged by this run: {outcome.epsilon_charged:g} (once-statistics "
+              "reused from an earlier run)")
+    if outcome.epsilon_cumulative > outcome.epsilon_charged + 1e-9:
+        print(f"cumulative epsilon on dataset {outcome.dataset!r}: "
+              f"{outcome.epsilon_cumulative:g}")
+    print(f"budget store: {outcome.budget_store}")
     return EXIT_OK if outcome.status == "complete" else 1
 
 
@@ -133,8 +138,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = add(
         "run",
         "Run a FROZEN spec once on confidential data and publish the release bundle in "
-        "OUT/release (the ledger and status stay in OUT). Refuses a second run of the same "
-        "spec on the same data unless --spend-again.",
+        "OUT/release (the ledger and status stay in OUT). Every run's ε is also recorded "
+        "in the budget store of the spec's dataset (metadata.dataset), whatever OUT is: a "
+        "dataset that already has spend is refused unless --spend-again, and "
+        "budget.epsilon_lifetime_max caps the total.",
         _run,
     )
     p.add_argument("spec", help="path to a frozen spec file")
@@ -142,7 +149,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="run directory (new or from an earlier run)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--spend-again", action="store_true",
-                   help="allow another run on the same data; the ledger shows cumulative ε")
+                   help="allow another run on a dataset that already has spend; the bundle "
+                   "shows the cumulative ε")
+    p.add_argument("--budget-store", default=None, metavar="DIR",
+                   help="root of the budget store (default: $WORKBENCH_BUDGET_STORE, else "
+                   "$XDG_STATE_HOME/release-workbench/budgets or "
+                   "~/.local/state/release-workbench/budgets); keep one store per machine "
+                   "for real data")
     p = add(
         "verify",
         "Check a release bundle's consistency from its public files: spec hash, "

@@ -4,9 +4,15 @@ Files: release.csv, criteria.json, criteria.md, configuration.json, spec.json, l
 report.html, README.md and MANIFEST.json (SHA-256 of every other file, so tampering shows).
 
 The bundle's ledger is the *release ledger*: the accountant's budget and selection plan, the
-"once" measurements, the measurements of the accepted iteration, and a summary with ε_total.
-The measurements of rejected iterations — and so the number of iterations — stay in the
-enclave ledger: Liu & Talwar's theorem covers the selected output, not how long it took.
+"once" measurements (marked ``reused`` when an earlier run released them), the measurements of
+the accepted iteration, and a summary with ε_total. The measurements of rejected iterations —
+and so the number of iterations — stay in the enclave ledger: Liu & Talwar's theorem covers
+the selected output, not how long it took.
+
+Nothing in the bundle tells time: ledger lines lose their ``timestamp`` (the gap between the
+plan and the accepted measurements would count the rejected iterations), the run-start line
+is left out, the spec loses its ``frozen_at`` (freeze time to publication time would bound the
+run's duration), and ``RunDirectory.publish`` gives every file one constant mtime.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from workbench.privacy import Ledger
 from workbench.report.datasheet import criteria_markdown, datasheet_markdown
 from workbench.report.html import render_report
 from workbench.spec import Spec
-from workbench.spec.document import thaw
+from workbench.spec.document import FROZEN_KEY, thaw
 
 BUNDLE_FILES = (
     "release.csv",
@@ -37,29 +43,49 @@ BUNDLE_FILES = (
     "README.md",
 )
 MANIFEST = "MANIFEST.json"
+#: Ledger fields that never leave the enclave: times, and the data's fingerprint.
+ENCLAVE_ONLY_FIELDS = frozenset({"timestamp", "data_fingerprint"})
+
+
+def _public(entry: Mapping[str, Any], **changes: Any) -> dict[str, Any]:
+    """A ledger line without its enclave-only fields."""
+    return {k: v for k, v in {**entry, **changes}.items() if k not in ENCLAVE_ONLY_FIELDS}
 
 
 def release_ledger(enclave_ledger: Path, run_id: str, accepted_iteration: int,
-                   summary: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The publishable subset of this run's ledger lines, plus a summary line."""
+                   summary: Mapping[str, Any],
+                   reused_once: Sequence[Mapping[str, Any]] = ()) -> list[dict[str, Any]]:
+    """The publishable, timeless subset of this run's ledger lines, plus a summary line.
+
+    ``reused_once`` are the measurement records of once-statistics an earlier run released;
+    they stand where this run's once-measurements would be, marked ``reused``.
+    """
     keep = []
     for entry in Ledger.read(enclave_ledger):
         if entry.get("run_id") != run_id:
             continue
         event = entry.get("event")
-        if event in {"accountant", "selection_plan", "run_start"}:
-            keep.append({k: v for k, v in entry.items() if k != "data_fingerprint"})
-        elif event == "measurement" and (
-            entry.get("stage") == "once" or entry.get("iteration") == accepted_iteration
-        ):
-            line = dict(entry)
-            if line.get("stage") == "loop":
-                line["iteration"] = "accepted"
-            keep.append(line)
+        if event == "accountant":
+            keep.append(_public(entry))
+            keep += [_public(r, event="measurement", reused=True) for r in reused_once]
+        elif event == "selection_plan" or (event == "measurement"
+                                           and entry.get("stage") == "once"):
+            keep.append(_public(entry))
+        elif event == "measurement" and entry.get("iteration") == accepted_iteration:
+            keep.append(_public(entry, iteration="accepted"))
     for i, line in enumerate(keep, start=1):
-        line["seq"] = i
+        line["run_id"], line["seq"] = run_id, i
     keep.append({"event": "summary", "run_id": run_id, "seq": len(keep) + 1, **summary})
     return keep
+
+
+def public_spec(spec: Spec) -> dict[str, Any]:
+    """The frozen spec as published: without ``frozen.frozen_at`` (its hash does not cover it)."""
+    doc = thaw(spec.document)
+    frozen = doc.get(FROZEN_KEY)
+    if isinstance(frozen, dict):
+        frozen.pop("frozen_at", None)
+    return doc
 
 
 def write_bundle(
@@ -79,7 +105,7 @@ def write_bundle(
                                                   "all_passed": all(r["passed"] for r in results)})
     (staging / "criteria.md").write_text(criteria_markdown(results) + "\n", encoding="utf-8")
     write_json_atomic(staging / "configuration.json", dict(configuration))
-    write_json_atomic(staging / "spec.json", thaw(spec.document))
+    write_json_atomic(staging / "spec.json", public_spec(spec))
     with open(staging / "ledger.jsonl", "w", encoding="utf-8") as fh:
         for line in ledger_lines:
             fh.write(json.dumps(line, allow_nan=False) + "\n")

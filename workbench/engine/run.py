@@ -1,14 +1,18 @@
 """``workbench run``: execute a frozen spec once on confidential data and publish the bundle.
 
-Steps: check the frozen spec → run-once guard → read and clean the data (the removed count
-stays inside) → statistics computed once → private selection over configurations → bundle,
-published by one atomic rename. Only DP outputs leave: the terminal shows step names and the
-iteration counter, never a true criterion value, a count of removed rows or a data value.
+Steps: check the frozen spec → the dataset's budget guard (``engine.guard``, under the
+dataset's lock in the budget store) → read and clean the data (the removed count stays
+inside) → statistics computed once, or reused from an earlier run of the spec → private
+selection over configurations → bundle, published by one atomic rename. Every ledger line goes
+to the run's enclave and to the dataset's ledger, fsynced before its noise. Only DP outputs
+leave: the terminal shows step names and the iteration counter, never a true criterion value,
+a count of removed rows or a data value.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,15 +20,13 @@ from typing import Any
 
 from workbench.criteria import release_once
 from workbench.engine.bundle import release_ledger, write_bundle
+from workbench.engine.guard import check_budget, data_warnings, dataset_budget
 from workbench.engine.iteration import Candidate, label_order, run_iteration
+from workbench.engine.once import OnceStatistics, save_once
 from workbench.engine.rundir import RunDirectory, RunRefused
-from workbench.privacy import (
-    Accountant,
-    Ledger,
-    PrivacyContext,
-    loop_factor,
-    private_selection,
-)
+from workbench.privacy import Accountant, Ledger, PrivacyContext, private_selection
+from workbench.privacy.budget_plan import BudgetPlan
+from workbench.privacy.budget_store import BudgetStoreError, DatasetBudget
 from workbench.spec import Spec, load_spec
 from workbench.transform.clean import clean
 from workbench.transform.raw import apply_domain_policy, check_missing, read_raw
@@ -32,13 +34,17 @@ from workbench.transform.raw import apply_domain_policy, check_missing, read_raw
 
 @dataclass(frozen=True)
 class RunOutcome:
-    """What the operator learns: whether a release was published, where, and ε_total."""
+    """What the operator learns: whether a release was published, where, and the ε spent."""
 
     status: str
     release_dir: Path | None
     epsilon_total: float
     epsilon_cumulative: float
     iterations: int
+    dataset: str = ""
+    epsilon_charged: float = 0.0
+    budget_store: Path | None = None
+    warnings: tuple[str, ...] = ()
 
 
 class _Progress:
@@ -81,29 +87,38 @@ def run(
     *,
     quiet: bool = False,
     spend_again: bool = False,
+    budget_store: str | os.PathLike[str] | None = None,
 ) -> RunOutcome:
-    """Run the frozen spec once; raise SpecError/RunRefused/EncodingError before spending."""
+    """Run the frozen spec once; raise SpecError/RunRefused/EncodingError before spending.
+
+    ``budget_store`` is the store's root (default: ``$WORKBENCH_BUDGET_STORE``, else the
+    user's state directory; see :mod:`workbench.privacy.budget_store`).
+    """
     spec = load_spec(spec_path, require_frozen=True)
+    book = dataset_budget(spec, budget_store)
     if not Path(data_path).is_file():
         raise RunRefused(f"data file {os.fspath(data_path)!r} does not exist")
-    rd = RunDirectory(out_dir)
-    rd.prepare()
-    fingerprint = rd.fingerprint(data_path)
-    earlier = rd.previous_runs(spec.sha256, fingerprint)
-    if earlier and not spend_again:
-        raise RunRefused(
-            f"this frozen spec already ran on this data in {os.fspath(out_dir)!r} "
-            f"({earlier} earlier run(s)); running it again spends ε again. Pass --spend-again "
-            "to accept the cumulative privacy loss"
-        )
-    prior = Accountant.spent_in_ledger(rd.ledger_path) if rd.ledger_path.exists() else 0.0
-    run_id = uuid.uuid4().hex
-    ledger = Ledger(rd.ledger_path, run_id=run_id)
-    rd.set_status("incomplete", run_id=run_id)
-    ledger.event("run_start", spec_sha256=spec.sha256, data_fingerprint=fingerprint,
-                 epsilon_total_planned=spec.epsilon_total, epsilon_prior=prior)
     try:
-        outcome = _run(spec, data_path, rd, ledger, run_id, prior, quiet)
+        with book.locked():
+            return _guarded(spec, data_path, RunDirectory(out_dir), book, quiet, spend_again)
+    except BudgetStoreError as exc:
+        raise RunRefused(str(exc)) from None
+
+
+def _guarded(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory,
+             book: DatasetBudget, quiet: bool, spend_again: bool) -> RunOutcome:
+    """Under the dataset's lock: the budget guard, then the run with its two ledgers."""
+    plan, kept = check_budget(spec, book, spend_again)
+    rd.prepare()
+    run_id = uuid.uuid4().hex
+    ledger = Ledger(rd.ledger_path, run_id=run_id, mirrors=[book.ledger_path])
+    rd.set_status("incomplete", run_id=run_id)
+    ledger.event("run_start", spec_sha256=spec.sha256, dataset=book.dataset,
+                 epsilon_total_planned=plan.epsilon_total,
+                 epsilon_charged_planned=plan.epsilon_charged, epsilon_prior=plan.epsilon_prior,
+                 once_reused=plan.once_reused)
+    try:
+        outcome = _run(spec, data_path, rd, book, ledger, plan, kept, quiet)
     except BaseException as exc:
         ledger.event("run_end", status="failed", error=type(exc).__name__)
         rd.set_status("failed", run_id=run_id, error=type(exc).__name__)
@@ -113,18 +128,44 @@ def run(
     return outcome
 
 
-def _run(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory, ledger: Ledger,
-         run_id: str, prior: float, quiet: bool) -> RunOutcome:
+def _warn(message: str) -> str:
+    """Tell the operator now (stderr) and keep the message for the outcome."""
+    print(f"warning: {message}", file=sys.stderr, flush=True)
+    return message
+
+
+def _once_statistics(spec: Spec, frame: Any, ctx: PrivacyContext, book: DatasetBudget,
+                     kept: OnceStatistics | None, run_id: str,
+                     fingerprint: str) -> dict[str, Any]:
+    """Reuse the kept once-statistics (free), or release them now and keep them (charged)."""
+    if kept is not None:
+        ctx.log_event("once_reused", criteria=sorted(kept.releases),
+                      epsilon=spec.epsilon_once, released_by=kept.run_id)
+        return dict(kept.releases)
+    if not spec.epsilon_once:
+        return {}
+    # A once-criterion's columns have a single alternative (validated), so any configuration
+    # encodes them identically.
+    config = next(iter(spec.configurations()))
+    once = release_once(spec, config, spec.table_codec(config).encode(frame), ctx)
+    save_once(book.once_path(spec.sha256), OnceStatistics(once, run_id, fingerprint))
+    return once
+
+
+def _run(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory, book: DatasetBudget,
+         ledger: Ledger, plan: BudgetPlan, kept: OnceStatistics | None,
+         quiet: bool) -> RunOutcome:
     """The steps after the guards; every ε goes through one accountant and one ledger."""
+    run_id = ledger.run_id
     frame = load_confidential(spec, data_path)
-    accountant = Accountant(prior + spec.epsilon_total, prior_spent=prior)
+    fingerprint = book.fingerprint(frame)
+    warnings = tuple(_warn(w) for w in data_warnings(spec, book, fingerprint, kept))
+    ledger.event("data_loaded", data_fingerprint=fingerprint)
+    accountant = Accountant(plan.epsilon_cumulative, prior_spent=plan.epsilon_prior)
     ctx = PrivacyContext.confidential(accountant=accountant, ledger=ledger,
                                       neighbour=spec.budget.neighbour)
     configurations = list(spec.configurations())
-    # A once-criterion's columns have a single alternative (validated), so any configuration
-    # encodes them identically.
-    once = release_once(spec, configurations[0], spec.table_codec(configurations[0]).encode(frame),
-                        ctx) if spec.epsilon_once else {}
+    once = _once_statistics(spec, frame, ctx, book, kept, run_id, fingerprint)
     sel = spec.selection
     accountant.plan_selection(spec.epsilon_in_loop, sel.gamma, sel.max_iterations, sel.epsilon_0)
     progress = _Progress(quiet, sel.max_iterations)
@@ -141,17 +182,23 @@ def _run(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory, ledger
                                    ctx=ctx, epsilon_0=sel.epsilon_0)
     finally:
         progress.close()
-    budget = _budget(spec, accountant, prior)
+    budget = _budget(spec, plan, book.dataset)
+
+    def outcome(status: str, published: Path | None) -> RunOutcome:
+        return RunOutcome(status, published, plan.epsilon_total, accountant.epsilon_spent(),
+                          result.iterations, book.dataset, plan.epsilon_charged, book.root,
+                          warnings)
+
     if not result.succeeded or result.output is None:
         ledger.event("run_end", status="no_release", **_scalars(budget))
         rd.set_status("no_release", run_id=run_id)
-        return RunOutcome("no_release", None, spec.epsilon_total, accountant.epsilon_spent(),
-                          result.iterations)
+        return outcome("no_release", None)
     candidate = result.output
     table = spec.table_codec(candidate.configuration)
     release = table.decode(candidate.codes)
     results = [r.as_dict() for r in candidate.results]
     staging = rd.staging(run_id)
+    reused = [r.as_dict() for r in kept.records] if kept is not None else []
     write_bundle(
         staging,
         spec=spec,
@@ -161,32 +208,36 @@ def _run(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory, ledger
         results=results,
         budget=budget,
         ledger_lines=release_ledger(rd.ledger_path, run_id, result.iterations,
-                                    {**budget, "n_records": len(release)}),
+                                    {**budget, "n_records": len(release)}, reused),
     )
     ledger.event("run_end", status="complete", **_scalars(budget))
     published = rd.publish(staging, run_id)
     rd.set_status("complete", run_id=run_id, release="release")
-    return RunOutcome("complete", published, spec.epsilon_total, accountant.epsilon_spent(),
-                      result.iterations)
+    return outcome("complete", published)
 
 
-def _budget(spec: Spec, accountant: Accountant, prior: float) -> dict[str, Any]:
-    """The budget breakdown printed in the report and the datasheet."""
-    once = spec.epsilon_once
+def _budget(spec: Spec, plan: BudgetPlan, dataset: str) -> dict[str, Any]:
+    """The budget breakdown printed in the report and the datasheet (no times, no counts)."""
     out: dict[str, Any] = {
-        "epsilon_generator": spec.budget.epsilon_generator,
-        "epsilon_criteria_in_loop": round(spec.epsilon_in_loop - spec.budget.epsilon_generator,
-                                          12),
-        "epsilon_per_iteration": spec.epsilon_in_loop,
-        "private_selection": f"{loop_factor(spec.selection.max_iterations)} × "
-                             f"{spec.epsilon_in_loop:g} + ε₀ {spec.selection.epsilon_0:g}",
-        "epsilon_once": once,
-        "epsilon_total": spec.epsilon_total,
+        "dataset": dataset,
+        "epsilon_generator": plan.epsilon_generator,
+        "epsilon_criteria_in_loop": round(plan.epsilon_criteria_loop, 12),
+        "epsilon_per_iteration": plan.epsilon_per_iteration,
+        "private_selection": plan.selection_text(),
+        "epsilon_once": plan.epsilon_once,
+        "epsilon_total": plan.epsilon_total,
+        "epsilon_total_formula": plan.formula(),
         "neighbour": spec.budget.neighbour,
     }
-    if prior:
-        out["epsilon_earlier_runs"] = prior
-        out["epsilon_cumulative"] = round(prior + spec.epsilon_total, 12)
+    if plan.once_reused:
+        out["once_statistics"] = ("reused: released and charged by an earlier run of this "
+                                  "spec on the dataset")
+    out["epsilon_charged"] = plan.epsilon_charged
+    if plan.epsilon_prior:
+        out["epsilon_earlier_runs"] = plan.epsilon_prior
+        out["epsilon_cumulative"] = plan.epsilon_cumulative
+    if spec.budget.epsilon_lifetime_max is not None:
+        out["epsilon_lifetime_max"] = spec.budget.epsilon_lifetime_max
     return out
 
 

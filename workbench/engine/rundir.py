@@ -3,30 +3,30 @@
 Layout of ``DIR``::
 
     DIR/status.json          incomplete | complete | no_release (⊥) — written atomically
-    DIR/enclave/             never publish: the full ledger (every iteration), the
-                             fingerprint key, the staging area
+    DIR/enclave/             never publish: the full ledger (every iteration, with times)
+                             and the staging area
     DIR/release/             the publishable bundle; it appears by one atomic rename, so a
                              crash can never leave a half-written release behind
 
 A release exists if and only if ``DIR/release/`` exists and ``status.json`` says complete.
+The staged files and their folder get one constant modification time before the rename
+(:data:`PUBLISHED_MTIME`), so the bundle's file times say nothing about how long the run took.
+The budget (what every run on the dataset spent) is not kept here but in the dataset's
+budget store (:mod:`workbench.privacy.budget_store`).
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import os
-import secrets
 import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from workbench.privacy import Ledger
-
 STATUSES = ("incomplete", "complete", "no_release", "failed")
-_KEY_BYTES = 32
+#: 1980-01-01T00:00:00Z: every published file's mtime (the earliest time a ZIP archive holds).
+PUBLISHED_MTIME = 315_532_800
 
 
 class RunRefused(RuntimeError):
@@ -60,7 +60,6 @@ class RunDirectory:
         self.release = self.root / "release"
         self.status_path = self.root / "status.json"
         self.ledger_path = self.enclave / "ledger.jsonl"
-        self.key_path = self.enclave / "fingerprint.key"
 
     def prepare(self) -> None:
         """Create the directories; refuse a path that is a file or holds unrelated files."""
@@ -78,26 +77,6 @@ class RunDirectory:
         self.enclave.mkdir(parents=True, exist_ok=True)
         os.chmod(self.enclave, 0o700)
 
-    def key(self) -> bytes:
-        """The secret HMAC key of this run directory, created on first use (mode 0600)."""
-        if self.key_path.exists():
-            return self.key_path.read_bytes()
-        key = secrets.token_bytes(_KEY_BYTES)
-        fd = os.open(self.key_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(key)
-            fh.flush()
-            os.fsync(fh.fileno())
-        return key
-
-    def fingerprint(self, data_path: str | os.PathLike[str]) -> str:
-        """HMAC-SHA256 of the data file's bytes; without the key it says nothing about the data."""
-        mac = hmac.new(self.key(), digestmod=hashlib.sha256)
-        with open(data_path, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                mac.update(block)
-        return mac.hexdigest()
-
     def set_status(self, status: str, **fields: Any) -> None:
         """Record the run's state for operators and for ``workbench verify``."""
         if status not in STATUSES:
@@ -110,18 +89,6 @@ class RunDirectory:
             return {"status": "none"}
         return json.loads(self.status_path.read_text(encoding="utf-8"))
 
-    def previous_runs(self, spec_sha256: str, fingerprint: str) -> int:
-        """How many earlier runs in this directory used this spec on this data."""
-        if not self.ledger_path.exists():
-            return 0
-        return sum(
-            1
-            for e in Ledger.read(self.ledger_path)
-            if e.get("event") == "run_start"
-            and e.get("spec_sha256") == spec_sha256
-            and e.get("data_fingerprint") == fingerprint
-        )
-
     def staging(self, run_id: str) -> Path:
         """A fresh staging directory inside the enclave for the bundle of ``run_id``."""
         path = self.enclave / f"staging-{run_id}"
@@ -131,9 +98,14 @@ class RunDirectory:
         return path
 
     def publish(self, staged: Path, run_id: str) -> Path:
-        """Move the staged bundle to ``release/`` in one rename (an old one is kept aside)."""
+        """Stamp the constant mtime, then move the bundle to ``release/`` in one rename.
+
+        An earlier release in the same folder is kept aside as ``release.previous-<run id>``.
+        """
         if self.release.exists():
             self.release.rename(self.root / f"release.previous-{run_id}")
+        for p in [*staged.iterdir(), staged]:
+            os.utime(p, (PUBLISHED_MTIME, PUBLISHED_MTIME), follow_symlinks=False)
         _fsync_tree(staged)
         os.rename(staged, self.release)
         _fsync_dir(self.root)

@@ -18,7 +18,8 @@ import pandas as pd
 
 from workbench.engine.bundle import BUNDLE_FILES, MANIFEST, file_sha256
 from workbench.postprocess import distinct_rows, reject_counts, semantics_for
-from workbench.privacy import Ledger, loop_factor
+from workbench.privacy import Ledger
+from workbench.privacy.budget_plan import BudgetPlan
 from workbench.spec import Configuration, Spec, SpecError
 from workbench.spec.build import build_spec
 from workbench.transform import EncodingError
@@ -166,39 +167,58 @@ def _check_release(root: Path, v: Verification, spec: Spec, config: Configuratio
 
 
 def _check_ledger(root: Path, v: Verification, spec: Spec | None) -> list[dict[str, Any]] | None:
-    """The ledger's once-measurements and selection plan add up to ε_total, within budget."""
+    """The ledger's once-measurements and selection plan add up to ε_total, within budget.
+
+    Sums come from the one budget plan (:class:`~workbench.privacy.budget_plan.BudgetPlan`):
+    ε_total = f·ε₁ + ε₀ + Σ once; the run's charge leaves out once-measurements marked
+    ``reused``; the cumulative ε is the earlier runs' plus the charge.
+    """
     try:
         ledger = Ledger.read(root / "ledger.jsonl")
     except (OSError, ValueError, json.JSONDecodeError):
         v.failed("ledger", "ledger.jsonl is not readable")
         return None
     plans = [e for e in ledger if e.get("event") == "selection_plan"]
-    once = [float(e["epsilon"]) for e in ledger
-            if e.get("event") == "measurement" and e.get("stage") == "once"]
+    once_lines = [e for e in ledger if e.get("event") == "measurement" and e.get("stage") == "once"]
     loop = [float(e["epsilon"]) for e in ledger
             if e.get("event") == "measurement" and e.get("stage") == "loop"]
     summary = _summary(ledger)
     if len(plans) != 1 or not summary:
         v.failed("ledger", "needs exactly one selection plan and a summary line")
         return ledger
-    plan = plans[0]
-    factor = loop_factor(plan.get("max_iterations"))
-    expected = factor * float(plan["epsilon_per_iteration"]) + float(plan["epsilon_0"])
-    total = math.fsum(once) + expected
+    reused = bool(once_lines) and all(e.get("reused") for e in once_lines)
+    if any(e.get("reused") for e in once_lines) and not reused:
+        v.failed("ledger", "once-measurements are partly reused, partly new")
+        return ledger
+    prior = float(summary.get("epsilon_earlier_runs", 0.0))
+    plan = BudgetPlan.of_selection_line(
+        plans[0], [float(e["epsilon"]) for e in once_lines], once_reused=reused
+    ).with_prior(prior)
     stated = float(summary.get("epsilon_total", math.nan))
     problems = []
-    if not math.isclose(float(plan["epsilon_selection"]), expected, abs_tol=_TOL):
-        problems.append(f"the selection plan's cost is not {factor}ε₁ + ε₀")
-    if math.fsum(loop) > float(plan["epsilon_per_iteration"]) + _TOL:
+    if not math.isclose(float(plans[0]["epsilon_selection"]), plan.epsilon_selection,
+                        abs_tol=_TOL):
+        problems.append(f"the selection plan's cost is not {plan.loop_factor}ε₁ + ε₀")
+    if math.fsum(loop) > plan.epsilon_per_iteration + _TOL:
         problems.append("the accepted iteration spent more than ε₁")
-    if not math.isclose(total, stated, abs_tol=_TOL):
-        problems.append(f"measurements add up to ε = {total:g}, the summary states {stated:g}")
+    if not math.isclose(plan.epsilon_total, stated, abs_tol=_TOL):
+        problems.append(f"measurements add up to ε = {plan.epsilon_total:g}, the summary "
+                        f"states {stated:g}")
     if spec is not None and not math.isclose(stated, spec.epsilon_total, abs_tol=_TOL):
         problems.append(f"stated ε_total {stated:g} differs from the spec's {spec.epsilon_total:g}")
+    charged = summary.get("epsilon_charged")
+    if charged is not None and not math.isclose(float(charged), plan.epsilon_charged,
+                                                abs_tol=_TOL):
+        problems.append(f"the run charged {plan.epsilon_charged:g}, the summary states "
+                        f"{float(charged):g}")
+    cumulative = summary.get("epsilon_cumulative")
+    if cumulative is not None and not math.isclose(float(cumulative), plan.epsilon_cumulative,
+                                                   abs_tol=_TOL):
+        problems.append(f"earlier runs plus this run's charge make {plan.epsilon_cumulative:g}, "
+                        f"the summary states {float(cumulative):g}")
     budgets = [float(e["total_budget"]) for e in ledger if e.get("event") == "accountant"]
-    prior = float(summary.get("epsilon_earlier_runs", 0.0))
-    if budgets and total + prior > budgets[0] + _TOL:
-        problems.append("ε_total exceeds the accountant's budget")
+    if budgets and plan.epsilon_cumulative > budgets[0] + _TOL:
+        problems.append("the ε spent exceeds the accountant's budget")
     if problems:
         v.failed("ledger", "; ".join(problems))
     else:

@@ -9,6 +9,8 @@ Charging rules (pure ε-DP):
 * ``epsilon_spent`` counts the loop only once a loop measurement has actually been made.
 
 Earlier runs logged to the same ledger can be charged too (:meth:`Accountant.from_ledger`).
+Totals and ledger pricing are composed by :mod:`workbench.privacy.budget_plan`, the one place
+ε_total is computed.
 """
 
 from __future__ import annotations
@@ -19,9 +21,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from workbench.privacy import _checks
+from workbench.privacy.budget_plan import BudgetPlan, compose, price_ledger
 from workbench.privacy.ledger import Ledger
 from workbench.privacy.records import MeasurementRecord
-from workbench.privacy.selection import check_selection_parameters, selection_epsilon
+from workbench.privacy.selection import check_selection_parameters
 
 _TOL = 1e-9  # absolute slack for float sums such as 0.01 + 0.30 + … = 0.99
 
@@ -42,7 +45,9 @@ class SelectionPlan:
     @property
     def cost(self) -> float:
         """2ε₁ + ε₀ (Thm. 3), or ε₁ for a single attempt (T = 1)."""
-        return selection_epsilon(self.epsilon_per_iteration, self.epsilon_0, self.max_iterations)
+        return BudgetPlan(self.epsilon_per_iteration, gamma=self.gamma,
+                          max_iterations=self.max_iterations,
+                          epsilon_0=self.epsilon_0).epsilon_selection
 
 
 def plan_epsilon_total(
@@ -60,10 +65,10 @@ def plan_epsilon_total(
     """
     loop = [_checks.positive_finite("loop_epsilons", e) for e in loop_epsilons]
     once = [_checks.positive_finite("once_epsilons", e) for e in once_epsilons]
-    total = math.fsum(once)
-    if loop:
-        total += selection_epsilon(math.fsum(loop), epsilon_0, max_iterations)
-    return total
+    if not loop:
+        return compose(0.0, math.fsum(once))
+    return BudgetPlan(math.fsum(loop), 0.0, math.fsum(once), max_iterations=max_iterations,
+                      epsilon_0=epsilon_0).epsilon_total
 
 
 class Accountant:
@@ -137,12 +142,12 @@ class Accountant:
     def epsilon_spent(self) -> float:
         """ε actually consumed: prior + Σ once + (2ε₁ + ε₀ once any loop measurement ran)."""
         loop = self._plan.cost if (self._plan is not None and self._loop) else 0.0
-        return self.prior_spent + math.fsum(self._once) + loop
+        return compose(loop, math.fsum(self._once), self.prior_spent)
 
     def epsilon_total(self) -> float:
         """ε committed: prior + Σ once + (2ε₁ + ε₀ if a selection is planned)."""
         loop = self._plan.cost if self._plan is not None else 0.0
-        return self.prior_spent + math.fsum(self._once) + loop
+        return compose(loop, math.fsum(self._once), self.prior_spent)
 
     def remaining(self) -> float:
         """Budget not yet committed."""
@@ -159,7 +164,7 @@ class Accountant:
             cap = "∞" if p.max_iterations is None else str(p.max_iterations)
             lines.append(
                 f"private selection: ε₁ = {p.epsilon_per_iteration:g}, γ = {p.gamma:g}, "
-                f"T = {cap}, ε₀ = {p.epsilon_0:g} → 2ε₁ + ε₀ = {p.cost:g}"
+                f"T = {cap}, ε₀ = {p.epsilon_0:g} → selection costs {p.cost:g}"
             )
         lines.append(f"ε_total = {self.epsilon_total():g}; ε_spent = {self.epsilon_spent():g}")
         return "\n".join(lines)
@@ -190,27 +195,8 @@ class Accountant:
 
     @staticmethod
     def spent_in_ledger(path: str | os.PathLike[str]) -> float:
-        """ε spent by all runs in a ledger: per run Σ once + (2ε₁ + ε₀ if any loop line).
-
-        A run with loop lines but no plan line cannot be priced (the realised loop spend is
-        not a valid bound, since the stopping time depends on the data), so it raises.
-        """
-        once: dict[str, list[float]] = {}
-        looped: set[str] = set()
-        plans: dict[str, float] = {}
-        for entry in Ledger.read(path):
-            run = str(entry.get("run_id"))
-            if entry.get("event") == "selection_plan":
-                plans[run] = float(entry["epsilon_selection"])
-            elif entry.get("event") == "measurement":
-                if entry.get("stage") == "once":
-                    once.setdefault(run, []).append(float(entry["epsilon"]))
-                else:
-                    looped.add(run)
-        missing = looped - plans.keys()
-        if missing:
-            raise ValueError("ledger: loop measurements without a selection plan cannot be priced")
-        return math.fsum(math.fsum(v) for v in once.values()) + math.fsum(plans[r] for r in looped)
+        """ε spent by all runs in a ledger file (priced by ``budget_plan.price_ledger``)."""
+        return price_ledger(Ledger.read(path))
 
     @classmethod
     def from_ledger(cls, path: str | os.PathLike[str], total_budget: float) -> Accountant:

@@ -8,8 +8,13 @@ budget already spent.
 
 The ledger never holds data values: measurement lines are :class:`MeasurementRecord` fields and
 event fields are restricted to JSON scalars (and flat lists of them) chosen by the caller.
-Note that loop lines carry the private-selection iteration number, which Theorem 3 does not
-cover: keep the ledger inside the enclave, or publish only its "once" lines and totals.
+Note that loop lines carry the private-selection iteration number and every line a time,
+which Theorem 3 does not cover: keep the ledger inside the enclave, and publish only its
+"once" lines, the plan and totals, without their timestamps (``workbench.engine.bundle``).
+
+A ledger may be written to several files at once (``mirrors``): a run writes the same lines to
+its run directory's enclave and to its dataset's budget store, each fsynced before the call
+returns, so either file alone prices every ε the run spent.
 """
 
 from __future__ import annotations
@@ -18,8 +23,9 @@ import json
 import math
 import os
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from workbench.privacy.records import MeasurementRecord, utc_now
 
@@ -40,16 +46,14 @@ def _check_field(name: str, value: object) -> object:
 class Ledger:
     """Appends durable JSONL lines for one run; many runs may append to the same file."""
 
-    def __init__(self, path: str | os.PathLike[str], *, run_id: str | None = None) -> None:
-        """Open ``path`` for appending (creating it and its directory) and log an "open" line."""
+    def __init__(self, path: str | os.PathLike[str], *, run_id: str | None = None,
+                 mirrors: Sequence[str | os.PathLike[str]] = ()) -> None:
+        """Open ``path`` (and every mirror) for appending, creating them, and log an "open" line."""
         self.path = Path(path)
         self.run_id = run_id or uuid.uuid4().hex
         self._seq = 0
-        created = not self.path.exists()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - held for the run
-        if created:
-            _fsync_directory(self.path.parent)
+        self._files = [_open_append(Path(p)) for p in (self.path, *mirrors)]
+        self._fh = self._files[0]
         self.event("open")
 
     def append(self, record: MeasurementRecord) -> None:
@@ -74,13 +78,15 @@ class Ledger:
             raise ValueError("ledger is closed")
         self._seq += 1
         line = json.dumps({**entry, "run_id": self.run_id, "seq": self._seq}, allow_nan=False)
-        self._fh.write(line + "\n")
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
+        for fh in self._files:
+            fh.write(line + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
 
     def close(self) -> None:
-        """Close the file; further writes raise."""
-        self._fh.close()
+        """Close the files; further writes raise."""
+        for fh in self._files:
+            fh.close()
 
     def __enter__(self) -> Ledger:
         """Use as a context manager so the file is closed at the end of a run."""
@@ -111,6 +117,16 @@ class Ledger:
                     break
                 raise ValueError(f"ledger line {number} is not valid JSON") from None
         return entries
+
+
+def _open_append(path: Path) -> TextIO:
+    """Open ``path`` for appending, creating it and its directory (the new entry fsynced)."""
+    created = not path.exists()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fh = open(path, "a", encoding="utf-8")  # noqa: SIM115 - held for the run
+    if created:
+        _fsync_directory(path.parent)
+    return fh
 
 
 def _fsync_directory(directory: Path) -> None:

@@ -15,7 +15,12 @@ so whether ⊥ is output would depend on the data with no randomisation to hide 
 one ε₁-DP iteration, so it costs ε₁ by post-processing, not 2ε₁ (γ is irrelevant; ε₀ must be
 0). When the public dry run forecasts a high pass probability p this is the cheaper design: a
 failed attempt spends ε₁ and releases nothing, and repeating it until success costs ε₁/p in
-expectation (basic composition, recorded by ``--spend-again``), below 2ε₁ whenever p > ½.
+expectation (a geometric number of attempts, basic composition, each one recorded in the
+dataset's budget store under ``--spend-again``), below 2ε₁ whenever p > ½. That holds because
+the statistics computed once outside the loop (ε_once) are kept in the budget store and reused
+by every retry of the same spec on the same dataset, so they are charged once, ever: the whole
+expected cost until a release is ε_once + ε₁/p (``BudgetPlan.expected_epsilon_until_release``).
+Recomputing them on every attempt would cost (ε_once + ε₁)/p.
 
 Why not OpenDP's ``make_select_private_candidate``: it needs the iteration as an OpenDP
 ``Measurement`` releasing ``(score, candidate)``; ours is arbitrary Python (transform, fit a

@@ -81,6 +81,31 @@ def plain_epsilon(epsilon: float) -> str:
     )
 
 
+#: What the datasheet says about time (the bundle's files are stamped 1980-01-01 00:00 UTC).
+TIMING_NOTE = (
+    "Nothing in this bundle tells time: no ledger line carries a timestamp, the run's start "
+    "and the number of private-selection iterations stay in the enclave, the spec is published "
+    "without its freeze time, and every file's modification time is set to 1 January 1980, "
+    "00:00 UTC. The one timing channel left is the moment of publication: a run takes longer "
+    "the more candidates it rejects, and private selection's guarantee covers the released "
+    "candidate, not the number of attempts. Blunt it by publishing at a time fixed before the "
+    "run (a pre-announced date, late enough for any run to have ended), not as soon as the "
+    "run ends."
+)
+
+
+def prior_spend_lines(budget: Mapping[str, Any]) -> list[str]:
+    """The dataset's earlier spend, when there was any (the release's cumulative privacy loss)."""
+    if not budget.get("epsilon_earlier_runs"):
+        return []
+    return [
+        f"- Earlier runs on dataset `{budget.get('dataset', '')}` spent ε = "
+        f"{format_number(float(budget['epsilon_earlier_runs']))}; this run charged ε = "
+        f"{format_number(float(budget['epsilon_charged']))}; the dataset's cumulative privacy "
+        f"loss is ε = {format_number(float(budget['epsilon_cumulative']))}."
+    ]
+
+
 def datasheet_markdown(
     spec: Spec,
     configuration: Mapping[str, Any],
@@ -124,7 +149,11 @@ def datasheet_markdown(
         f"- Privacy unit: {md.privacy_unit}.",
         f"- Neighbouring datasets: {spec.budget.neighbour.replace('_', '-')}.",
         f"- Total privacy loss: ε_total = {format_number(eps)} (pure ε-DP, δ = 0).",
+        *prior_spend_lines(budget),
         f"- {plain_epsilon(eps)}",
+        "",
+        "## Time",
+        TIMING_NOTE,
         "",
         "## Configuration chosen",
         "```json",

@@ -12,7 +12,13 @@ from typing import Any
 
 import pandas as pd
 
-from workbench.report.datasheet import TABLE2_COLUMNS, criteria_rows, plain_epsilon
+from workbench.report.datasheet import (
+    TABLE2_COLUMNS,
+    TIMING_NOTE,
+    criteria_rows,
+    plain_epsilon,
+    prior_spend_lines,
+)
 from workbench.report.spec_summary import format_number
 from workbench.spec import Spec
 
@@ -121,7 +127,9 @@ threshold; Δ is the global sensitivity and σ the standard deviation of the noi
 {crit}
 <h2 id="budget">Privacy budget</h2>
 {_table(["item", "value"], budget_rows)}
+{"".join(f"<p>{e(line[2:])}</p>" for line in prior_spend_lines(budget))}
 <p>{e(plain_epsilon(eps))}</p>
+<p class="muted">{e(TIMING_NOTE)}</p>
 <h2 id="plots">Marginals of the release</h2>
 <p class="muted">Computed from the released records only.</p>
 {plots}

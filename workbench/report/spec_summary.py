@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
+import textwrap
 
-from workbench.privacy import loop_factor
+from workbench.privacy.budget_plan import BudgetPlan
 from workbench.spec import Spec
 
 
@@ -134,10 +135,12 @@ def describe_spec(spec: Spec) -> str:
         f"T = {format_number(s.max_iterations)}, epsilon_0 = {format_number(s.epsilon_0)}"
     )
     out.append(f"  neighbour relation       {b.neighbour}")
-    out.append(
-        f"  epsilon_total = {loop_factor(s.max_iterations)} x "
-        f"({format_number(b.epsilon_generator)} + "
-        f"{format_number(round(in_loop, 12))}) + {format_number(s.epsilon_0)} + "
-        f"{format_number(round(spec.epsilon_once, 12))} = {format_number(spec.epsilon_total)}"
-    )
+    plan = BudgetPlan.of_spec(spec)
+    out.append(f"  {plan.formula(ascii=True)}")
+    if b.epsilon_lifetime_max is not None:
+        out.append(f"  lifetime cap on the dataset: epsilon <= "
+                   f"{format_number(b.epsilon_lifetime_max)} over every run")
+    out.append(f"  dataset                  {spec.metadata.dataset or '(not set: a run needs it)'}")
+    out.append(textwrap.fill(plan.retry_text(ascii=True), width=96, initial_indent="  ",
+                             subsequent_indent="    "))
     return "\n".join(out)

@@ -19,6 +19,7 @@ from typing import Any
 import jsonschema
 
 from workbench.constraints import ConstraintSyntaxError, parse, validate_columns
+from workbench.spec.budget_rules import ADD_REMOVE_REFUSED
 from workbench.spec.document import FROZEN_KEY, freeze_value, spec_hash
 from workbench.spec.errors import Problem, SpecError, join_path
 from workbench.spec.model import (
@@ -710,11 +711,14 @@ class _Builder:
                 f"{raw['epsilon_criteria']:g} does not equal the sum of the criteria's ε "
                 f"({total:g})",
             )
+        if raw["neighbour"] == "add_remove":
+            self.problem("budget.neighbour", ADD_REMOVE_REFUSED)
         return Budget(
             float(raw["epsilon_generator"]),
             float(raw["epsilon_criteria"]),
             raw["neighbour"],
             raw.get("epsilon_total_max"),
+            raw.get("epsilon_lifetime_max"),
         )
 
     def build_selection(self) -> Selection:
@@ -789,6 +793,7 @@ def _metadata(raw: Mapping[str, Any]) -> Metadata:
         raw.get("privacy_unit", "one record"),
         raw.get("n_policy", ""),
         raw.get("contact", ""),
+        raw.get("dataset"),
     )
 
 
@@ -861,6 +866,13 @@ def _build(document: Mapping[str, Any], require_frozen: bool) -> Spec:
         b.problem(
             "budget.epsilon_total_max",
             f"ε_total {spec.epsilon_total:g} exceeds the cap {spec.budget.epsilon_total_max:g}",
+        )
+    lifetime = spec.budget.epsilon_lifetime_max
+    if lifetime is not None and spec.epsilon_total > lifetime:
+        b.problem(
+            "budget.epsilon_lifetime_max",
+            f"ε_total {spec.epsilon_total:g} of one run exceeds the dataset's lifetime cap "
+            f"{lifetime:g}: no run could ever start",
         )
     if b.problems:
         raise SpecError(sorted(set(b.problems)))

@@ -124,6 +124,8 @@ class Budget:
     epsilon_criteria: float
     neighbour: str
     epsilon_total_max: float | None = None
+    #: cap on the dataset's cumulative ε over every run (checked by the run's budget guard)
+    epsilon_lifetime_max: float | None = None
 
 
 @dataclass(frozen=True)
@@ -148,6 +150,8 @@ class Metadata:
     privacy_unit: str = "one record"
     n_policy: str = ""
     contact: str = ""
+    #: stable identifier of the confidential dataset; its budget store is keyed by it
+    dataset: str | None = None
 
 
 @dataclass(frozen=True)
@@ -214,13 +218,10 @@ class Spec:
 
     @property
     def epsilon_total(self) -> float:
-        """ε_total = 2·ε₁ + ε₀ + Σ ε_once (Liu & Talwar; Thm. 3, §4.14.1); ε₁ + Σ once if T = 1."""
-        from workbench.privacy import selection_epsilon
+        """ε_total = 2·ε₁ + ε₀ + Σ ε_once (ε₁ + Σ once if T = 1), by the one budget plan."""
+        from workbench.privacy.budget_plan import BudgetPlan
 
-        loop = selection_epsilon(
-            self.epsilon_in_loop, self.selection.epsilon_0, self.selection.max_iterations
-        )
-        return round(loop + self.epsilon_once, 12)
+        return BudgetPlan.of_spec(self).epsilon_total
 
     # --- configurations ----------------------------------------------------------
     def configuration_count(self) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbench.privacy import loop_factor
+from workbench.privacy.budget_plan import BudgetPlan
 from workbench.report.datasheet import plain_epsilon
 from workbench.report.spec_summary import format_number
 from workbench.spec import Spec
@@ -11,7 +11,7 @@ from workbench.widgets.dashboards.pages import badge, esc, table_html
 
 def budget_rows(spec: Spec) -> list[tuple[str, float, int]]:
     """(part, ε, how many times it counts) for every part of ε_total."""
-    k = loop_factor(spec.selection.max_iterations)
+    k = BudgetPlan.of_spec(spec).loop_factor
     rows: list[tuple[str, float, int]] = [
         (f"generator ({spec.generator.family})", spec.budget.epsilon_generator, k)]
     rows += [(f"criterion {c.id}", c.epsilon, k) for c in spec.criteria if c.in_loop]
@@ -22,12 +22,7 @@ def budget_rows(spec: Spec) -> list[tuple[str, float, int]]:
 
 def budget_formula(spec: Spec) -> str:
     """ε_total = 2 × (ε_gen + Σ in-loop ε) + ε₀ + Σ once ε (1 × for a single attempt)."""
-    in_loop = round(spec.epsilon_in_loop - spec.budget.epsilon_generator, 12)
-    factor = loop_factor(spec.selection.max_iterations)
-    return (f"ε_total = {factor} × ({format_number(spec.budget.epsilon_generator)} + "
-            f"{format_number(in_loop)}) + {format_number(spec.selection.epsilon_0)} + "
-            f"{format_number(round(spec.epsilon_once, 12))} = "
-            f"{format_number(spec.epsilon_total)}")
+    return BudgetPlan.of_spec(spec).formula()
 
 
 def budget_html(spec: Spec) -> str:

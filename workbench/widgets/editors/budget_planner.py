@@ -1,6 +1,7 @@
 """Budget planner: sliders for ε_gen and every criterion's ε, ε_total, and a locked-total mode.
 
-ε_total = 2·(ε_gen + Σ in-loop ε) + ε₀ + Σ once ε, by the accountant's planner. With the
+ε_total = 2·(ε_gen + Σ in-loop ε) + ε₀ + Σ once ε, by the one budget plan, which also
+states what retrying after ⊥ honestly costs (once-statistics charged once). With the
 total locked, moving one slider rescales every other ε by one common factor so that ε_total
 stays where it was locked (:func:`workbench.widgets.model.budget.rebalance`); the lock acts on the
 planner's sliders only. Plots: a stacked bar of the parts of ε_total, and σ against ε per
@@ -16,7 +17,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from workbench.privacy import loop_factor
+from workbench.privacy.budget_plan import BudgetPlan
 from workbench.widgets.editors.base import EditorBase, heading, note, png_image
 from workbench.widgets.editors.fields import error_html, message_widget
 from workbench.widgets.editors.plots import BudgetBarFigure, SigmaFigure
@@ -25,7 +26,6 @@ from workbench.widgets.model.budget import (
     budget_items,
     epsilon_0,
     epsilon_total,
-    max_iterations,
     rebalance,
     segments,
 )
@@ -179,21 +179,18 @@ class BudgetPlanner(EditorBase):
 
     def _show_total(self, doc: dict[str, Any]) -> None:
         """The formula with the draft's numbers, and the cap if the spec sets one."""
-        items = budget_items(doc)
-        total = epsilon_total(doc)
-        gen = next((it.epsilon for it in items if it.key == GENERATOR_KEY), float("nan"))
-        loop = math.fsum(it.epsilon for it in items if it.key != GENERATOR_KEY and it.in_loop)
-        once = math.fsum(it.epsilon for it in items if not it.in_loop)
-        shown = "invalid" if total is None else f"{total:.6g}"
-        factor = loop_factor(max_iterations(doc))
-        text = (f"ε_total = {factor} × ({gen:.6g} + {loop:.6g}) + {epsilon_0(doc):.6g} + "
-                f"{once:.6g} = <b>{shown}</b>")
+        plan = BudgetPlan.of_document(doc)
+        total = None if plan is None else plan.epsilon_total
+        text = ("ε_total = <b>invalid</b>" if plan is None
+                else f"{plan.formula_terms()} = <b>{total:.6g}</b>")
         cap = doc.get("budget", {}).get("epsilon_total_max")
         if cap is not None and total is not None:
             over = total > cap
             text += f" (cap {cap:g}{': EXCEEDED' if over else ''})"
         if self.lock.value:
             text += f" — locked at {self.locked_total.value:.6g}"
+        if plan is not None:
+            text += f"<br><span class='wb-muted'>{html.escape(plan.retry_text())}</span>"
         self.total.value = text
 
     def _draw_bar(self, doc: dict[str, Any]) -> None:

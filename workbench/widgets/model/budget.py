@@ -1,7 +1,7 @@
 """Budget arithmetic of a draft: ε_total by the accountant's formula, locked-total rebalancing.
 
 ε_total = 2·(ε_gen + Σ in-loop criterion ε) + ε₀ + Σ once-criterion ε (Thm. 3, §4.14.1),
-computed by :func:`workbench.privacy.plan_epsilon_total`, the accountant's own planner. Each
+computed by :class:`workbench.privacy.budget_plan.BudgetPlan`, the one budget plan. Each
 ε therefore has a *weight* in the total: 2 inside the selection loop (1 for a single attempt,
 ``selection.max_iterations = 1``), 1 outside it.
 """
@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from workbench.privacy import loop_factor, plan_epsilon_total
+from workbench.privacy import loop_factor
+from workbench.privacy.budget_plan import BudgetPlan
 
 GENERATOR_KEY = "generator"
 GENERATOR_PATH = "budget.epsilon_generator"
@@ -71,21 +72,14 @@ def epsilon_0(document: Mapping[str, Any]) -> float:
 
 
 def epsilon_total(document: Mapping[str, Any]) -> float | None:
-    """ε_total of a draft by the accountant's planner; None if the ε's are not usable numbers.
+    """ε_total of a draft by the one budget plan; None if the ε's are not usable numbers.
 
     >>> doc = {"budget": {"epsilon_generator": 4}, "criteria": [{"id": "a", "epsilon": 0.99}]}
     >>> round(epsilon_total(doc), 12)
     9.98
     """
-    items = budget_items(document)
-    if not any(it.key == GENERATOR_KEY for it in items):
-        return None
-    loop = [it.epsilon for it in items if it.in_loop]
-    once = [it.epsilon for it in items if not it.in_loop]
-    try:
-        return plan_epsilon_total(loop, once, epsilon_0(document), max_iterations(document))
-    except ValueError:
-        return None
+    plan = BudgetPlan.of_document(document)
+    return None if plan is None else plan.epsilon_total
 
 
 def segments(document: Mapping[str, Any]) -> list[tuple[str, float]]:

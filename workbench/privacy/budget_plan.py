@@ -1,0 +1,231 @@
+"""The one budget plan: ε_total of a spec or a draft, what a run charges, and the formula text.
+
+Every place that states ε_total asks this module — ``Spec.epsilon_total``, the accountant,
+ledger pricing (``Accountant.spent_in_ledger``, ``workbench verify``), ``workbench describe``,
+the release report and datasheet, and the widgets' budget readouts:
+
+* ε₁ = ε_gen + Σ in-loop criterion ε (one private-selection iteration);
+* the loop costs f·ε₁ + ε₀, f = 2 (Liu & Talwar, paper Thm. 3) or f = 1 for a single
+  attempt T = 1 (post-processing of one ε₁-DP iteration; :mod:`workbench.privacy.selection`);
+* ε_total = f·ε₁ + ε₀ + Σ ε_once (§4.14.1: statistics of R alone are released once).
+
+What a run *charges* to its dataset is the loop, plus Σ ε_once unless an earlier run of the
+same spec on the same dataset already released the once-statistics: they are kept in the
+dataset's budget store and reused (post-processing of a DP output is free), so they are
+charged once, ever. A retry after ⊥ therefore costs f·ε₁ + ε₀, and repeating until a release
+costs, in expectation, ε_once + (f·ε₁ + ε₀)/P(release) (a geometric number of attempts, basic
+composition), with P(release) = p for a single attempt.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from workbench.privacy.selection import (
+    loop_factor,
+    probability_success,
+    selection_epsilon,
+)
+
+#: Pass probabilities at which the expected cost of retrying is shown when none is known.
+EXAMPLE_PASS_PROBABILITIES = (0.5, 0.8, 0.95)
+
+
+def compose(selection: float, once: float = 0.0, prior: float = 0.0) -> float:
+    """ε committed by basic composition: earlier spend + once-statistics + the selection loop."""
+    return math.fsum((prior, once, selection))
+
+
+def _num(x: float) -> str:
+    """Compact number (six significant digits, no trailing zeros), ∞ for infinity."""
+    return "∞" if math.isinf(x) else f"{x:.6g}"
+
+
+def _finite(value: Any) -> float | None:
+    """A finite float, or None for anything else (drafts may be invalid)."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    return None
+
+
+@dataclass(frozen=True)
+class BudgetPlan:
+    """The ε of one release design, and what running it charges given earlier spend."""
+
+    epsilon_generator: float
+    epsilon_criteria_loop: float = 0.0
+    epsilon_once: float = 0.0
+    gamma: float = 0.0
+    max_iterations: int | None = None
+    epsilon_0: float = 0.0
+    epsilon_prior: float = 0.0
+    once_reused: bool = False
+
+    # --- construction ----------------------------------------------------------------------
+    @classmethod
+    def of_spec(cls, spec: Any, *, prior: float = 0.0, once_reused: bool = False) -> BudgetPlan:
+        """The plan of a validated :class:`~workbench.spec.Spec` (duck-typed: no spec import)."""
+        loop = math.fsum(c.epsilon for c in spec.criteria if c.in_loop)
+        once = math.fsum(c.epsilon for c in spec.criteria if c.once)
+        s = spec.selection
+        return cls(float(spec.budget.epsilon_generator), loop, once, float(s.gamma),
+                   s.max_iterations, float(s.epsilon_0), float(prior),
+                   bool(once_reused and once > 0))
+
+    @classmethod
+    def of_document(cls, document: Mapping[str, Any]) -> BudgetPlan | None:
+        """The plan of a draft; None without a usable ε_gen (unusable criterion ε's are skipped)."""
+        budget = document.get("budget", {})
+        gen = _finite(budget.get("epsilon_generator")) if isinstance(budget, Mapping) else None
+        if gen is None or gen <= 0:
+            return None
+        loop: list[float] = []
+        once: list[float] = []
+        for crit in document.get("criteria", []):
+            if not isinstance(crit, Mapping):
+                continue
+            eps = _finite(crit.get("epsilon", 0.0))
+            if eps is not None and eps > 0:
+                (once if crit.get("once", False) else loop).append(eps)
+        selection = document.get("selection", {})
+        selection = selection if isinstance(selection, Mapping) else {}
+        cap = selection.get("max_iterations")
+        cap = cap if isinstance(cap, int) and not isinstance(cap, bool) and cap >= 1 else None
+        e0 = _finite(selection.get("epsilon_0", 0.0))
+        gamma = _finite(selection.get("gamma", 0.0))
+        plan = cls(gen, math.fsum(loop), math.fsum(once),
+                   gamma if gamma is not None and 0 <= gamma <= 1 else 0.0, cap,
+                   e0 if e0 is not None and e0 >= 0 else 0.0)
+        try:
+            plan.epsilon_selection  # noqa: B018 - validates ε₀'s range
+        except ValueError:
+            return None
+        return plan
+
+    @classmethod
+    def of_selection_line(cls, line: Mapping[str, Any], once: Iterable[float] = (),
+                          *, once_reused: bool = False) -> BudgetPlan:
+        """The plan a ledger's ``selection_plan`` line and its once-measurements describe."""
+        return cls(float(line["epsilon_per_iteration"]), 0.0, math.fsum(once),
+                   float(line.get("gamma", 0.0)), line.get("max_iterations"),
+                   float(line["epsilon_0"]), once_reused=once_reused)
+
+    def with_prior(self, prior: float, *, once_reused: bool | None = None) -> BudgetPlan:
+        """The same design run after ``prior`` ε was already spent on its dataset."""
+        reused = self.once_reused if once_reused is None else once_reused
+        return replace(self, epsilon_prior=float(prior), once_reused=reused)
+
+    # --- the numbers -----------------------------------------------------------------------
+    @property
+    def epsilon_per_iteration(self) -> float:
+        """ε₁: the generator plus the in-loop criteria."""
+        return self.epsilon_generator + self.epsilon_criteria_loop
+
+    @property
+    def loop_factor(self) -> int:
+        """f: 2 for private selection, 1 for a single attempt."""
+        return loop_factor(self.max_iterations)
+
+    @property
+    def epsilon_selection(self) -> float:
+        """f·ε₁ + ε₀, the whole selection loop (also the cost of one retry after ⊥)."""
+        return selection_epsilon(self.epsilon_per_iteration, self.epsilon_0, self.max_iterations)
+
+    @property
+    def epsilon_total(self) -> float:
+        """ε_total = f·ε₁ + ε₀ + Σ ε_once: the privacy loss of the release this design makes."""
+        return round(compose(self.epsilon_selection, self.epsilon_once), 12)
+
+    @property
+    def epsilon_once_charged(self) -> float:
+        """The once-statistics' ε this run charges: 0 when an earlier run released them."""
+        return 0.0 if self.once_reused else self.epsilon_once
+
+    @property
+    def epsilon_charged(self) -> float:
+        """What this run adds to its dataset's ledger."""
+        return round(compose(self.epsilon_selection, self.epsilon_once_charged), 12)
+
+    @property
+    def epsilon_cumulative(self) -> float:
+        """The dataset's ε after this run: earlier spend plus this run's charge."""
+        return round(compose(self.epsilon_selection, self.epsilon_once_charged,
+                             self.epsilon_prior), 12)
+
+    def probability_release(self, p: float) -> float:
+        """P(one run releases a candidate) when each iteration passes with probability p."""
+        return probability_success(p, self.gamma, self.max_iterations)
+
+    def expected_epsilon_until_release(self, p: float) -> float:
+        """E[ε spent by retrying until a release] = ε_once + (f·ε₁ + ε₀)/P(release)."""
+        q = self.probability_release(p)
+        return math.inf if q == 0 else compose(self.epsilon_selection / q, self.epsilon_once)
+
+    # --- the words -------------------------------------------------------------------------
+    def formula_terms(self, *, ascii: bool = False) -> str:
+        """'ε_total = 2 × (ε_gen + Σ in-loop) + ε₀ + Σ once' with numbers (``ascii``: 'epsilon')."""
+        name, times = ("epsilon_total", "x") if ascii else ("ε_total", "×")
+        return (f"{name} = {self.loop_factor} {times} ({_num(self.epsilon_generator)} + "
+                f"{_num(round(self.epsilon_criteria_loop, 12))}) + {_num(self.epsilon_0)} + "
+                f"{_num(round(self.epsilon_once, 12))}")
+
+    def formula(self, *, ascii: bool = False) -> str:
+        """The formula with numbers and result: 'ε_total = 2 × (4 + 0.99) + 0 + 0 = 9.98'."""
+        return f"{self.formula_terms(ascii=ascii)} = {_num(self.epsilon_total)}"
+
+    def selection_text(self) -> str:
+        """The loop's cost in words, e.g. '2 × 4.99 + ε₀ 0'."""
+        return (f"{self.loop_factor} × {_num(self.epsilon_per_iteration)} + "
+                f"ε₀ {_num(self.epsilon_0)}")
+
+    def retry_text(self, pass_probability: float | None = None, *, ascii: bool = False) -> str:
+        """What retrying after ⊥ costs, honestly: per attempt, and in expectation until a release.
+
+        With ``pass_probability`` (a dry run's forecast p) the expectation is given for it,
+        else at a few example values of p.
+        """
+        eps, e1 = ("epsilon", "epsilon_1") if ascii else ("ε", "ε₁")
+        if self.max_iterations is None and self.gamma == 0:
+            return ("Retrying: not needed; with γ = 0 and no cap the loop ends only with a "
+                    "release (for any pass probability p > 0).")
+        unit = (f"{e1} = {_num(self.epsilon_selection)}" if self.loop_factor == 1
+                else f"{self.selection_text()} = {_num(self.epsilon_selection)}")
+        once = ""
+        if self.epsilon_once > 0:
+            once = (f" The once-statistics ({eps} = {_num(self.epsilon_once)}) are kept in the "
+                    "dataset's budget store and reused, so they are charged once, ever.")
+        ps = EXAMPLE_PASS_PROBABILITIES if pass_probability is None else (pass_probability,)
+        expected = ", ".join(
+            f"p = {p:g}: {_num(self.expected_epsilon_until_release(p))}" for p in ps)
+        release = "p" if self.loop_factor == 1 else "P(release | p)"
+        return (f"Retrying after ⊥ (--spend-again) costs {unit} per attempt.{once} Expected "
+                f"{eps} until a release = {_num(self.epsilon_once)} + "
+                f"{_num(self.epsilon_selection)}/{release}: {expected}.")
+
+
+def price_ledger(entries: Iterable[Mapping[str, Any]]) -> float:
+    """ε spent by every run in a ledger: per run Σ once + (f·ε₁ + ε₀ if it made any loop line).
+
+    A run with loop lines but no plan line cannot be priced (the realised loop spend is not a
+    valid bound, since the stopping time depends on the data), so it raises ValueError.
+    """
+    once: dict[str, list[float]] = {}
+    looped: set[str] = set()
+    plans: dict[str, float] = {}
+    for entry in entries:
+        run = str(entry.get("run_id"))
+        if entry.get("event") == "selection_plan":
+            plans[run] = float(entry["epsilon_selection"])
+        elif entry.get("event") == "measurement":
+            if entry.get("stage") == "once":
+                once.setdefault(run, []).append(float(entry["epsilon"]))
+            else:
+                looped.add(run)
+    if looped - plans.keys():
+        raise ValueError("ledger: loop measurements without a selection plan cannot be priced")
+    runs = once.keys() | looped
+    return math.fsum(compose(plans[r] if r in looped else 0.0, math.fsum(once.get(r, ())))
+                     for r in runs)
