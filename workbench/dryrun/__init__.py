@@ -10,7 +10,7 @@ draws the heat map, narrows the space and forecasts private selection.
 from workbench.dryrun.cache import DryRunCache, default_cache_dir, iteration_digest
 from workbench.dryrun.executors import DaskExecutor, Executor, InlineExecutor, LocalExecutor
 from workbench.dryrun.forecast import SelectionForecast, forecast
-from workbench.dryrun.noise import seeded_noise
+from workbench.dryrun.noise import noise_generator, noise_source
 from workbench.dryrun.proxy import prepare_proxy
 from workbench.dryrun.result import ALL, DryRunResult, wilson_interval
 from workbench.dryrun.run import dry_run, pick_configurations
@@ -32,9 +32,10 @@ __all__ = [
     "dry_run",
     "forecast",
     "iteration_digest",
+    "noise_generator",
+    "noise_source",
     "pick_configurations",
     "prepare_proxy",
-    "seeded_noise",
     "task_seed",
     "wilson_interval",
 ]
