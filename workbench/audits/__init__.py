@@ -27,6 +27,7 @@ from workbench.audits.harness import (
     capture,
     draw,
     neighbour_events,
+    primitive_scenarios,
 )
 from workbench.audits.loop import VARIANTS, LoopAudit, LoopVariant, audit_loop, exact_loss
 
@@ -50,5 +51,6 @@ __all__ = [
     "exact_loss",
     "neighbour_events",
     "noiseless_check",
+    "primitive_scenarios",
     "privbayes_mi_scenario",
 ]

@@ -273,3 +273,20 @@ def audit_scenario(scn: Scenario, *, trials: int = TRIALS, seed: int = 0,
         results.append(audit_events(samples[0], samples[1], events, scn.d.epsilon,
                                     confidence=confidence))
     return AuditRow(scn, results[0], results[1])
+
+
+def primitive_scenarios() -> list[Scenario]:
+    """The three primitives on their textbook worst cases (count 12 vs 13; scores (0, 0) vs
+    (1, −1), a tie split by Δ each way), Δ = 1, ε = 1."""
+    def pair(primitive: Primitive, d: list[float], d_prime: list[float]) -> tuple[Call, Call]:
+        return tuple(Call(primitive, np.array(v), 1.0, 1.0) for v in (d, d_prime))  # type: ignore[return-value]
+
+    cases = [
+        ("laplace", "Laplace(Δ/ε)", "a count, one record added to the predicate", [12.0], [13.0]),
+        ("discrete_laplace", "discrete Laplace(Δ/ε)", "a count, one record added to the "
+         "predicate", [12.0], [13.0]),
+        ("noisy_max", "noisy max (permute-and-flip, 2Δ/ε)", "scores (0, 0) → (1, −1)",
+         [0.0, 0.0], [1.0, -1.0]),
+    ]
+    return [Scenario(f"{p} (primitive)", m, how, 1.0, *pair(p, d, dp))  # type: ignore[arg-type]
+            for p, m, how, d, dp in cases]
