@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import random
 from pathlib import Path
 
 import numpy as np
@@ -22,18 +23,19 @@ from workbench.dryrun import (
     TaskRecord,
     dry_run,
     iteration_digest,
+    noise_source,
     pick_configurations,
-    seeded_noise,
     task_seed,
 )
 from workbench.privacy import (
     Accountant,
     Ledger,
     PrivacyContext,
+    PrivacyMode,
     expected_iterations,
     probability_bottom,
 )
-from workbench.privacy import mechanisms as mechanisms_module
+from workbench.privacy.noise import OpenDPNoise, SeededNoise
 from workbench.proxy import sample_proxy
 from workbench.spec import Configuration, SpecError, build_spec, load_spec
 
@@ -78,32 +80,32 @@ def test_task_seed_depends_on_seed_key_and_rep_only() -> None:
     assert all(0 <= s < 2**63 for s in seeds)
 
 
-def test_seeded_noise_is_reproducible_and_restores_opendp() -> None:
-    originals = {n: getattr(mechanisms_module, n) for n in
-                 ("laplace_vector", "discrete_laplace_vector", "noisy_max_index")}
-
+def test_seeded_noise_is_reproducible_and_leaves_opendp_alone() -> None:
     def draws(seed: int) -> tuple:
-        ctx = PrivacyContext.simulation(seed)
-        with seeded_noise(ctx, seed):
-            a = ctx.laplace(np.zeros(5), sensitivity=1.0, epsilon=1.0, purpose="t").value
-            b = ctx.discrete_laplace(np.zeros(5, dtype=np.int64), sensitivity=1, epsilon=1.0,
-                                     purpose="t").value
-            c = ctx.exponential(np.arange(6.0), sensitivity=1.0, epsilon=0.1, purpose="t").value
+        ctx = PrivacyContext.simulation(seed, noise=noise_source("seeded", seed))
+        a = ctx.laplace(np.zeros(5), sensitivity=1.0, epsilon=1.0, purpose="t").value
+        b = ctx.discrete_laplace(np.zeros(5, dtype=np.int64), sensitivity=1, epsilon=1.0,
+                                 purpose="t").value
+        c = ctx.exponential(np.arange(6.0), sensitivity=1.0, epsilon=0.1, purpose="t").value
         return a.tolist(), b.tolist(), c
 
     assert draws(7) == draws(7)
     assert draws(7) != draws(8)
-    for name, fn in originals.items():
-        assert getattr(mechanisms_module, name) is fn
+    # the seeded source is an argument of one context, not a process-wide swap: a context built
+    # alongside it (same seed, default source) still draws from OpenDP
+    seeded = PrivacyContext.simulation(7, noise=noise_source("seeded", 7))
+    plain = PrivacyContext.simulation(7)
+    assert isinstance(seeded.noise, SeededNoise) and type(plain.noise) is OpenDPNoise
+    assert type(noise_source("opendp", 7)) is OpenDPNoise
+    with pytest.raises(ValueError, match="noise must be one of"):
+        noise_source("numpy", 7)
 
 
 def test_seeded_noise_has_the_mechanisms_scales() -> None:
-    ctx = PrivacyContext.simulation(0)
-    with seeded_noise(ctx, 0):
-        lap = mechanisms_module.laplace_vector(np.zeros(200_000), 2.0, 0.5)
-        dlap = mechanisms_module.discrete_laplace_vector(np.zeros(200_000, np.int64), 2, 0.5)
-        picks = [mechanisms_module.noisy_max_index(np.array([0.0, 0.0, 50.0]), 1.0, 1.0)
-                 for _ in range(200)]
+    noise = noise_source("seeded", 0)
+    lap = noise.laplace_vector(np.zeros(200_000), 2.0, 0.5)
+    dlap = noise.discrete_laplace_vector(np.zeros(200_000, np.int64), 2, 0.5)
+    picks = [noise.noisy_max_index(np.array([0.0, 0.0, 50.0]), 1.0, 1.0) for _ in range(200)]
     b = 2.0 / 0.5
     assert lap.std() == pytest.approx(math.sqrt(2) * b, rel=0.02)
     q = math.exp(-1 / b)
@@ -114,32 +116,14 @@ def test_seeded_noise_has_the_mechanisms_scales() -> None:
 
 def test_seeded_noise_is_refused_in_a_confidential_context(tmp_path: Path) -> None:
     ledger = Ledger(tmp_path / "ledger.jsonl")
-    ctx = PrivacyContext.confidential(accountant=Accountant(1.0), ledger=ledger)
-    with pytest.raises(ValueError, match="simulation"), seeded_noise(ctx, 1):
-        pass
+    with pytest.raises(ValueError, match="OpenDP only"):
+        PrivacyContext(PrivacyMode.CONFIDENTIAL, neighbour="replace_one",
+                       rng=np.random.default_rng(), coin_source=random.SystemRandom(),
+                       accountant=Accountant(1.0), ledger=ledger,
+                       noise=noise_source("seeded", 1))
+    assert type(PrivacyContext.confidential(accountant=Accountant(1.0), ledger=ledger).noise) \
+        is OpenDPNoise
     ledger.close()
-
-
-def test_seeded_noise_is_per_thread(monkeypatch: pytest.MonkeyPatch) -> None:
-    import threading
-
-    calls: list[str] = []
-
-    def opendp_spy(values: np.ndarray, sensitivity: float, epsilon: float) -> np.ndarray:
-        calls.append(threading.current_thread().name)
-        return np.asarray(values, dtype=np.float64)
-
-    monkeypatch.setattr(mechanisms_module, "laplace_vector", opendp_spy)
-    ctx = PrivacyContext.simulation(0)
-    with seeded_noise(ctx, 0):
-        t = threading.Thread(target=mechanisms_module.laplace_vector, args=(np.zeros(3), 1, 1),
-                             name="other")
-        t.start()
-        t.join()
-        seeded = mechanisms_module.laplace_vector(np.zeros(3), 1.0, 1.0)
-    assert calls == ["other"]  # the other thread reached the real sampler; this one did not
-    assert np.all(seeded != 0.0)
-    assert mechanisms_module.laplace_vector is opendp_spy
 
 
 # --- one dry run ---------------------------------------------------------------------------------

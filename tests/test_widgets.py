@@ -76,18 +76,18 @@ def test_the_model_never_imports_ipywidgets():
 
 def test_the_quick_sample_is_the_engines_candidate(example_spec, lab):
     """With the same seeds, the widgets' quick S equals the S of ``run_iteration``."""
-    from workbench.dryrun import seeded_noise
     from workbench.engine.iteration import run_iteration
     from workbench.privacy import PrivacyContext
+    from workbench.privacy.noise import SeededNoise
     from workbench.widgets.model.sampling import quick_sample
 
     config = lab.configuration(example_spec)
     codes = lab.real_codes(example_spec, config)
-    with seeded_noise(PrivacyContext.simulation(0), 11):
-        quick = quick_sample(example_spec, config, codes, seed=5)
-    ctx = PrivacyContext.simulation(5, neighbour=example_spec.budget.neighbour)
-    with seeded_noise(ctx, 11):
-        candidate = run_iteration(example_spec, config, pd.DataFrame(), ctx, real_codes=codes)
+    quick = quick_sample(example_spec, config, codes, seed=5, noise=SeededNoise(11))
+    ctx = PrivacyContext.simulation(
+        5, neighbour=example_spec.budget.neighbour, noise=SeededNoise(11)
+    )
+    candidate = run_iteration(example_spec, config, pd.DataFrame(), ctx, real_codes=codes)
     assert candidate.codes is not None and np.array_equal(quick.codes, candidate.codes)
 
 

@@ -26,7 +26,7 @@ from workbench.dryrun.files import (
     write_result,
 )
 from workbench.dryrun.forecast import SelectionForecast, forecast
-from workbench.dryrun.noise import seeded_noise
+from workbench.dryrun.noise import noise_generator, noise_source
 from workbench.dryrun.proxy import prepare_proxy
 from workbench.dryrun.result import ALL, DryRunResult, wilson_interval
 from workbench.dryrun.run import dry_run, pick_configurations, select_configurations
@@ -51,12 +51,13 @@ __all__ = [
     "forecast",
     "iteration_digest",
     "make_executor",
+    "noise_generator",
+    "noise_source",
     "pick_configurations",
     "prepare_proxy",
     "read_pass_rates",
     "read_records",
     "result_document",
-    "seeded_noise",
     "select_configurations",
     "task_seed",
     "wilson_interval",

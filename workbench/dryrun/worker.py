@@ -3,7 +3,8 @@
 Executors install a :class:`Payload` once per worker process (a process-pool initializer, a
 Dask worker plugin) and then send only small :class:`Task` objects. Each task rehearses the
 enclave's code path exactly: ``release_once`` when the spec has once-criteria, then
-``workbench.engine.run_iteration``, in a SIMULATION context seeded by the task.
+``workbench.engine.run_iteration``, in a SIMULATION context seeded by the task (its noise
+source too, with ``noise="seeded"``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from workbench.criteria import exact_errors, release_once
-from workbench.dryrun.noise import seeded_noise
+from workbench.dryrun.noise import noise_source
 from workbench.dryrun.tasks import CriterionOutcome, Task, TaskRecord
 from workbench.engine import run_iteration
 from workbench.privacy import PrivacyContext
@@ -63,14 +64,11 @@ def run_task(task: Task) -> TaskRecord:
         spec, frame = _INSTALLED[task.payload_id]
     except KeyError:
         raise RuntimeError("dry-run payload not installed in this worker") from None
-    ctx = PrivacyContext.simulation(task.seed, neighbour=spec.budget.neighbour)
+    ctx = PrivacyContext.simulation(task.seed, neighbour=spec.budget.neighbour,
+                                    noise=noise_source(task.noise, task.seed))
     start = time.perf_counter()
     with _single_threaded_blas():
-        if task.noise == "seeded":
-            with seeded_noise(ctx, task.seed):
-                record = _rehearse(spec, frame, task, ctx)
-        else:
-            record = _rehearse(spec, frame, task, ctx)
+        record = _rehearse(spec, frame, task, ctx)
     return TaskRecord(**{**record, "seconds": time.perf_counter() - start})
 
 

@@ -16,7 +16,6 @@ from workbench.privacy.records import (
     MeasurementRecord,
     Noisy,
     discrete_laplace_sigma,
-    gumbel_sigma,
     laplace_sigma,
     noisy_max_sigma,
 )
@@ -46,7 +45,6 @@ __all__ = [
     "check_selection_parameters",
     "discrete_laplace_sigma",
     "expected_iterations",
-    "gumbel_sigma",
     "laplace_sigma",
     "loop_factor",
     "minimum_iterations",

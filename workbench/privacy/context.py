@@ -3,9 +3,16 @@
 A :class:`PrivacyContext` is in one of two explicit modes:
 
 * ``SIMULATION`` — public proxy data only. Its numpy ``rng`` (for post-DP sampling and the
-  selection coin) may be seeded for reproducible dry runs. Noise still comes from OpenDP.
+  selection coin) may be seeded for reproducible dry runs. Noise comes from OpenDP unless a
+  seeded :class:`~workbench.privacy.noise.SeededNoise` (or another public test source) is
+  passed as ``noise``.
 * ``CONFIDENTIAL`` — the one real run. ``rng`` is seeded from the OS CSPRNG (``secrets``),
-  the selection coin is ``random.SystemRandom``, an accountant and a ledger are mandatory.
+  the selection coin is ``random.SystemRandom``, an accountant and a ledger are mandatory,
+  and the noise source is always :class:`~workbench.privacy.noise.OpenDPNoise`: any other
+  source is refused when the context is built.
+
+Every noise sample of every mechanism is drawn by ``ctx.noise`` (the one noise seam); nothing
+swaps samplers at run time.
 
 Order of every measurement: validate the arguments, build its record, let the accountant
 charge it (which may refuse), append the record to the fsynced ledger, and only then draw
@@ -24,6 +31,7 @@ import numpy as np
 from workbench.privacy import _checks, mechanisms, sensitivity
 from workbench.privacy.accountant import Accountant
 from workbench.privacy.ledger import Ledger
+from workbench.privacy.noise import NoiseSource, OpenDPNoise
 from workbench.privacy.records import (
     MeasurementRecord,
     Noisy,
@@ -41,6 +49,21 @@ class PrivacyMode(enum.Enum):
     CONFIDENTIAL = "confidential"
 
 
+def _noise_source(mode: PrivacyMode, noise: NoiseSource | None) -> NoiseSource:
+    """OpenDP unless a simulation asks for another source; a confidential run takes only OpenDP.
+
+    The check is on the exact type: a subclass of :class:`OpenDPNoise` could override a sampler.
+    """
+    if noise is None:
+        return OpenDPNoise()
+    if mode is PrivacyMode.CONFIDENTIAL and type(noise) is not OpenDPNoise:
+        raise ValueError("noise: a confidential context draws its noise from OpenDP only")
+    if not isinstance(noise, NoiseSource):
+        raise ValueError("noise must provide laplace_vector, discrete_laplace_vector and "
+                         "noisy_max_index")
+    return noise
+
+
 class PrivacyContext:
     """Holds the mode, the randomness, the accountant, the ledger and the records of one run."""
 
@@ -53,10 +76,12 @@ class PrivacyContext:
         coin_source: random.Random,
         accountant: Accountant | None,
         ledger: Ledger | None,
+        noise: NoiseSource | None = None,
     ) -> None:
         """Use :meth:`simulation` or :meth:`confidential`; they enforce each mode's rules."""
         self.mode = mode
         self.neighbour = _checks.neighbour(neighbour)
+        self._noise = _noise_source(mode, noise)
         self.rng = rng
         self._coin = coin_source
         self.accountant = accountant
@@ -74,8 +99,13 @@ class PrivacyContext:
         neighbour: str = "replace_one",
         accountant: Accountant | None = None,
         ledger: Ledger | None = None,
+        noise: NoiseSource | None = None,
     ) -> PrivacyContext:
-        """A context for public proxy data; ``seed`` makes post-DP sampling reproducible."""
+        """A context for public proxy data; ``seed`` makes post-DP sampling reproducible.
+
+        ``noise`` defaults to OpenDP; pass ``SeededNoise(seed)`` to make the noise reproducible
+        too (dry runs with ``--noise seeded``, tests, audits).
+        """
         return cls(
             PrivacyMode.SIMULATION,
             neighbour=neighbour,
@@ -83,13 +113,14 @@ class PrivacyContext:
             coin_source=random.Random(seed),
             accountant=accountant,
             ledger=ledger,
+            noise=noise,
         )
 
     @classmethod
     def confidential(
         cls, *, accountant: Accountant, ledger: Ledger, neighbour: str = "replace_one"
     ) -> PrivacyContext:
-        """The context of a real run: CSPRNG-seeded, accounted and logged; it takes no seed."""
+        """The context of a real run: CSPRNG-seeded, accounted, logged, OpenDP noise; no seed."""
         if not isinstance(accountant, Accountant):
             raise ValueError("accountant: a confidential run needs an Accountant")
         if not isinstance(ledger, Ledger):
@@ -101,7 +132,13 @@ class PrivacyContext:
             coin_source=random.SystemRandom(),
             accountant=accountant,
             ledger=ledger,
+            noise=OpenDPNoise(),
         )
+
+    @property
+    def noise(self) -> NoiseSource:
+        """Where every noise sample comes from (read-only: fixed when the context is built)."""
+        return self._noise
 
     # --- sensitivities the generators and criteria share -----------------------------------
     def histogram_sensitivity(self) -> int:
@@ -193,7 +230,7 @@ class PrivacyContext:
             purpose, "laplace", eps, delta, delta / eps, laplace_sigma(delta, eps), checked_bounds
         )
         self._admit(record)
-        return Noisy(mechanisms.laplace_vector(arr, delta, eps), record)
+        return Noisy(self.noise.laplace_vector(arr, delta, eps), record)
 
     def discrete_laplace(
         self, value: object, *, sensitivity: int, epsilon: float, purpose: str
@@ -212,7 +249,7 @@ class PrivacyContext:
             discrete_laplace_sigma(delta, eps),
         )
         self._admit(record)
-        return Noisy(mechanisms.discrete_laplace_vector(arr, delta, eps), record)
+        return Noisy(self.noise.discrete_laplace_vector(arr, delta, eps), record)
 
     def exponential(
         self, scores: object, *, sensitivity: float, epsilon: float, purpose: str
@@ -232,11 +269,11 @@ class PrivacyContext:
             "exponential",
             eps,
             delta,
-            mechanisms.gumbel_noise_scale(delta, eps),
+            mechanisms.noisy_max_scale(delta, eps),
             noisy_max_sigma(delta, eps),
         )
         self._admit(record)
-        return Noisy(mechanisms.noisy_max_index(arr, delta, eps), record)
+        return Noisy(self.noise.noisy_max_index(arr, delta, eps), record)
 
     def epsilon_recorded(self) -> float:
         """Σ ε over this context's records (basic composition, before selection pricing)."""

@@ -1,18 +1,22 @@
 """The three noise primitives, all drawn by OpenDP (which samples from the OS CSPRNG).
 
-Each function builds an OpenDP measurement calibrated to (Δ, ε), checks with OpenDP's own
-privacy map that the measurement really is ε-DP at distance Δ, and only then invokes it.
+They are the confidential run's noise, reached only through
+:class:`workbench.privacy.noise.OpenDPNoise`, the source every CONFIDENTIAL
+:class:`PrivacyContext` is bound to. Each function builds an OpenDP measurement calibrated to
+(Δ, ε), checks with OpenDP's own privacy map that the measurement really is ε-DP at distance
+Δ, and only then invokes it.
 Nothing here is seedable: numpy's generators are never used for noise.
 
 * ``laplace_vector``: continuous Laplace, scale b = Δ/ε on an L1-sensitivity-Δ float vector.
 * ``discrete_laplace_vector``: discrete Laplace (two-sided geometric), scale b = Δ/ε on an
   L1-sensitivity-Δ integer vector (counts).
-* ``noisy_max_index``: report-noisy-max with *exponential* noise of scale 2Δ/ε on scores
-  whose L∞ sensitivity is Δ. OpenDP's ``make_noisy_max`` under ``max_divergence`` uses
-  exponential (not Gumbel) noise, which is the permute-and-flip mechanism (McKenna & Sheldon
-  2020; Ding et al. 2021): ε-DP like the exponential mechanism, never worse in expected
-  score, but its selection probabilities are not ∝ exp(ε·score/(2Δ)). (Gumbel noise, i.e. the
-  exponential mechanism itself, is only offered under zCDP, whose map cannot certify pure ε.)
+* ``noisy_max_index``: OpenDP's ``make_noisy_max`` at scale β = 2Δ/ε on scores whose L∞
+  sensitivity is Δ. Under ``max_divergence`` OpenDP 0.16 runs permute-and-flip (McKenna &
+  Sheldon 2020): candidates in a uniformly random order, candidate i accepted with
+  probability exp(−(max − sᵢ)/β), the same law as argmax of sᵢ + Exponential(β). It is ε-DP
+  like the exponential mechanism and never worse in expected score, but its selection
+  probabilities are not ∝ exp(ε·score/(2Δ)). (Gumbel noise, i.e. the textbook exponential
+  mechanism, is only offered under zCDP, whose map cannot certify pure ε.)
 """
 
 from __future__ import annotations
@@ -40,8 +44,12 @@ def laplace_scale(sensitivity: float, epsilon: float) -> float:
     return sensitivity / epsilon
 
 
-def gumbel_noise_scale(sensitivity: float, epsilon: float) -> float:
-    """β = 2Δ/ε: OpenDP's noisy-max scale for ε-DP at L∞ sensitivity Δ (exponential noise)."""
+def noisy_max_scale(sensitivity: float, epsilon: float) -> float:
+    """β = 2Δ/ε: OpenDP's noisy-max scale for ε-DP at L∞ sensitivity Δ.
+
+    Under ``max_divergence`` OpenDP's map is ε = range distance/β and the range distance of
+    scores at L∞ distance Δ is 2Δ (one score up by Δ, another down by Δ), hence β = 2Δ/ε.
+    """
     return 2.0 * sensitivity / epsilon
 
 
@@ -77,7 +85,7 @@ def noisy_max_index(scores: np.ndarray, sensitivity: float, epsilon: float) -> i
         domain,
         dp.linf_distance(T=float),
         dp.max_divergence(),
-        scale=gumbel_noise_scale(sensitivity, epsilon),
+        scale=noisy_max_scale(sensitivity, epsilon),
     )
     _checked(meas, float(sensitivity), epsilon)
     index = int(meas(flat.tolist()))

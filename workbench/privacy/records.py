@@ -38,22 +38,12 @@ def discrete_laplace_sigma(sensitivity: float, epsilon: float) -> float:
     return math.sqrt(2.0 * t) / -math.expm1(-epsilon / sensitivity)
 
 
-def gumbel_scale(sensitivity: float, epsilon: float) -> float:
-    """Gumbel scale β = 2Δ/ε of the exponential mechanism (argmax of score + Gumbel(β)).
-
-    Gumbel-max picks i with probability ∝ exp(score_i/β) = exp(ε·score_i/(2Δ)), which is the
-    exponential mechanism (McSherry & Talwar 2007): ε-DP when each score moves by ≤ Δ (L∞).
-    """
-    return 2.0 * sensitivity / epsilon
-
-
-def gumbel_sigma(sensitivity: float, epsilon: float) -> float:
-    """Std of Gumbel(β) noise on each score, π·β/√6 with β = 2Δ/ε (the textbook EM's noise)."""
-    return math.pi * gumbel_scale(sensitivity, epsilon) / math.sqrt(6.0)
-
-
 def noisy_max_sigma(sensitivity: float, epsilon: float) -> float:
-    """Std of the Exponential(β) noise OpenDP's ε-DP noisy max adds to each score: β = 2Δ/ε.
+    """Std of the Exponential(β) noise behind OpenDP's ε-DP noisy max, β = 2Δ/ε (std = β).
+
+    OpenDP runs permute-and-flip, which equals argmax of score + Exponential(β) in law; this
+    is the per-score noise of that equivalent form (not Gumbel noise: that would be the
+    textbook exponential mechanism, with std π·β/√6).
 
     >>> noisy_max_sigma(1.0, 0.5)
     4.0

@@ -15,6 +15,7 @@ import numpy as np
 from workbench.engine.iteration import synthesize_candidate
 from workbench.postprocess import SamplingError
 from workbench.privacy import PrivacyContext
+from workbench.privacy.noise import NoiseSource
 from workbench.spec import Configuration, Spec
 
 
@@ -35,13 +36,17 @@ class QuickSample:
 
 
 def quick_sample(
-    spec: Spec, config: Configuration, real_codes: np.ndarray, seed: int = 0
+    spec: Spec,
+    config: Configuration,
+    real_codes: np.ndarray,
+    seed: int = 0,
+    noise: NoiseSource | None = None,
 ) -> QuickSample:
     """Fit the configuration's generator on the proxy codes and draw one release candidate."""
     n = int(real_codes.shape[0])
     if n == 0:
         raise PreviewError("the cleaned proxy has no rows")
-    ctx = PrivacyContext.simulation(seed, neighbour=spec.budget.neighbour)
+    ctx = PrivacyContext.simulation(seed, neighbour=spec.budget.neighbour, noise=noise)
     try:
         codes = synthesize_candidate(spec, config, real_codes, ctx)
     except SamplingError as exc:  # shown in the editors instead of the readouts

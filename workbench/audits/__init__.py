@@ -1,0 +1,56 @@
+"""Empirical privacy audits of every mechanism, on worst-case neighbouring datasets.
+
+:mod:`workbench.privacy.audit` holds the statistics (Clopper–Pearson lower bounds on ε from
+outputs on D and D′). This package holds the audits themselves, above the privacy layer: the
+worst-case replace-one neighbours of every criterion kind (:mod:`~workbench.audits.criteria`),
+of PrivBayes' mutual-information score and AIM's selection score
+(:mod:`~workbench.audits.generators`), and an end-to-end audit of private selection with a toy
+generator (:mod:`~workbench.audits.loop`). Mechanisms are run through their public API and
+captured at the noise seam (:mod:`~workbench.audits.harness`). Public data only.
+``tests/test_audits.py`` asserts every verdict; ``benchmarks/audit_mechanisms.py`` prints them.
+"""
+
+from workbench.audits.criteria import (
+    CRITERION_KINDS,
+    NOISELESS_KINDS,
+    criterion_scenario,
+    noiseless_check,
+)
+from workbench.audits.generators import aim_score_scenario, privbayes_mi_scenario
+from workbench.audits.harness import (
+    AuditRow,
+    Call,
+    Capture,
+    ScaledNoise,
+    Scenario,
+    audit_scenario,
+    capture,
+    draw,
+    neighbour_events,
+    primitive_scenarios,
+)
+from workbench.audits.loop import VARIANTS, LoopAudit, LoopVariant, audit_loop, exact_loss
+
+__all__ = [
+    "CRITERION_KINDS",
+    "NOISELESS_KINDS",
+    "VARIANTS",
+    "AuditRow",
+    "Call",
+    "Capture",
+    "LoopAudit",
+    "LoopVariant",
+    "ScaledNoise",
+    "Scenario",
+    "aim_score_scenario",
+    "audit_loop",
+    "audit_scenario",
+    "capture",
+    "criterion_scenario",
+    "draw",
+    "exact_loss",
+    "neighbour_events",
+    "noiseless_check",
+    "primitive_scenarios",
+    "privbayes_mi_scenario",
+]

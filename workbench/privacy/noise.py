@@ -1,0 +1,126 @@
+"""The one noise seam: a :class:`PrivacyContext` draws every noise sample from its noise source.
+
+Two sources exist, and the context enforces who may use which:
+
+* :class:`OpenDPNoise` — the three primitives of :mod:`workbench.privacy.mechanisms`, drawn by
+  OpenDP from the OS CSPRNG. The only source a CONFIDENTIAL context accepts.
+* :class:`SeededNoise` — the same three distributions at the same scales, drawn from a numpy
+  ``Generator`` seeded explicitly, so public rehearsals (dry runs, tests, audits) can be
+  reproduced draw for draw. Not differentially private against anyone who knows the seed;
+  a SIMULATION context may take it, a confidential one refuses it.
+
+What "the same distributions" means, checked against OpenDP 0.16 (and by a two-sample test
+in ``tests/test_privacy.py``):
+
+* Laplace(b), b = Δ/ε: OpenDP's float ``make_laplace`` samples discrete Laplace on a 2^k
+  lattice with k ≈ −1074, which is continuous Laplace to float precision; here
+  ``Generator.laplace(0, b)``.
+* discrete Laplace(b): P(k) ∝ exp(−|k|/b); here G₁ − G₂ for i.i.d. geometric G with success
+  probability 1 − exp(−1/b) (the difference of two such variables has exactly this law).
+* noisy max at scale β = 2Δ/ε under ``max_divergence``: OpenDP runs permute-and-flip
+  (``noisy_top_k/exponential``: visit the candidates in a uniformly random order and accept
+  candidate i with probability exp(−(max − sᵢ)/β)), which equals the argmax of sᵢ + Exp(β)
+  in law; here the same permute-and-flip, vectorised over draws.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from workbench.privacy import mechanisms
+
+
+@runtime_checkable
+class NoiseSource(Protocol):
+    """The three primitives every DP measurement of the layer is built from."""
+
+    name: str
+
+    def laplace_vector(self, values: np.ndarray, sensitivity: float, epsilon: float
+                       ) -> np.ndarray:
+        """values + Laplace(Δ/ε) per entry (the vector has L1 sensitivity Δ)."""
+        ...
+
+    def discrete_laplace_vector(self, values: np.ndarray, sensitivity: int, epsilon: float
+                                ) -> np.ndarray:
+        """Integer values + discrete Laplace(Δ/ε) per entry."""
+        ...
+
+    def noisy_max_index(self, scores: np.ndarray, sensitivity: float, epsilon: float) -> int:
+        """ε-DP argmax of scores whose L∞ sensitivity is Δ (permute-and-flip, β = 2Δ/ε)."""
+        ...
+
+
+class OpenDPNoise:
+    """OpenDP's samplers (OS CSPRNG, unseedable): the confidential run's only source."""
+
+    name = "opendp"
+
+    def laplace_vector(self, values: np.ndarray, sensitivity: float, epsilon: float
+                       ) -> np.ndarray:
+        """OpenDP continuous Laplace, certified by its privacy map before drawing."""
+        return mechanisms.laplace_vector(values, sensitivity, epsilon)
+
+    def discrete_laplace_vector(self, values: np.ndarray, sensitivity: int, epsilon: float
+                                ) -> np.ndarray:
+        """OpenDP discrete Laplace, certified by its privacy map before drawing."""
+        return mechanisms.discrete_laplace_vector(values, sensitivity, epsilon)
+
+    def noisy_max_index(self, scores: np.ndarray, sensitivity: float, epsilon: float) -> int:
+        """OpenDP's ``make_noisy_max`` (permute-and-flip), certified before drawing."""
+        return mechanisms.noisy_max_index(scores, sensitivity, epsilon)
+
+
+def _generator(seed: int | np.random.Generator) -> np.random.Generator:
+    """A Generator from an explicit seed (an int ≥ 0) or an already seeded Generator."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise ValueError("seed must be an integer >= 0 or a numpy Generator (never None)")
+    return np.random.default_rng(int(seed))
+
+
+class SeededNoise:
+    """OpenDP's three distributions from an explicitly seeded numpy Generator (public only)."""
+
+    name = "seeded"
+
+    def __init__(self, seed: int | np.random.Generator) -> None:
+        """``seed``: an int, or a Generator the caller seeded; there is no unseeded default."""
+        self._rng = _generator(seed)
+
+    def laplace_vector(self, values: np.ndarray, sensitivity: float, epsilon: float
+                       ) -> np.ndarray:
+        """values + Laplace(Δ/ε), any shape."""
+        arr = np.asarray(values, dtype=np.float64)
+        return arr + self._rng.laplace(0.0, mechanisms.laplace_scale(sensitivity, epsilon),
+                                       size=arr.shape)
+
+    def discrete_laplace_vector(self, values: np.ndarray, sensitivity: int, epsilon: float
+                                ) -> np.ndarray:
+        """values + (G₁ − G₂), G geometric with p = 1 − exp(−ε/Δ): discrete Laplace(Δ/ε)."""
+        arr = np.asarray(values, dtype=np.int64)
+        p = -math.expm1(-1.0 / mechanisms.laplace_scale(sensitivity, epsilon))
+        noise = self._rng.geometric(p, size=arr.shape) - self._rng.geometric(p, size=arr.shape)
+        return arr + noise.astype(np.int64)
+
+    def noisy_max_index(self, scores: np.ndarray, sensitivity: float, epsilon: float) -> int:
+        """Permute-and-flip at β = 2Δ/ε, as OpenDP's ``make_noisy_max`` under max_divergence."""
+        flat = np.asarray(scores, dtype=np.float64).ravel()
+        if flat.size == 1:
+            return 0
+        return int(self.noisy_max_indices(flat, sensitivity, epsilon, 1)[0])
+
+    def noisy_max_indices(
+        self, scores: np.ndarray, sensitivity: float, epsilon: float, size: int
+    ) -> np.ndarray:
+        """``size`` independent permute-and-flip draws on the same scores (for audits)."""
+        flat = np.asarray(scores, dtype=np.float64).ravel()
+        k = flat.size
+        accept = np.exp((flat - flat.max()) / mechanisms.noisy_max_scale(sensitivity, epsilon))
+        order = self._rng.permuted(np.tile(np.arange(k), (size, 1)), axis=1)
+        hit = self._rng.random((size, k)) < accept[order]  # the max always hits: accept = 1
+        return order[np.arange(size), np.argmax(hit, axis=1)]
