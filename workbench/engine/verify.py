@@ -19,8 +19,7 @@ import pandas as pd
 from workbench.engine.bundle import BUNDLE_FILES, MANIFEST, file_sha256
 from workbench.postprocess import distinct_rows, reject_counts, semantics_for
 from workbench.privacy import Ledger, loop_factor
-from workbench.spec import Configuration, Spec, SpecError
-from workbench.spec.build import build_spec
+from workbench.spec import Configuration, Spec, SpecError, build_spec
 from workbench.transform import EncodingError
 
 _TOL = 1e-9

@@ -1,0 +1,28 @@
+"""``budget``: ε for the generator and the criteria (which must add up), the neighbour relation
+and the optional cap on ε_total (checked on the whole spec, in ``workbench.spec.checks``)."""
+
+from __future__ import annotations
+
+import math
+
+from workbench.spec.model import Budget
+from workbench.spec.sections.context import BuildContext
+
+FIELD = "budget"
+
+
+def build(ctx: BuildContext) -> Budget:
+    """The budget; ``epsilon_criteria`` must equal the sum of the criteria's ε."""
+    raw = ctx.doc["budget"]
+    total = sum(c.epsilon for c in ctx.built["criteria"])
+    if not math.isclose(raw["epsilon_criteria"], total, rel_tol=1e-9, abs_tol=1e-12):
+        ctx.problem(
+            "budget.epsilon_criteria",
+            f"{raw['epsilon_criteria']:g} does not equal the sum of the criteria's ε ({total:g})",
+        )
+    return Budget(
+        epsilon_generator=float(raw["epsilon_generator"]),
+        epsilon_criteria=float(raw["epsilon_criteria"]),
+        neighbour=raw["neighbour"],
+        epsilon_total_max=raw.get("epsilon_total_max"),
+    )
