@@ -25,11 +25,11 @@ from typing import Any
 Check = Callable[[Any], "str | None"]
 
 #: Editor controls a parameter may ask for (the criteria editor implements each):
-#: ``number`` a float box (blank keeps the default); ``optional_number`` text, blank = unset;
-#: ``number_or_null`` text, blank = null; ``number_or_id`` a number or a criterion id;
-#: ``whole_number`` an integer box; ``column`` one schema column; ``columns`` several;
-#: ``features`` 'all_other' or a list of columns; ``choice`` one of ``choices``;
-#: ``checkbox`` a boolean.
+#: ``number`` a float box (shows ``placeholder``, else the default, when unset);
+#: ``optional_number`` text, blank = unset; ``number_or_null`` text, blank = null;
+#: ``number_or_id`` a number or a criterion id; ``whole_number`` an integer box;
+#: ``column`` one schema column; ``columns`` several; ``features`` 'all_other' or a list of
+#: columns; ``choice`` one of ``choices``; ``checkbox`` a boolean.
 CONTROLS = ("number", "optional_number", "number_or_null", "number_or_id", "whole_number",
             "column", "columns", "features", "choice", "checkbox")
 

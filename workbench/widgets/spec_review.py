@@ -38,7 +38,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from workbench.constraints.nodes import And, Comparison, Membership, MissingTest, Node, Not, Or
-from workbench.criteria.evaluate import UNIT_KINDS
+from workbench.criteria import kinds
 from workbench.privacy import expected_iterations, loop_factor, probability_bottom
 from workbench.report.datasheet import plain_epsilon
 from workbench.report.spec_summary import format_number
@@ -195,17 +195,8 @@ def review_criterion(criterion: Any, readout: Readout | None) -> CriterionReview
     margin, note = None, ""
     if criterion.epsilon <= 0:
         false_pass, note = "0", "no noise: computed on the release alone"
-    elif criterion.kind == "relative_one_way":
-        p = float(criterion.params.get("false_pass_probability", 0.05))
-        lam = float(criterion.params.get("lambda", criterion.threshold))
-        false_pass = f"{p:.0%} at λ = {format_number(lam)}"
-        note = "T′ = λ + (Δ/ε)·ln 2p makes a value clipped at λ pass with probability p"
-    elif criterion.kind == "regression_coefficients":
-        false_pass = "—"
-        note = "noise on the regression's sufficient statistics: not a single Laplace tail"
-    elif criterion.kind in UNIT_KINDS and criterion.threshold >= 1:
-        false_pass = "100%"
-        note = "the DP value is clipped to [0, 1], so it is always below a threshold ≥ 1"
+    elif (words := kinds.get(criterion.kind).review_false_pass(criterion)) is not None:
+        false_pass, note = words  # the kind's own words (T′ by construction, clipping, …)
     else:
         false_pass = "50% at T"
         margin = None if scale is None else scale * MARGIN_5PCT
@@ -213,7 +204,7 @@ def review_criterion(criterion: Any, readout: Readout | None) -> CriterionReview
         note = readout.note
     return CriterionReview(
         id=criterion.id, kind=criterion.kind,
-        measures=criterion.description or criterion.kind.replace("_", " "),
+        measures=criterion.description or kinds.get(criterion.kind).description,
         threshold=criterion.threshold, adjusted_threshold=t_prime, epsilon=criterion.epsilon,
         bounds=criterion.bounds, stage=stage_of(criterion), sensitivity=delta, sigma=sigma,
         false_pass=false_pass, margin=margin, note=note)

@@ -41,7 +41,7 @@ class RelativeOneWay(CriterionKind):
                         control="optional_number", label="λ", placeholder="= threshold"),
         "false_pass_probability": Param(None, open_interval(0, 0.5),
                                         "p: the pass probability of a value clipped at λ",
-                                        control="number", label="p"),
+                                        control="number", label="p", placeholder="0.05"),
         "smoothing": Param(1, positive, "c added to every count", control="optional_number",
                            label="smoothing", placeholder="1"),
     })
