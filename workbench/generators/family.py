@@ -62,6 +62,13 @@ class GeneratorFamily:
         for key, param in self.hyperparameters.items():
             setattr(self, key, hyperparameters.get(key, param.default))
 
+    @classmethod
+    def defaults_outside(cls, names: Sequence[str]) -> dict[str, Any]:
+        """Declared defaults of the hyperparameters not in ``names`` (those a spec leaves
+        unset), skipping unset-by-default ones (None)."""
+        return {key: p.default for key, p in cls.hyperparameters.items()
+                if key not in names and p.default is not None}
+
     def get_params(self) -> dict[str, Any]:
         """The hyperparameters' current values."""
         return {key: getattr(self, key) for key in self.hyperparameters}
