@@ -39,6 +39,17 @@ def _family_lines(spec: Spec) -> list[str]:
     return out
 
 
+def family_words(spec: Spec) -> str:
+    """The generator family in plain words, and the declared defaults no grid overrides."""
+    from workbench.generators import family_class
+
+    family = family_class(spec.generator.family)
+    named = [k for grid in spec.generator.grids for k, _ in grid]
+    unset = ", ".join(f"{k} = {v}" for k, v in family.defaults_outside(named).items())
+    return family.description + (f"; not in the search space, at their defaults: {unset}"
+                                 if unset else "")
+
+
 def describe_spec(spec: Spec) -> str:
     """Columns, domain sizes, configuration count, criteria table and ε_total."""
     out: list[str] = []

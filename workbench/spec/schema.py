@@ -58,28 +58,27 @@ def _shape(schema: dict[str, Any]) -> str:
     return ", ".join(kind) if isinstance(kind, list) else str(kind)
 
 
+#: JSON Schema bound keywords and the comparison they require.
+_BOUNDS = {"exclusiveMinimum": ">", "minimum": ">=", "exclusiveMaximum": "<", "maximum": "<="}
+
+
 def _schema_message(error: jsonschema.ValidationError) -> str:
-    v = error.validator
+    """The validator's complaint in the spec's own words."""
+    v, value = error.validator, error.validator_value
     if v == "required":
         return error.message.replace("is a required property", "is required")
     if v == "additionalProperties":
         return error.message.replace("Additional properties are not allowed", "unknown field(s)")
-    if v == "exclusiveMinimum":
-        return f"must be > {error.validator_value}"
-    if v == "minimum":
-        return f"must be >= {error.validator_value}"
-    if v == "exclusiveMaximum":
-        return f"must be < {error.validator_value}"
-    if v == "maximum":
-        return f"must be <= {error.validator_value}"
+    if v in _BOUNDS:
+        return f"must be {_BOUNDS[v]} {value}"
     if v == "enum":
-        return f"must be one of {', '.join(json.dumps(x) for x in error.validator_value)}"
+        return f"must be one of {', '.join(json.dumps(x) for x in value)}"
     if v == "const":
-        return f"must be {json.dumps(error.validator_value)}"
+        return f"must be {json.dumps(value)}"
     if v == "type":
-        return f"must be of type {error.validator_value}"
+        return f"must be of type {value}"
     if v == "anyOf":
-        return "must be " + " or ".join(_shape(s) for s in error.validator_value)
+        return "must be " + " or ".join(_shape(s) for s in value)
     return error.message
 
 

@@ -39,10 +39,9 @@ import ipywidgets as widgets
 
 from workbench.constraints.nodes import And, Comparison, Membership, MissingTest, Node, Not, Or
 from workbench.criteria import kinds
-from workbench.generators import family_class
 from workbench.privacy import expected_iterations, loop_factor, probability_bottom
 from workbench.report.datasheet import plain_epsilon
-from workbench.report.spec_summary import format_number
+from workbench.report.spec_summary import family_words, format_number
 from workbench.spec import Configuration, Spec
 from workbench.widgets.readouts import Readout
 
@@ -387,7 +386,7 @@ def search_space_html(spec: Spec, dryrun: DryRun | None, dryrun_error: str = "")
         + "; ".join(" × ".join(f"{esc(k)} ({len(v)})" for k, v in grid)
                     for grid in spec.generator.grids)
         + f". min_count ∈ {{{', '.join(str(m) for m in spec.min_counts)}}}.</p>",
-        _family_html(spec),
+        f"<p class='wb-muted'>{esc(family_words(spec))}.</p>",
         "<h3>Private selection</h3>",
         f"<p>stop probability γ = {format_number(s.gamma)}, cap T = "
         f"{format_number(s.max_iterations)}, ε₀ = {format_number(s.epsilon_0)}. Each iteration "
@@ -395,17 +394,6 @@ def search_space_html(spec: Spec, dryrun: DryRun | None, dryrun_error: str = "")
     ]
     parts.append(_forecast_html(spec, dryrun, dryrun_error))
     return "".join(parts)
-
-
-def _family_html(spec: Spec) -> str:
-    """The family in plain words and the declared defaults of what no grid sets."""
-    family = family_class(spec.generator.family)
-    named = [k for grid in spec.generator.grids for k, _ in grid]
-    unset = ", ".join(f"{esc(k)} = {esc(str(v))}"
-                      for k, v in family.defaults_outside(named).items())
-    return (f"<p class='wb-muted'>{esc(family.description)}"
-            + (f"; not in the search space, at their defaults: {unset}" if unset else "")
-            + ".</p>")
 
 
 def _forecast_html(spec: Spec, dryrun: DryRun | None, error: str) -> str:
