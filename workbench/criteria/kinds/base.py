@@ -11,7 +11,8 @@ Every part of the package that depends on a criterion's kind asks its kind objec
   ``release_once``;
 * the workload generator: ``marginals`` and ``workload_group``;
 * the editors and reviews: ``template``, ``description``, ``bounds_editable``, ``clip``,
-  ``adjusted_threshold``, ``failing_value`` and ``review_false_pass``.
+  ``adjusted_threshold``, ``failing_value``, ``review_false_pass`` and
+  ``exact_reads_threshold``.
 
 Validation talks to the spec being built through a :class:`CheckContext`, which the spec
 validator implements, so this layer never imports the validator.
@@ -190,6 +191,10 @@ class CriterionKind:
     def template_params(self, document: Mapping[str, Any]) -> dict[str, Any]:
         """The template's ``params``: every declared default (copied: a draft may edit them)."""
         return {name: copy.deepcopy(p.default) for name, p in self.params.items()}
+
+    def exact_reads_threshold(self, params: Mapping[str, Any]) -> bool:
+        """Whether the exact value depends on the threshold (caches must then key on it)."""
+        return False
 
     def adjusted_threshold(self, criterion: Criterion, delta: float,
                            details: Mapping[str, Any]) -> float | None:

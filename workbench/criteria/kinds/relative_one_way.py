@@ -80,6 +80,10 @@ class RelativeOneWay(CriterionKind):
         delta = sens.relative_one_way(s_min, lam, float(criterion.params.get("smoothing", 1)))
         return delta, {"s_min": s_min, "lambda": lam}
 
+    def exact_reads_threshold(self, params: Mapping[str, Any]) -> bool:
+        """λ defaults to the threshold, and the error is clipped at λ."""
+        return "lambda" not in params
+
     def adjusted_threshold(self, criterion: Criterion, delta: float,
                            details: Mapping[str, Any]) -> float | None:
         """T′ = λ + (Δ/ε)·ln 2p (Prop. 6)."""
