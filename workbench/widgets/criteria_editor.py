@@ -43,8 +43,8 @@ from workbench.widgets.session import Change, Session
 ATTRIBUTE = {"lambda": "lam", "false_pass_probability": "p"}
 
 
-def _max_way(text: Any) -> Any:
-    """Blank → null (all ways), else a whole number."""
+def _number_or_null(text: Any) -> Any:
+    """Blank → null (e.g. max_way: all ways), else a number."""
     return None if str(text).strip() == "" else number(text)
 
 
@@ -88,7 +88,7 @@ def _suggested(param: Param) -> float:
 #: Text-box controls: (parse, format) of the draft value.
 TEXT_CONTROLS: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
     "optional_number": (optional_number, show_number),
-    "number_or_null": (_max_way, show_number),
+    "number_or_null": (_number_or_null, show_number),
     "number_or_id": (_number_or_id, show_number),
     "features": (_features, lambda v: show_list(v) if isinstance(v, list) else "all_other"),
 }
