@@ -45,7 +45,8 @@ from _paper import CHOSEN_TRANSFORMS
 
 from workbench.criteria import evaluate_criterion, exact_errors
 from workbench.criteria.cells import distinct_cells
-from workbench.criteria.regression import RegressionDesign, tuned_statistic_weights
+from workbench.criteria.regression import RegressionDesign
+from workbench.criteria.regression_fit import tuned_statistic_weights
 from workbench.engine import run_iteration
 from workbench.privacy import PrivacyContext
 from workbench.proxy import read_us_sample

@@ -36,16 +36,18 @@ from workbench.criteria.regression import (
     STATISTIC_WEIGHTS,
     RegressionDesign,
     _statistics,
-    clipped_mae,
-    coefficient_error,
     dp_coefficients_from_cells,
     dp_regression_coefficients,
-    feature_sd,
-    ols_from_cells,
     regression_sensitivity,
     statistic_names,
     statistic_ranges,
     statistic_weights,
+)
+from workbench.criteria.regression_fit import (
+    clipped_mae,
+    coefficient_error,
+    feature_sd,
+    ols_from_cells,
     tuned_statistic_weights,
 )
 from workbench.criteria.result import format_table
@@ -738,13 +740,13 @@ def test_faithfulness_audit(
     example_document, bug: bool, fast_noise, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """1 − β_max with Δ = 1/n: passes at Δ, caught when Δ is halved."""
-    import workbench.criteria.evaluate as evaluate_module
+    import workbench.criteria.kinds.faithfulness as kind_module
 
     spec = build_spec(with_criteria(example_document, faithfulness=1.0))
     config = paper_config(spec)
     table = spec.table_codec(config)
     s, r, r_prime = faithfulness_audit_data(table)
-    exact = evaluate_module.faithfulness_error
+    exact = kind_module.faithfulness_error
     assert exact(spec, config, r, s) == 0.0
     assert exact(spec, config, r_prime, s) == pytest.approx(1 / 20)
     # β_max is deterministic: compute it once per dataset, keep the release path real.
@@ -756,7 +758,7 @@ def test_faithfulness_audit(
             cache[key] = exact(spec_, config_, real_, synth_)
         return cache[key]
 
-    monkeypatch.setattr(evaluate_module, "faithfulness_error", memo)
+    monkeypatch.setattr(kind_module, "faithfulness_error", memo)
     if bug:
         monkeypatch.setattr(sens, "one_over_n", lambda n: 0.5 / n)
     samples = run_trials(spec, config, "faithfulness", (r_prime, r), s, AUDIT_TRIALS)

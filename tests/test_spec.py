@@ -335,3 +335,54 @@ def test_regression_statistic_weights_are_checked(example_doc):
     assert not any("gestation_week" in p for p in found)
     crit["params"]["statistic_weights"] = {"birth_weight*gestation_week": 2.0}
     build_spec(doc)
+
+
+# --- sections: one module per section, each builds its own immutable object -----------------
+def test_each_section_builds_its_own_immutable_model_object(example_document):
+    """Every section module fills one Spec keyword; Spec takes keywords only."""
+    import dataclasses
+
+    from workbench.spec.model import Spec
+    from workbench.spec.sections import SECTIONS, BuildContext
+
+    fields = {f.name for f in dataclasses.fields(Spec)}
+    ctx = BuildContext(example_document)
+    for section in SECTIONS:
+        assert section.FIELD in fields, section.__name__
+        built = section.build(ctx)
+        ctx.built[section.FIELD] = built
+        if dataclasses.is_dataclass(built):
+            with pytest.raises(dataclasses.FrozenInstanceError):
+                setattr(built, dataclasses.fields(built)[0].name, None)
+        else:
+            assert isinstance(built, tuple), section.__name__
+    assert not ctx.problems
+    assert set(ctx.built) | {"document", "sha256", "frozen"} == fields
+    with pytest.raises(TypeError):
+        Spec(example_document, "0" * 64, False, *ctx.built.values())  # never positional
+    spec = Spec(document=example_document, sha256="0" * 64, frozen=False, **ctx.built)
+    assert spec.epsilon_total == pytest.approx(9.98)
+
+
+def test_a_section_reports_problems_with_paths_on_its_own(example_document):
+    """A section can be exercised alone: its problems carry the JSON paths of its part."""
+    from workbench.spec.sections import BuildContext, budget, columns, criteria
+
+    doc = copy.deepcopy(example_document)
+    doc["budget"]["epsilon_criteria"] = 2
+    ctx = BuildContext(doc)
+    columns.build(ctx)
+    ctx.built["criteria"] = criteria.build(ctx)
+    assert budget.build(ctx).epsilon_criteria == 2
+    assert [str(p) for p in ctx.problems] == [
+        "budget.epsilon_criteria: 2 does not equal the sum of the criteria's ε (0.99)"]
+
+
+def test_json_schema_kind_enum_comes_from_the_registry():
+    from workbench.criteria import kinds
+    from workbench.spec import json_schema
+
+    enum = json_schema()["properties"]["criteria"]["items"]["properties"]["kind"]["enum"]
+    assert enum == list(kinds.names())
+    json_schema()["properties"].clear()  # callers get a copy
+    assert json_schema()["properties"]["criteria"]

@@ -261,27 +261,37 @@ def test_workload_columns_must_match_the_domain() -> None:
 # ------------------------------------------------------------------ engine hook
 
 
-def test_run_iteration_binds_the_spec_before_fit(monkeypatch, example_spec) -> None:
+def test_run_iteration_binds_the_spec_before_fit(example_doc) -> None:
+    """The engine hands every generator the public spec through the family's bind_spec hook,
+    before fit (a probe family registered for this test only)."""
     from workbench.engine import iteration
+    from workbench.generators import GeneratorFamily, register, unregister
 
     calls: list[str] = []
 
-    class Probe:
+    class Probe(GeneratorFamily):
+        name = "probe"
+
         def bind_spec(self, spec, configuration) -> None:
             calls.append("bind")
-            assert spec is example_spec
+            assert spec.generator.family == "probe" and configuration.family == "probe"
 
         def fit(self, codes, domain, epsilon, privacy):
             calls.append("fit")
             raise RuntimeError("stop here")
 
-    monkeypatch.setattr(iteration, "make_generator", lambda family, **params: Probe())
-    config = next(example_spec.configurations())
-    codes = np.zeros((3, len(COLUMNS)), dtype=np.int64)
-    with pytest.raises(RuntimeError, match="stop here"):
-        iteration.run_iteration(
-            example_spec, config, None, PrivacyContext.simulation(seed=0), real_codes=codes
-        )
+    register(Probe)
+    try:
+        example_doc["generator"] = {"family": "probe", "search_space": [{}]}
+        spec = build_spec(example_doc)
+        config = next(spec.configurations())
+        codes = np.zeros((3, len(COLUMNS)), dtype=np.int64)
+        with pytest.raises(RuntimeError, match="stop here"):
+            iteration.run_iteration(
+                spec, config, None, PrivacyContext.simulation(seed=0), real_codes=codes
+            )
+    finally:
+        unregister("probe")
     assert calls == ["bind", "fit"]
 
 

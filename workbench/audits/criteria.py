@@ -21,24 +21,17 @@ from typing import Any
 import numpy as np
 
 from workbench.audits.harness import Scenario, scenario
-from workbench.criteria import evaluate_criterion, release_once
+from workbench.criteria import evaluate_criterion, kinds, release_once
 from workbench.privacy import PrivacyContext
 from workbench.spec import Configuration, Spec, build_spec
 
-#: Every criterion kind, audited below. Keep in step with the spec schema's kinds (a test checks).
-CRITERION_KINDS: tuple[str, ...] = (
-    "max_marginal_error",
-    "relative_one_way",
-    "conditional_mean",
-    "regression_coefficients",
-    "regression_mae",
-    "faithfulness",
-    "max_ecdf",
-    "tv_marginals",
-    "face_privacy_count",
-)
+#: Every registered criterion kind is audited below: a kind without a case in ``_CRITERIA``
+#: fails ``tests/test_audits.py`` (a new kind brings its worst-case audit with it).
+CRITERION_KINDS: tuple[str, ...] = tuple(kinds.names())
 #: Kinds computed on S alone, without noise or ε: nothing private to audit.
-NOISELESS_KINDS: frozenset[str] = frozenset({"face_privacy_count"})
+NOISELESS_KINDS: frozenset[str] = frozenset(
+    k.name for k in kinds.registered() if k.reads is kinds.Reads.S_ONLY
+)
 
 _EPS = 1.0
 _IDENTITY = {"alternatives": [{"name": "id", "kind": "identity"}]}
@@ -60,6 +53,11 @@ _CRITERIA: list[dict[str, Any]] = [
     {"id": "face_privacy_count", "kind": "face_privacy_count", "threshold": 0, "epsilon": 0,
      "params": {"measure": "unique_rows"}},
 ]
+
+
+def audited_kinds() -> set[str]:
+    """Kinds this module has a case for: a worst-case neighbour pair, or the S-only check."""
+    return set(_NEIGHBOURS) | {c["kind"] for c in _CRITERIA if c["kind"] in NOISELESS_KINDS}
 
 
 def audit_document() -> dict[str, Any]:

@@ -33,10 +33,10 @@ from workbench.privacy import (
     PrivacyContext,
     minimum_iterations,
     private_selection,
-    selection_epsilon,
     sensitivity,
 )
 from workbench.privacy.audit import AuditResult, Threshold, audit_events
+from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.noise import SeededNoise
 from workbench.transform import Domain
 
@@ -78,7 +78,9 @@ class LoopVariant:
     @property
     def claimed(self) -> float:
         """ε₁ for T = 1, 2ε₁ + ε₀ otherwise."""
-        return selection_epsilon(EPSILON_1, self.epsilon_0, self.max_iterations)
+        plan = BudgetPlan(EPSILON_1, gamma=self.gamma, max_iterations=self.max_iterations,
+                          epsilon_0=self.epsilon_0)
+        return plan.epsilon_total
 
 
 VARIANTS = (

@@ -1,10 +1,11 @@
 """Acceptance criteria: exact error functions, their sensitivities and their DP release.
 
 The engine calls :func:`evaluate_all` once per private-selection iteration and
-:func:`release_once` once before the loop (statistics of R alone, §4.14.1).
+:func:`release_once` once before the loop (statistics of R alone, §4.14.1). Each kind of
+criterion is one module under :mod:`workbench.criteria.kinds`, found by its registry.
 """
 
-from workbench.criteria import sensitivity
+from workbench.criteria import kinds, sensitivity
 from workbench.criteria.evaluate import (
     criterion_sensitivity,
     evaluate_all,
@@ -25,6 +26,7 @@ __all__ = [
     "evaluate_criterion",
     "exact_errors",
     "format_table",
+    "kinds",
     "max_marginal_error",
     "release_once",
     "sensitivity",

@@ -20,20 +20,20 @@ record moves entry e by at most ρ_e. Centring at the midpoint makes these width
 (½ for a cross product, ¼ or less for a square, 0 for the square of a 0/1 indicator).
 Entry e is released as c_e·s_e with public weights c_e, so the L1 sensitivity is
 Δ = Σ_e c_e·ρ_e (:func:`workbench.criteria.sensitivity.sufficient_statistics`) and entry e gets
-Laplace noise of scale (Δ/ε)/c_e. An entry with ρ_e = 0 (the square of a 0/1 indicator) has the
-same value φ_e for every record, so its sum n·φ_e is public and it is not released at all. The
-weights default to one constant per kind of entry (``STATISTIC_WEIGHTS``); a criterion may set
-them per entry (``params.statistic_weights``, entry names from :func:`statistic_names`), and
-:func:`tuned_statistic_weights` computes such weights on *public* data: to first order the
-variance of the standardised coefficients is Σ_e g_e²·2(Δ/(ε c_e))², with g_e the norm of their
-derivative in entry e, which for Δ = Σ c_e ρ_e is smallest at c_e ∝ (g_e²/ρ_e)^⅓. On the public
-proxy that cuts the noise σ of the coefficient criterion by a third against the per-kind
-constants (σ·ε 2.5 → 1.7 at n ≈ 160k, on the proxy and on the US 2019 sample alike). The
-weights are written in the spec, so they never look at R. The noisy A is symmetrised, its
-eigenvalues floored at the noise scale Δ/ε, and w = A⁻¹b; everything after the Laplace call
-is post-processing. The coefficients are then mapped back to raw units. (The paper used
-diffprivlib's functional mechanism, whose sensitivity has a known issue; this mechanism is
-simpler and its Δ is checked in ``tests/test_criteria.py``.)
+Laplace noise of scale (Δ/ε)/c_e. An entry with ρ_e = 0 (the square of a 0/1 indicator) has
+the same value φ_e for every record, so its sum n·φ_e is public and it is not released at all.
+The weights default to one constant per kind of entry (``STATISTIC_WEIGHTS``); a criterion may
+set them per entry (``params.statistic_weights``, entry names from :func:`statistic_names`),
+and :func:`~workbench.criteria.regression_fit.tuned_statistic_weights` computes such weights
+on *public* data: to first order the variance of the standardised coefficients is Σ_e
+g_e²·2(Δ/(ε c_e))², with g_e the norm of their derivative in entry e, which for Δ = Σ c_e ρ_e
+is smallest at c_e ∝ (g_e²/ρ_e)^⅓. On the public proxy that cuts the noise σ of the
+coefficient criterion by a third against the per-kind constants (σ·ε 2.5 → 1.7 at n ≈ 160k, on
+the proxy and on the US 2019 sample alike). The weights are written in the spec, so they never
+look at R. The noisy A is symmetrised, its eigenvalues floored at the noise scale Δ/ε, and w =
+A⁻¹b; everything after the Laplace call is post-processing. The coefficients are then mapped
+back to raw units. (The paper used diffprivlib's functional mechanism, whose sensitivity has a
+known issue; this mechanism is simpler and its Δ is checked in ``tests/test_criteria.py``.)
 
 Because this uses R alone, with a fixed transformation it can be computed **once**, outside
 the selection loop (§4.14.1): :func:`dp_regression_coefficients` is that computation, and its
@@ -269,48 +269,6 @@ def _constant_entries(design: RegressionDesign) -> tuple[np.ndarray, np.ndarray]
     return constant, _statistics(design, any_cell, np.ones(1))
 
 
-def tuned_statistic_weights(
-    design: RegressionDesign, cells: np.ndarray, counts: np.ndarray, floor: float | None = None
-) -> dict[str, float]:
-    """Per-entry weights c_e ∝ (g_e²/ρ_e)^⅓ from PUBLIC data (see the module docstring).
-
-    g_e² is the expected squared norm of ∂(standardised coefficients)/∂s_e at the public data's
-    statistics, taking each coefficient's sign as unknown and its size as at least ``floor``
-    (standardised units; default: the criterion's L1 threshold shared over the p coefficients,
-    the size of error that matters): the public data fixes the design's second moments well but
-    may get the coefficients wrong (the proxy's mother-age coefficient is −2 g/sd, the US
-    sample's +27), and an A-entry's effect is proportional to them. Scaled to a largest weight
-    of 4, rounded to 3 significant digits.
-    """
-    floor = design.threshold / design.p if floor is None else floor
-    a, b = _normal_equations(design, _statistics(design, cells, counts), int(counts.sum()))
-    a_inv = np.linalg.inv(a)
-    _, width = _feature_scaling(design)
-    scale = _scale_target(design)[2] * feature_sd(design, cells, counts) / width
-    w = np.abs(a_inv @ b)
-    w[1:] = np.maximum(w[1:], floor / scale)
-
-    def sq(column: np.ndarray) -> float:
-        return float(((column[1:] * scale) ** 2).sum())
-
-    q = design.p + 1
-    g2 = [
-        sq(a_inv[:, i]) * w[j] ** 2 + (sq(a_inv[:, j]) * w[i] ** 2 if i != j else 0.0)
-        for i, j in zip(*np.triu_indices(q), strict=True)
-        if (i, j) != (0, 0)
-    ]
-    g2.extend(sq(a_inv[:, k]) for k in range(q))
-    rho = statistic_ranges(design)
-    live = rho > 0
-    c = np.where(live, np.cbrt(np.asarray(g2) / np.where(live, rho, 1.0)), 0.0)
-    c = 4.0 * c / c[live].max()
-    return {
-        name: float(f"{max(value, 1e-3):.3g}")
-        for name, value, keep in zip(statistic_names(design), c, live, strict=True)
-        if keep
-    }
-
-
 def regression_sensitivity(design: RegressionDesign) -> float:
     """L1 Δ of the released weighted statistics c ⊙ s under replace-one: Σ_e c_e·ρ_e."""
     return sensitivity.sufficient_statistics(statistic_weights(design) * statistic_ranges(design))
@@ -360,10 +318,6 @@ class RegressionRelease:
     intercept: float
     coef: np.ndarray
     record: MeasurementRecord | None
-
-    def predict(self, features: np.ndarray) -> np.ndarray:
-        """Predictions intercept + X·coef on raw features."""
-        return self.intercept + features @ self.coef
 
 
 def _to_raw(design: RegressionDesign, w: np.ndarray) -> tuple[float, np.ndarray]:
@@ -424,43 +378,3 @@ def dp_regression_coefficients(
     design = RegressionDesign.build(spec, table, criterion)
     cells, counts = distinct_cells(real_codes, table.domain)
     return dp_coefficients_from_cells(design, cells, counts, int(counts.sum()), criterion, ctx)
-
-
-def ols_from_cells(
-    design: RegressionDesign, cells: np.ndarray, counts: np.ndarray
-) -> tuple[float, np.ndarray]:
-    """Exact weighted OLS (intercept, coefficients) in raw units; for S, or R in public tests."""
-    x = design.features(cells)
-    y = design.target_of(cells)
-    sw = np.sqrt(counts.astype(np.float64))
-    xt = np.hstack([np.ones((x.shape[0], 1)), x]) * sw[:, None]
-    w, *_ = np.linalg.lstsq(xt, y * sw, rcond=None)
-    return float(w[0]), w[1:]
-
-
-def feature_sd(design: RegressionDesign, cells: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """Standard deviation of every feature in S (public); constant features get 1."""
-    x = design.features(cells)
-    w = counts.astype(np.float64) / counts.sum()
-    mean = w @ x
-    sd = np.sqrt(np.maximum(w @ (x - mean) ** 2, 0.0))
-    return np.where(sd > 0, sd, 1.0)
-
-
-def coefficient_error(coef_r: np.ndarray, coef_s: np.ndarray, sd_s: np.ndarray) -> float:
-    """‖w_R − w_S‖₁ of the coefficients standardised with S's standard deviations."""
-    return float(np.abs((np.asarray(coef_r) - np.asarray(coef_s)) * sd_s).sum())
-
-
-def clipped_mae(
-    design: RegressionDesign,
-    cells: np.ndarray,
-    counts: np.ndarray,
-    intercept: float,
-    coef: np.ndarray,
-    bounds: tuple[float, float],
-) -> float:
-    """MAE_D(w) = (1/n)·Σ |y − clip(w·x, L, U)| over the cells of D with their counts."""
-    pred = np.clip(intercept + design.features(cells) @ coef, *bounds)
-    err = np.abs(design.target_of(cells) - pred)
-    return float(counts @ err) / float(counts.sum())

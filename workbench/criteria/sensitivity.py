@@ -147,14 +147,6 @@ def regression_mae(low: float, high: float, n: int) -> float:
     return 2.0 * (hi - lo) / _n(n)
 
 
-def entry_ranges(values: np.ndarray) -> np.ndarray:
-    """max − min of each column of ``values``: one record's possible spread per statistic."""
-    arr = np.asarray(values, dtype=np.float64)
-    if arr.ndim != 2 or arr.shape[0] == 0:
-        raise ValueError("values must be a non-empty 2-D array")
-    return arr.max(axis=0) - arr.min(axis=0)
-
-
 def sufficient_statistics(ranges: Iterable[float]) -> float:
     """L1 Δ of Σ_records φ(x) for a per-record statistic vector φ whose entry e lies in a
     public interval of width ρ_e: replacing one record changes entry e by ≤ ρ_e, so Δ = Σ ρ_e.

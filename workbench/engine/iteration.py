@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.criteria import CriterionResult, evaluate_all
-from workbench.generators import make_generator
+from workbench.generators import generator_for
 from workbench.postprocess import SamplingError, project_min_count, sample_valid_for
 from workbench.privacy import PrivacyContext
 from workbench.spec import Configuration, Spec
@@ -35,10 +35,11 @@ class Candidate:
 
 def fit_generator(spec: Spec, configuration: Configuration, codes: np.ndarray,
                   ctx: PrivacyContext) -> Any:
-    """The configuration's generator fitted with ε_gen; shared by runs, dry runs and widgets."""
-    generator = make_generator(spec.generator.family, **configuration.generator_params)
-    if hasattr(generator, "bind_spec"):  # criteria-aware families read the (public) spec
-        generator.bind_spec(spec, configuration)
+    """The configuration's generator fitted with ε_gen; shared by runs, dry runs and widgets.
+
+    ``generator_for`` makes it and hands it the public spec (the family's ``bind_spec`` hook).
+    """
+    generator = generator_for(spec, configuration)
     generator.fit(codes, spec.table_codec(configuration).domain,
                   spec.generator_epsilon(configuration), ctx)
     return generator

@@ -20,8 +20,7 @@ from workbench.engine.bundle import BUNDLE_FILES, MANIFEST, file_sha256
 from workbench.postprocess import distinct_rows, reject_counts, semantics_for
 from workbench.privacy import Ledger
 from workbench.privacy.budget_plan import BudgetPlan
-from workbench.spec import Configuration, Spec, SpecError
-from workbench.spec.build import build_spec
+from workbench.spec import Configuration, Spec, SpecError, build_spec
 from workbench.transform import EncodingError
 
 _TOL = 1e-9

@@ -1,27 +1,46 @@
 """DP generative models over encoded codes: PrivBayes, the criteria-aware workload family and
-two baselines, behind one protocol.
+two baselines, behind one protocol and one registry.
 
 Every count these generators read goes through ``workbench.privacy.PrivacyContext``; domains
-(code counts) come only from ``workbench.transform.Domain``, never from the data.
+(code counts) come only from ``workbench.transform.Domain``, never from the data. Each family
+declares its hyperparameters once (:class:`GeneratorFamily`); the spec validator,
+:func:`make_generator` and ``describe`` read that declaration from the registry.
 """
 
+from workbench.generators.family import COMMON, GeneratorFamily
 from workbench.generators.independent import IndependentMarginals
 from workbench.generators.perturbed_histogram import PerturbedHistogram
 from workbench.generators.privbayes import PrivBayes
 from workbench.generators.protocol import Generator
-from workbench.generators.registry import FAMILIES, hyperparameters, make_generator
+from workbench.generators.registry import (
+    FAMILIES,
+    family_class,
+    generator_for,
+    hyperparameters,
+    make_generator,
+    register,
+    registered,
+    unregister,
+)
 from workbench.generators.workload import Workload, derive_workload
 from workbench.generators.workload_generator import WorkloadGenerator
 
 __all__ = [
+    "COMMON",
     "FAMILIES",
     "Generator",
+    "GeneratorFamily",
     "IndependentMarginals",
     "PerturbedHistogram",
     "PrivBayes",
     "Workload",
     "WorkloadGenerator",
     "derive_workload",
+    "family_class",
+    "generator_for",
     "hyperparameters",
     "make_generator",
+    "register",
+    "registered",
+    "unregister",
 ]

@@ -9,6 +9,7 @@ import numpy as np
 
 from workbench.generators.cells import CellCounts, check_epsilon, check_n
 from workbench.generators.conditional import ConditionalTable
+from workbench.generators.family import GeneratorFamily
 from workbench.generators.measurement import noisy_marginal
 from workbench.transform import Domain
 
@@ -16,11 +17,11 @@ if TYPE_CHECKING:
     from workbench.privacy import PrivacyContext
 
 
-class IndependentMarginals:
+class IndependentMarginals(GeneratorFamily):
     """Noisy 1-way marginals, ε/d each; no hyperparameters."""
 
-    def check_params(self) -> None:
-        """Nothing to validate; present so every family has the same entry points."""
+    name = "independent"
+    description = "every column on its own, from its noisy 1-way histogram (a baseline)"
 
     def fit(
         self, codes: np.ndarray, domain: Domain, epsilon: float, privacy: PrivacyContext

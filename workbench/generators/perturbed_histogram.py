@@ -9,38 +9,44 @@ every column (the default) the joint gets all of ε.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from workbench.generators.cells import CellCounts, check_epsilon, check_n
 from workbench.generators.conditional import ConditionalTable
+from workbench.generators.family import GeneratorFamily
 from workbench.generators.measurement import noisy_marginal
+from workbench.spec.params import Param, name_list, whole_at_least
 from workbench.transform import Domain
 
 if TYPE_CHECKING:
     from workbench.privacy import PrivacyContext
 
 
-class PerturbedHistogram:
+class PerturbedHistogram(GeneratorFamily):
     """Noisy joint over ``columns`` (all columns if None); ``max_cells`` caps that joint's size."""
 
-    def __init__(
-        self, *, columns: tuple[str, ...] | list[str] | None = None, max_cells: int = 10_000_000
-    ) -> None:
-        self.columns = columns
-        self.max_cells = max_cells
+    name = "perturbed_histogram"
+    description = ("the noisy joint histogram of a few columns, every other column from its "
+                   "own noisy 1-way histogram (a baseline)")
+    hyperparameters = MappingProxyType({
+        "columns": Param(None, name_list, "the joint's columns (default: all)"),
+        "max_cells": Param(10_000_000, whole_at_least(1), "cap on the joint's cells"),
+    })
 
-    def check_params(self) -> None:
-        """Validate hyperparameters that do not depend on the domain."""
-        if self.columns is not None:
-            if isinstance(self.columns, str) or not all(isinstance(c, str) for c in self.columns):
-                raise ValueError("perturbed_histogram: columns must be a sequence of names")
-            if len(self.columns) == 0 or len(set(self.columns)) != len(self.columns):
-                raise ValueError("perturbed_histogram: columns must be non-empty and unique")
-        cap = self.max_cells
-        if isinstance(cap, bool) or not isinstance(cap, int) or cap < 1:
-            raise ValueError(f"perturbed_histogram: max_cells must be an integer >= 1, got {cap!r}")
+    @classmethod
+    def spec_problems(cls, grid: Mapping[str, Sequence[Any]],
+                      column_names: Sequence[str]) -> list[tuple[str, str]]:
+        """Every joint column must be a column of the spec."""
+        out = []
+        for j, value in enumerate(grid.get("columns", ())):
+            if isinstance(value, list | tuple):
+                out += [(f"columns[{j}]", f"unknown column {c!r}")
+                        for c in value if c not in column_names]
+        return out
 
     def _joint_columns(self, domain: Domain) -> tuple[str, ...]:
         """The public joint columns, checked against the domain and the cell cap."""

@@ -11,17 +11,20 @@ sensitivity and the θ-usefulness bound.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from workbench.generators.cells import CellCounts, check_epsilon, check_n
 from workbench.generators.conditional import ConditionalTable, ancestral_sample
+from workbench.generators.family import GeneratorFamily
 from workbench.generators.measurement import noisy_marginal
 from workbench.generators.mutual_information import (
     mutual_information,
     mutual_information_sensitivity,
 )
+from workbench.spec.params import Param, open_interval, positive, whole_at_least
 from workbench.transform import Domain
 
 if TYPE_CHECKING:
@@ -72,7 +75,7 @@ def candidate_parent_sets(
     return found or [()]
 
 
-class PrivBayes:
+class PrivBayes(GeneratorFamily):
     """PrivBayes generator; hyperparameters as in the release's configuration space (§4.7).
 
     Give exactly one of ``degree`` (each node has at most k parents) or ``theta``
@@ -81,40 +84,17 @@ class PrivBayes:
     ``max_candidates`` the (X, Π) pairs scored per greedy step; both are data-independent.
     """
 
-    def __init__(
-        self,
-        *,
-        epsilon_split: float = 0.5,
-        theta: float | None = None,
-        degree: int | None = None,
-        max_cells: int = 1_000_000,
-        max_candidates: int = 5_000,
-    ) -> None:
-        self.epsilon_split = epsilon_split
-        self.theta = theta
-        self.degree = degree
-        self.max_cells = max_cells
-        self.max_candidates = max_candidates
-
-    def check_params(self) -> None:
-        """Validate hyperparameters once, before any budget is spent."""
-        split = self.epsilon_split
-        if isinstance(split, bool) or not isinstance(split, int | float) or not 0 < split < 1:
-            raise ValueError(f"privbayes: epsilon_split must lie in (0, 1), got {split!r}")
-        if (self.theta is None) == (self.degree is None):
-            raise ValueError("privbayes: give exactly one of theta (θ-usefulness) or degree (k)")
-        if self.theta is not None:
-            theta = self.theta
-            if isinstance(theta, bool) or not isinstance(theta, int | float) or not theta > 0:
-                raise ValueError(f"privbayes: theta must be a positive number, got {theta!r}")
-        if self.degree is not None:
-            k = self.degree
-            if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-                raise ValueError(f"privbayes: degree must be an integer >= 1, got {k!r}")
-        for name in ("max_cells", "max_candidates"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"privbayes: {name} must be an integer >= 1, got {value!r}")
+    name = "privbayes"
+    description = ("a Bayesian network learnt with the exponential mechanism, its conditional "
+                   "tables released with discrete Laplace (Zhang et al. 2014)")
+    hyperparameters = MappingProxyType({
+        "epsilon_split": Param(0.5, open_interval(0, 1), "share of ε for the structure"),
+        "theta": Param(None, positive, "θ-usefulness of every noisy marginal"),
+        "degree": Param(None, whole_at_least(1), "k: at most k parents per node"),
+        "max_cells": Param(1_000_000, whole_at_least(1), "cap on any (X, Π) table's cells"),
+        "max_candidates": Param(5_000, whole_at_least(1), "(X, Π) pairs scored per step"),
+    })
+    exactly_one_of = (("theta", "degree"),)
 
     def theta_cell_bound(self, n: int, d: int, epsilon: float, sensitivity: float) -> float:
         """Largest |dom(X, Π)| that keeps a noisy marginal θ-useful.

@@ -1,54 +1,87 @@
-"""Generator families by name, so a frozen spec can name a family and its hyperparameters."""
+"""Generator families by name, so a frozen spec can name a family and its hyperparameters.
+
+The built-in families are registered here; a test (or a plug-in) may :func:`register` its own
+:class:`~workbench.generators.family.GeneratorFamily` subclass and :func:`unregister` it.
+The spec validator, :func:`make_generator`, :func:`generator_for` and ``describe`` all read
+the registered classes' declarations.
+"""
 
 from __future__ import annotations
 
-import inspect
+from typing import TYPE_CHECKING, Any
 
+from workbench.generators.family import GeneratorFamily
 from workbench.generators.independent import IndependentMarginals
 from workbench.generators.perturbed_histogram import PerturbedHistogram
 from workbench.generators.privbayes import PrivBayes
-from workbench.generators.protocol import Generator
 from workbench.generators.workload_generator import WorkloadGenerator
 
-FAMILIES: dict[str, type] = {
-    "privbayes": PrivBayes,
-    "independent": IndependentMarginals,
-    "perturbed_histogram": PerturbedHistogram,
-    "workload": WorkloadGenerator,
-}
+if TYPE_CHECKING:
+    from workbench.spec.model import Spec
+    from workbench.spec.space import Configuration
+
+#: Registered families by name (read it through :func:`registered` / :func:`family_class`).
+FAMILIES: dict[str, type[GeneratorFamily]] = {}
 
 
-def hyperparameters(family: str) -> tuple[str, ...]:
-    """Names a family accepts, read from its constructor so the two cannot drift apart."""
-    cls = _family(family)
-    params = inspect.signature(cls.__init__).parameters
-    return tuple(p for p in params if p != "self")
+def register(cls: type[GeneratorFamily]) -> type[GeneratorFamily]:
+    """Add a family class (a new name only); usable as a class decorator."""
+    if not (isinstance(cls, type) and issubclass(cls, GeneratorFamily)):
+        raise TypeError("a generator family must be a subclass of GeneratorFamily")
+    if not cls.name or not cls.name.isidentifier():
+        raise ValueError(f"generator family name {cls.name!r} must be a non-empty identifier")
+    if cls.name in FAMILIES:
+        raise ValueError(f"generator family {cls.name!r} is already registered")
+    if "epsilon" in cls.hyperparameters:
+        raise ValueError(f"generator family {cls.name!r}: 'epsilon' is common to every "
+                         "family (ε_gen) and cannot be a hyperparameter of its own")
+    FAMILIES[cls.name] = cls
+    return cls
 
 
-def make_generator(family: str, **hyperparameters_: object) -> Generator:
+def unregister(name: str) -> None:
+    """Remove a family (tests that registered a toy family clean up with this)."""
+    FAMILIES.pop(name, None)
+
+
+def registered() -> tuple[type[GeneratorFamily], ...]:
+    """Every registered family class, in registration order."""
+    return tuple(FAMILIES.values())
+
+
+def family_class(name: str) -> type[GeneratorFamily]:
+    """Look a family up, naming the known ones on failure."""
+    try:
+        return FAMILIES[name]
+    except (KeyError, TypeError):
+        raise ValueError(
+            f"unknown generator family {name!r}; known families: {sorted(FAMILIES)}"
+        ) from None
+
+
+def hyperparameters(name: str) -> tuple[str, ...]:
+    """Names a family accepts, from its declaration."""
+    return tuple(family_class(name).hyperparameters)
+
+
+def make_generator(family: str, **hyperparameters_: Any) -> GeneratorFamily:
     """Build an unfitted generator, failing fast on an unknown family or hyperparameter.
 
     >>> make_generator("privbayes", degree=2, epsilon_split=0.25).degree
     2
     """
-    cls = _family(family)
-    allowed = hyperparameters(family)
-    unknown = sorted(set(hyperparameters_) - set(allowed))
-    if unknown:
-        raise ValueError(
-            f"generator family {family!r} has no hyperparameter(s) {unknown}; "
-            f"it accepts {list(allowed)}"
-        )
-    generator = cls(**hyperparameters_)
+    generator = family_class(family)(**hyperparameters_)
     generator.check_params()
     return generator
 
 
-def _family(family: str) -> type:
-    """Look a family up, naming the known ones on failure."""
-    try:
-        return FAMILIES[family]
-    except (KeyError, TypeError):
-        raise ValueError(
-            f"unknown generator family {family!r}; known families: {sorted(FAMILIES)}"
-        ) from None
+def generator_for(spec: Spec, configuration: Configuration) -> GeneratorFamily:
+    """The configuration's unfitted generator, bound to the (public) spec: the one place where
+    a family reads the spec (:meth:`GeneratorFamily.bind_spec`)."""
+    generator = make_generator(configuration.family, **configuration.generator_params)
+    generator.bind_spec(spec, configuration)
+    return generator
+
+
+for _cls in (PrivBayes, IndependentMarginals, PerturbedHistogram, WorkloadGenerator):
+    register(_cls)

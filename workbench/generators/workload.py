@@ -1,10 +1,11 @@
 """The criteria-aware workload: which marginals to measure, and with what share of ε_gen.
 
-Every acceptance criterion kind declares the marginals its error measure depends on
-(``KIND_MARGINALS``); the spec's criteria turn that into one weighted list of cliques, and
-:meth:`Workload.allocate` splits ε_gen over it. Everything here reads only the public spec
-(column names, criteria, faithfulness rule), never data, so the workload can be shown by
-``workbench describe`` before any run.
+Every criterion kind declares the marginals its error measure depends on and the multiplier
+group that scales it (``marginals`` and ``workload_group`` of its
+:class:`~workbench.criteria.kinds.base.CriterionKind`); the spec's criteria turn that into one
+weighted list of cliques, and :meth:`Workload.allocate` splits ε_gen over it. Everything here
+reads only the public spec (column names, criteria, faithfulness rule), never data, so the
+workload can be shown by ``workbench describe`` before any run.
 
 Weights. A criterion's weight is ``multiplier(kind) · ε_c / Σ ε``: the ε a criterion gets is
 set from how tight its threshold is (the lean example picks the smallest ε whose noise σ stays
@@ -17,85 +18,15 @@ evenly over the columns; the rest goes to the multi-way cliques in proportion to
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from workbench.criteria import kinds
+from workbench.criteria.kinds.base import WORKLOAD_GROUPS, Clique, pairs
+
 if TYPE_CHECKING:
-    from workbench.spec.model import Criterion, Spec
-
-Clique = tuple[str, ...]
-
-#: Which multiplier hyperparameter scales a criterion kind's weight.
-KIND_GROUP: dict[str, str] = {
-    "regression_coefficients": "regression",
-    "regression_mae": "regression",
-    "conditional_mean": "mean",
-    "max_marginal_error": "marginal",
-    "tv_marginals": "marginal",
-    "max_ecdf": "marginal",
-    "relative_one_way": "marginal",
-    "faithfulness": "faithfulness",
-    "face_privacy_count": "marginal",
-}
-GROUPS = ("regression", "mean", "marginal", "faithfulness")
-
-
-def _pairs(columns: Sequence[str]) -> list[Clique]:
-    """All 2-way cliques of ``columns``, in the given order."""
-    return [tuple(p) for p in itertools.combinations(columns, 2)]
-
-
-def _regression(spec: Spec, criterion: Criterion) -> list[Clique]:
-    """OLS coefficients are functions of second moments: every 2-way of the model's columns."""
-    from workbench.criteria.regression import regression_columns
-
-    target, features = regression_columns(spec, criterion)
-    return _pairs([c for c in spec.column_names if c == target or c in features])
-
-
-def _conditional_mean(spec: Spec, criterion: Criterion) -> list[Clique]:
-    """A mean of the target by a group-by column is a function of their 2-way marginal."""
-    target = str(criterion.params["target"])
-    return [(target, str(b)) for b in criterion.params.get("group_by", ()) if b != target]
-
-
-def _max_marginal(spec: Spec, criterion: Criterion) -> list[Clique]:
-    """All k-way marginals are too many; the 2-ways carry most of the mass that can go wrong."""
-    max_way = criterion.params.get("max_way")
-    return [] if max_way is not None and int(max_way) < 2 else _pairs(spec.column_names)
-
-
-def _tv_marginals(spec: Spec, criterion: Criterion) -> list[Clique]:
-    """The criterion is defined on the k-way marginals themselves."""
-    way = int(criterion.params.get("way", 2))
-    return [tuple(c) for c in itertools.combinations(spec.column_names, way)] if way > 1 else []
-
-
-def _faithfulness(spec: Spec, criterion: Criterion) -> list[Clique]:
-    """The full joint is too big to measure; the distance columns' 2-ways shape the matching."""
-    distance = [c for c in spec.column_names if c in spec.faithfulness.distance]
-    return _pairs(distance)
-
-
-def _one_way_only(spec: Spec, criterion: Criterion) -> list[Clique]:
-    """Depends on 1-way marginals only, which are always measured."""
-    return []
-
-
-#: Criterion kind → the multi-way cliques (column names in schema order) it depends on.
-KIND_MARGINALS: dict[str, Callable[[Spec, Criterion], list[Clique]]] = {
-    "regression_coefficients": _regression,
-    "regression_mae": _regression,
-    "conditional_mean": _conditional_mean,
-    "max_marginal_error": _max_marginal,
-    "tv_marginals": _tv_marginals,
-    "faithfulness": _faithfulness,
-    "relative_one_way": _one_way_only,
-    "max_ecdf": _one_way_only,
-    "face_privacy_count": _one_way_only,
-}
+    from workbench.spec.model import Spec
 
 
 @dataclass(frozen=True)
@@ -154,16 +85,17 @@ def derive_workload(
     multipliers: Mapping[str, float] | None = None,
 ) -> Workload:
     """The weighted marginal workload of ``spec``'s criteria (public inputs only)."""
-    mult = {g: 1.0 for g in GROUPS} | dict(multipliers or {})
-    criteria = [c for c in spec.criteria if c.kind in KIND_MARGINALS]
+    mult = {g: 1.0 for g in WORKLOAD_GROUPS} | dict(multipliers or {})
+    criteria = list(spec.criteria)
     eps_sum = sum(c.epsilon for c in criteria)
     weights: dict[Clique, float] = {}
     sources: dict[Clique, list[str]] = {}
     order = {name: i for i, name in enumerate(spec.column_names)}
     for c in criteria:
         share = c.epsilon / eps_sum if eps_sum > 0 else 1.0 / len(criteria)
-        weight = float(mult[KIND_GROUP[c.kind]]) * share
-        cliques = {tuple(sorted(q, key=order.__getitem__)) for q in KIND_MARGINALS[c.kind](spec, c)}
+        kind = kinds.get(c.kind)
+        weight = float(mult[kind.workload_group]) * share
+        cliques = {tuple(sorted(q, key=order.__getitem__)) for q in kind.marginals(spec, c)}
         for q in sorted(cliques, key=lambda q: [order[x] for x in q]):
             weights[q] = weights.get(q, 0.0) + weight / len(cliques)
             sources.setdefault(q, []).append(c.id)
@@ -177,5 +109,5 @@ def derive_workload(
 
 def all_pairs_workload(columns: Sequence[str], one_way_share: float = 0.25) -> Workload:
     """Fallback without a spec: every 2-way marginal, equal weights."""
-    items = tuple(WorkloadItem(q, 1.0, ("all pairs",)) for q in _pairs(columns))
+    items = tuple(WorkloadItem(q, 1.0, ("all pairs",)) for q in pairs(columns))
     return Workload(tuple(columns), items, float(one_way_share))

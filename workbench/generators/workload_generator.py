@@ -32,11 +32,13 @@ charged for the largest selectable one, so narrowing to the chosen ε is what sa
 from __future__ import annotations
 
 import math
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from workbench.generators.cells import CellCounts, check_epsilon, check_n
+from workbench.generators.family import GeneratorFamily
 from workbench.generators.mbi_model import (
     GraphicalModel,
     NoisyMarginal,
@@ -48,6 +50,7 @@ from workbench.generators.mbi_model import (
 from workbench.generators.measurement import noisy_marginal
 from workbench.generators.workload import Workload, all_pairs_workload, derive_workload
 from workbench.privacy.records import discrete_laplace_sigma
+from workbench.spec.params import Param, non_negative, one_of, open_interval, whole_at_least
 from workbench.transform import Domain
 
 if TYPE_CHECKING:
@@ -59,60 +62,29 @@ ALGORITHMS = ("fixed", "aim")
 AIM_SELECT_SHARE = 0.1
 
 
-def _weight_ok(value: object) -> bool:
-    """A multiplier is a finite number ≥ 0."""
-    return (
-        isinstance(value, int | float)
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-        and value >= 0
-    )
-
-
-class WorkloadGenerator:
+class WorkloadGenerator(GeneratorFamily):
     """Criteria-aware marginal synthesis; bind a spec (or a workload) before ``fit``.
 
     Without a bound workload, every 2-way marginal is measured with equal weight.
     """
 
-    def __init__(
-        self,
-        *,
-        algorithm: str = "fixed",
-        one_way_share: float = 0.25,
-        regression_weight: float = 1.0,
-        mean_weight: float = 1.0,
-        marginal_weight: float = 1.0,
-        faithfulness_weight: float = 1.0,
-        iters: int = 3000,
-        rounds: int = 6,
-    ) -> None:
-        self.algorithm = algorithm
-        self.one_way_share = one_way_share
-        self.regression_weight = regression_weight
-        self.mean_weight = mean_weight
-        self.marginal_weight = marginal_weight
-        self.faithfulness_weight = faithfulness_weight
-        self.iters = iters
-        self.rounds = rounds
-        self.workload: Workload | None = None
+    name = "workload"
+    description = ("the marginals the criteria depend on, measured with discrete Laplace and "
+                   "fitted with Private-PGM (algorithm 'fixed', or a pure-ε AIM)")
+    hyperparameters = MappingProxyType({
+        "algorithm": Param("fixed", one_of(*ALGORITHMS), "'fixed' workload or adaptive 'aim'"),
+        "one_way_share": Param(0.25, open_interval(0, 1), "share of ε for the 1-way marginals"),
+        "regression_weight": Param(1.0, non_negative, "multiplier of regression criteria"),
+        "mean_weight": Param(1.0, non_negative, "multiplier of conditional-mean criteria"),
+        "marginal_weight": Param(1.0, non_negative, "multiplier of marginal criteria"),
+        "faithfulness_weight": Param(1.0, non_negative, "multiplier of faithfulness"),
+        "iters": Param(3000, whole_at_least(1), "mirror-descent steps of the final fit"),
+        "rounds": Param(6, whole_at_least(1), "AIM rounds"),
+    })
 
-    def check_params(self) -> None:
-        """Validate hyperparameters once, before any budget is spent."""
-        if self.algorithm not in ALGORITHMS:
-            raise ValueError(
-                f"workload: algorithm must be one of {list(ALGORITHMS)}, got {self.algorithm!r}"
-            )
-        share = self.one_way_share
-        if isinstance(share, bool) or not isinstance(share, int | float) or not 0 < share < 1:
-            raise ValueError(f"workload: one_way_share must lie in (0, 1), got {share!r}")
-        for name, value in self.multipliers().items():
-            if not _weight_ok(value):
-                raise ValueError(f"workload: {name}_weight must be a number >= 0, got {value!r}")
-        for name in ("iters", "rounds"):
-            k = getattr(self, name)
-            if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-                raise ValueError(f"workload: {name} must be an integer >= 1, got {k!r}")
+    def __init__(self, **hyperparameters: object) -> None:
+        super().__init__(**hyperparameters)
+        self.workload: Workload | None = None
 
     def multipliers(self) -> dict[str, float]:
         """The per-kind weight multipliers, keyed by workload group."""
@@ -128,6 +100,22 @@ class WorkloadGenerator:
         self.bind_workload(
             derive_workload(spec, one_way_share=self.one_way_share, multipliers=self.multipliers())
         )
+
+    def describe(self, label: str, epsilon: float) -> list[str]:
+        """The derived workload with each measurement's ε (AIM: its candidates and rounds)."""
+        if self.workload is None:
+            return []
+        if self.algorithm == "aim":
+            rest = epsilon * (1 - self.one_way_share)
+            head = (f"Derived workload {label}: AIM candidates; after the 1-way marginals, "
+                    f"{self.rounds} rounds of ε {round(rest / self.rounds, 6):.6g}"
+                    " (10% to select a clique, 90% to measure it):")
+            lines = self.workload.describe(None)
+            lines[0] += f" (ε {round(epsilon * self.one_way_share, 6):.6g} in all)"
+        else:
+            head = f"Derived workload {label}, ε at ε_gen = {epsilon:.6g}:"
+            lines = self.workload.describe(epsilon)
+        return [head] + ["  " + line for line in lines]
 
     def bind_workload(self, workload: Workload) -> None:
         """Use an explicit workload (tests, benchmarks)."""

@@ -24,33 +24,31 @@ def _table(rows: list[list[str]], header: list[str]) -> list[str]:
     ]
 
 
-def _workload_lines(spec: Spec) -> list[str]:
-    """The marginals a 'workload' generator measures, per hyperparameter set (public)."""
-    if spec.generator.family != "workload":
-        return []
+def _family_lines(spec: Spec) -> list[str]:
+    """What the generator family adds per hyperparameter set (its ``describe`` hook; the
+    workload family shows the marginals it derives from the criteria)."""
     from workbench.generators import make_generator
 
     out: list[str] = []
     for i, params in enumerate(spec.generator.hyperparameter_sets(), 1):
         own = {k: v for k, v in params.items() if k != "epsilon"}
         eps = float(params.get("epsilon", spec.budget.epsilon_generator))
-        generator = make_generator("workload", **own)
-        generator.bind_spec(spec)
+        generator = make_generator(spec.generator.family, **own)
+        generator.bind_spec(spec, None)
         shown = ", ".join(f"{k}={v}" for k, v in sorted(params.items())) or "defaults"
-        if generator.algorithm == "aim":
-            rest = eps * (1 - generator.one_way_share)
-            out.append(
-                f"Derived workload {i} ({shown}): AIM candidates; after the 1-way marginals, "
-                f"{generator.rounds} rounds of ε {format_number(round(rest / generator.rounds, 6))}"
-                " (10% to select a clique, 90% to measure it):"
-            )
-            lines = generator.workload.describe(None)
-            lines[0] += f" (ε {format_number(round(eps * generator.one_way_share, 6))} in all)"
-        else:
-            out.append(f"Derived workload {i} ({shown}), ε at ε_gen = {format_number(eps)}:")
-            lines = generator.workload.describe(eps)
-        out += ["  " + line for line in lines]
+        out += generator.describe(f"{i} ({shown})", eps)
     return out
+
+
+def family_words(spec: Spec) -> str:
+    """The generator family in plain words, and the declared defaults no grid overrides."""
+    from workbench.generators import family_class
+
+    family = family_class(spec.generator.family)
+    named = [k for grid in spec.generator.grids for k, _ in grid]
+    unset = ", ".join(f"{k} = {v}" for k, v in family.defaults_outside(named).items())
+    return family.description + (f"; not in the search space, at their defaults: {unset}"
+                                 if unset else "")
 
 
 def describe_spec(spec: Spec) -> str:
@@ -93,7 +91,7 @@ def describe_spec(spec: Spec) -> str:
     )
     if spec.selection.configurations is not None:
         out.append(f"Narrowed search space: {len(spec.selection.configurations)} configurations")
-    out += _workload_lines(spec)
+    out += _family_lines(spec)
     out.append("")
     rows = []
     for i, cr in enumerate(spec.criteria, 1):

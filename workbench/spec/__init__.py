@@ -3,16 +3,20 @@
 Load with :func:`load_spec`, build from a dict with :func:`build_spec`, freeze
 with :func:`freeze_document`. Every problem is reported at once in a
 :class:`SpecError`, each with its JSON path.
+
+Two layers live here (``docs/architecture.md``, "Layers"): the model — the immutable
+:class:`Spec` and its section objects, the configuration space, the document and its hash,
+parameter declarations — which the criteria and generators import; and the validator
+(:mod:`~workbench.spec.validate`, :mod:`~workbench.spec.sections`), which reads their
+registries. The validator's entry points are loaded on first use (PEP 562), so importing a
+model type never imports the registries.
 """
 
 from __future__ import annotations
 
-import datetime as _dt
-import os
-from collections.abc import Mapping
+import importlib
 from typing import Any
 
-from workbench.spec.build import build_spec, json_schema
 from workbench.spec.document import (
     FROZEN_KEY,
     canonical_json,
@@ -38,35 +42,20 @@ from workbench.spec.model import (
 )
 from workbench.spec.space import Configuration, GeneratorSpace
 
-
-def load_spec(path: str | os.PathLike[str], *, require_frozen: bool = False) -> Spec:
-    """Read, validate and build a spec file (JSON or YAML)."""
-    return build_spec(read_document(path), require_frozen=require_frozen)
-
-
-def freeze_document(document: Mapping[str, Any]) -> dict[str, Any]:
-    """Validate the design and return it with a freeze record holding its SHA-256."""
-    from workbench import __version__
-
-    content = content_of(document)
-    build_spec(content)
-    frozen = dict(content)
-    frozen[FROZEN_KEY] = {
-        "sha256": spec_hash(content),
-        "frozen_at": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "tool_version": __version__,
-    }
-    return frozen
+#: Validator entry points and the module that defines each (imported on first use).
+_VALIDATOR = {
+    "build_spec": "workbench.spec.validate",
+    "json_schema": "workbench.spec.schema",
+    "load_spec": "workbench.spec.files",
+    "freeze_document": "workbench.spec.files",
+    "save_spec": "workbench.spec.files",
+}
 
 
-def save_spec(
-    document: Mapping[str, Any] | Spec, path: str | os.PathLike[str], *, freeze: bool = True
-) -> str:
-    """Validate and write a spec atomically (frozen by default); return its hash."""
-    doc = document.to_document() if isinstance(document, Spec) else content_of(document)
-    out = freeze_document(doc) if freeze else (build_spec(doc) and doc)
-    write_document(out, path)
-    return spec_hash(out)
+def __getattr__(name: str) -> Any:
+    if name in _VALIDATOR:
+        return getattr(importlib.import_module(_VALIDATOR[name]), name)
+    raise AttributeError(f"module 'workbench.spec' has no attribute {name!r}")
 
 
 __all__ = [

@@ -1,4 +1,8 @@
-"""The immutable in-memory spec: typed, validated sections built from a spec document."""
+"""The immutable in-memory spec: typed, validated sections built from a spec document.
+
+Each section of the document becomes one frozen object (built by its module in
+:mod:`workbench.spec.sections`); :class:`Spec` holds them, built by keyword only.
+"""
 
 from __future__ import annotations
 
@@ -17,8 +21,6 @@ from workbench.spec.space import (
 from workbench.transform import BinsCodec, Codec, TableCodec
 
 NUMERIC_TYPES = frozenset({"ordinal", "integer", "continuous"})
-#: Criterion kinds evaluated on the release candidate only; they need no noise and no ε.
-S_ONLY_KINDS = frozenset({"face_privacy_count"})
 
 
 @dataclass(frozen=True)
@@ -154,9 +156,13 @@ class Metadata:
     dataset: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Spec:
-    """A validated release design. Immutable; edit a copy of ``to_document()`` instead."""
+    """A validated release design. Immutable; edit a copy of ``to_document()`` instead.
+
+    Built by keyword from the sections (``Spec(document=..., sha256=..., frozen=...,
+    **sections)``), never positionally.
+    """
 
     document: Mapping[str, Any]
     sha256: str

@@ -70,12 +70,13 @@ class Configuration:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Configuration:
+        """The inverse of :meth:`to_dict` (list values, such as column lists, become tuples)."""
         gen = dict(data["generator"])
         family = gen.pop("family")
         return cls(
             tuple((str(k), str(v)) for k, v in dict(data["transforms"]).items()),
             str(family),
-            tuple(sorted(gen.items())),
+            tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in gen.items())),
             int(data["min_count"]),
         )
 

@@ -18,10 +18,10 @@ from typing import Any
 import ipywidgets as widgets
 
 from workbench.constraints.words import rule_sentence
-from workbench.criteria.evaluate import UNIT_KINDS
+from workbench.criteria import kinds
 from workbench.dryrun import PassRates, read_pass_rates
 from workbench.privacy import expected_iterations, probability_bottom
-from workbench.report.spec_summary import format_number
+from workbench.report.spec_summary import family_words, format_number
 from workbench.spec import Configuration, Spec
 from workbench.widgets.dashboards.budget_section import budget_html
 from workbench.widgets.dashboards.pages import badge, esc, message_page, page, table_html, tabs
@@ -67,17 +67,8 @@ def review_criterion(criterion: Any, readout: Readout | None) -> CriterionReview
     margin, note = None, ""
     if criterion.epsilon <= 0:
         false_pass, note = "0", "no noise: computed on the release alone"
-    elif criterion.kind == "relative_one_way":
-        p = float(criterion.params.get("false_pass_probability", 0.05))
-        lam = float(criterion.params.get("lambda", criterion.threshold))
-        false_pass = f"{p:.0%} at λ = {format_number(lam)}"
-        note = "T′ = λ + (Δ/ε)·ln 2p makes a value clipped at λ pass with probability p"
-    elif criterion.kind == "regression_coefficients":
-        false_pass = "—"
-        note = "noise on the regression's sufficient statistics: not a single Laplace tail"
-    elif criterion.kind in UNIT_KINDS and criterion.threshold >= 1:
-        false_pass = "100%"
-        note = "the DP value is clipped to [0, 1], so it is always below a threshold ≥ 1"
+    elif (words := kinds.get(criterion.kind).review_false_pass(criterion)) is not None:
+        false_pass, note = words  # the kind's own words (T′ by construction, clipping, …)
     else:
         false_pass = "50% at T"
         margin = None if scale is None else scale * MARGIN_5PCT
@@ -85,7 +76,7 @@ def review_criterion(criterion: Any, readout: Readout | None) -> CriterionReview
         note = readout.note
     return CriterionReview(
         id=criterion.id, kind=criterion.kind,
-        measures=criterion.description or criterion.kind.replace("_", " "),
+        measures=criterion.description or kinds.get(criterion.kind).description,
         threshold=criterion.threshold, adjusted_threshold=t_prime, epsilon=criterion.epsilon,
         bounds=criterion.bounds, stage=stage_of(criterion), sensitivity=delta, sigma=sigma,
         false_pass=false_pass, margin=margin, note=note)
@@ -158,6 +149,7 @@ def search_space_html(spec: Spec, dryrun: PassRates | None, dryrun_error: str = 
         + "; ".join(" × ".join(f"{esc(k)} ({len(v)})" for k, v in grid)
                     for grid in spec.generator.grids)
         + f". min_count ∈ {{{', '.join(str(m) for m in spec.min_counts)}}}.</p>",
+        f"<p class='wb-muted'>{esc(family_words(spec))}.</p>",
         "<h3>Private selection</h3>",
         f"<p>stop probability γ = {format_number(s.gamma)}, cap T = "
         f"{format_number(s.max_iterations)}, ε₀ = {format_number(s.epsilon_0)}. Each iteration "

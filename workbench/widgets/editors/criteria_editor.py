@@ -1,9 +1,11 @@
 """Criteria editor: add or remove criteria of each kind, edit them, and watch live readouts.
 
 Per criterion: threshold, ε, [L, U] where the kind takes them, and the kind's parameters
-(λ and p of the relative 1-way error, target and group-by of a conditional mean, …). The
-readouts (Δ, σ, T′, the value on the proxy, P(false pass), P(false fail)) come from
-:meth:`ProxyLab.readouts`, i.e. from the engine's sensitivity code and ``laplace_sigma``.
+(λ and p of the relative 1-way error, target and group-by of a conditional mean, …), each
+shown with the control its kind declares (:mod:`workbench.criteria.kinds`), so a registered
+kind needs no edit here. The readouts (Δ, σ, T′, the value on the proxy, P(false pass),
+P(false fail)) come from :meth:`ProxyLab.readouts`, i.e. from the engine's sensitivity code
+and ``laplace_sigma``.
 """
 
 from __future__ import annotations
@@ -14,6 +16,9 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from workbench.criteria import kinds
+from workbench.criteria.kinds.base import CriterionKind, Reads
+from workbench.spec.params import Param
 from workbench.widgets.editors.base import EditorBase, heading, note
 from workbench.widgets.editors.fields import (
     DELETE,
@@ -27,21 +32,19 @@ from workbench.widgets.editors.fields import (
     show_list,
     show_number,
 )
-from workbench.widgets.model.criteria_templates import KINDS, fresh_id, new_criterion
+from workbench.widgets.model.criteria_templates import fresh_id, kind_names, new_criterion
 from workbench.widgets.model.lab import ProxyLab
 from workbench.widgets.model.paths import MISSING
 from workbench.widgets.model.readouts import Readout
 from workbench.widgets.model.sampling import PreviewError
 from workbench.widgets.model.session import Change, Session
 
-#: Kinds whose [L, U] the stakeholder sets (the others are fixed by the kind).
-BOUNDED_KINDS = ("conditional_mean", "regression_mae", "regression_coefficients")
 #: Attribute names for parameters whose spec names are not identifiers or are long.
 ATTRIBUTE = {"lambda": "lam", "false_pass_probability": "p"}
 
 
-def _max_way(text: Any) -> Any:
-    """Blank → null (all ways), else a whole number."""
+def _number_or_null(text: Any) -> Any:
+    """Blank → null (e.g. max_way: all ways), else a number."""
     return None if str(text).strip() == "" else number(text)
 
 
@@ -67,6 +70,70 @@ def _choice(options: Callable[[], list[str]]) -> Callable[[Any], Any]:
     return lambda v: v if v in options() else None
 
 
+def _or_default(param: Param) -> Callable[[Any], Any]:
+    """Formatter: the draft's value, or the declared default when it is missing."""
+    return lambda v: param.default if v is MISSING else v
+
+
+def _suggested(param: Param) -> float:
+    """What an unset number box shows: its placeholder, else its default, else 0."""
+    for value in (param.placeholder, param.default):
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            continue
+    return 0.0
+
+
+#: Text-box controls: (parse, format) of the draft value.
+TEXT_CONTROLS: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
+    "optional_number": (optional_number, show_number),
+    "number_or_null": (_number_or_null, show_number),
+    "number_or_id": (_number_or_id, show_number),
+    "features": (_features, lambda v: show_list(v) if isinstance(v, list) else "all_other"),
+}
+
+
+def param_widget(param: Param, name: str,
+                 columns: Callable[[], list[str]]) -> tuple[widgets.Widget, dict[str, Any]] | None:
+    """The widget and field options of one declared parameter (None: not editable here)."""
+    label, control = param.label or name, param.control
+    if control in TEXT_CONTROLS:
+        parse, show = TEXT_CONTROLS[control]
+        return (widgets.Text(description=label, placeholder=param.placeholder,
+                             continuous_update=False, layout=widgets.Layout(width="220px")),
+                {"parse": parse, "format": show})
+    if control == "number":
+        return (widgets.FloatText(description=label, step=0.01,
+                                  layout=widgets.Layout(width="160px")),
+                {"parse": number, "format": float_or(_suggested(param))})
+    if control == "whole_number":
+        return (widgets.IntText(description=label, layout=widgets.Layout(width="160px")),
+                {"format": _or_default(param)})
+    if control == "choice":
+        return (widgets.Dropdown(options=list(param.choices), description=label),
+                {"format": _or_default(param)})
+    if control == "checkbox":
+        return (widgets.Checkbox(description=label, indent=False),
+                {"format": lambda v: param.default if v is MISSING else bool(v)})
+    if control == "column":
+        return (widgets.Dropdown(options=columns(), description=label),
+                {"format": _choice(columns)})
+    if control == "columns":
+        return (widgets.SelectMultiple(options=columns(), description=label,
+                                       rows=min(6, max(2, len(columns())))),
+                {"parse": list, "format": lambda v: tuple(v) if isinstance(v, list) else ()})
+    return None
+
+
+def _kind(name: str) -> CriterionKind | None:
+    """The registered kind, or None for a draft's unknown kind (its error shows on the row)."""
+    try:
+        return kinds.get(name)
+    except ValueError:
+        return None
+
+
 class CriterionRow:
     """Widgets of one criterion; ``readout`` holds the exact numbers shown in ``readout_html``."""
 
@@ -76,6 +143,7 @@ class CriterionRow:
         self.path = f"criteria[{index}]"
         session = editor.session
         self.kind = str(session.get(f"{self.path}.kind", ""))
+        kind = _kind(self.kind)
         self.id = widgets.Text(description="id", continuous_update=False,
                                layout=widgets.Layout(width="260px"))
         self.threshold = widgets.FloatText(description="threshold",
@@ -94,17 +162,17 @@ class CriterionRow:
             "epsilon": editor.bind(f"{self.path}.epsilon", self.epsilon, parse=number,
                                    format=float_or(0.0)),
         }
-        if self.kind in BOUNDED_KINDS:
+        if kind is not None and kind.bounds_editable:
             self.bounds = widgets.Text(description="[L, U]", continuous_update=False,
                                        layout=widgets.Layout(width="220px"))
             fields["bounds"] = editor.bind(f"{self.path}.bounds", self.bounds,
                                            parse=lambda t: DELETE if not str(t).strip()
                                            else number_list(t), format=show_list)
-        if self.kind == "regression_coefficients":
+        if kind is not None and kind.reads is Reads.R_ALONE:
             self.once = widgets.Checkbox(description="once (outside the loop)", indent=False)
             fields["once"] = editor.bind(f"{self.path}.once", self.once,
                                          format=lambda v: bool(v) if v is not MISSING else False)
-        for name, widget, options in self._param_widgets():
+        for name, widget, options in self._param_widgets(kind):
             attr = ATTRIBUTE.get(name, name)
             setattr(self, attr, widget)
             fields[attr] = editor.bind(f"{self.path}.params.{name}", widget, **options)
@@ -118,68 +186,28 @@ class CriterionRow:
                 if k in fields]
         params = [f.widget for k, f in fields.items()
                   if k not in ("id", "threshold", "epsilon", "bounds", "once")]
+        words = kind.description if kind is not None else "unknown kind"
         self.widget = widgets.VBox([
-            widgets.HBox([widgets.HTML(f"<b>{index + 1}.</b> <code>{html.escape(self.kind)}"
-                                       "</code>"), *main, self.remove]),
+            widgets.HBox([widgets.HTML(
+                f"<b>{index + 1}.</b> <code title='{html.escape(words)}'>"
+                f"{html.escape(self.kind)}</code>"), *main, self.remove]),
             widgets.HBox(params, layout=widgets.Layout(flex_flow="row wrap")),
             widgets.VBox([f.error for f in fields.values()] + [self.row_error]),
             self.readout_html,
         ], layout=widgets.Layout(border="1px solid #ddd", padding="4px", margin="2px 0")
         ).add_class("wb-criterion-row")
 
-    def _param_widgets(self) -> list[tuple[str, widgets.Widget, dict[str, Any]]]:
-        """The kind's parameters: (spec name, widget, field options)."""
-        columns = self.editor.column_names
-        kind = self.kind
-
-        def text(description: str, placeholder: str = "") -> widgets.Text:
-            """A parameter text box (its own Layout: layouts are shared models)."""
-            return widgets.Text(description=description, placeholder=placeholder,
-                                continuous_update=False, layout=widgets.Layout(width="220px"))
-
-        if kind == "max_marginal_error":
-            return [("max_way", text("max way", "all"),
-                     {"parse": _max_way, "format": show_number})]
-        if kind == "relative_one_way":
-            return [
-                ("lambda", text("λ", "= threshold"),
-                 {"parse": optional_number, "format": show_number}),
-                ("false_pass_probability", widgets.FloatText(description="p", step=0.01,
-                                                             layout=widgets.Layout(width="160px")),
-                 {"parse": number, "format": float_or(0.05)}),
-                ("smoothing", text("smoothing", "1"),
-                 {"parse": optional_number, "format": show_number}),
-            ]
-        target = ("target", widgets.Dropdown(options=columns(), description="target"),
-                  {"format": _choice(columns)})
-        if kind == "conditional_mean":
-            return [
-                target,
-                ("group_by", widgets.SelectMultiple(options=columns(), description="group by",
-                                                    rows=min(6, max(2, len(columns())))),
-                 {"parse": list, "format": lambda v: tuple(v) if isinstance(v, list) else ()}),
-                ("include_overall", widgets.Checkbox(description="overall mean", indent=False),
-                 {"format": lambda v: True if v is MISSING else bool(v)}),
-                ("resize_slack", text("resize slack"),
-                 {"parse": _number_or_id, "format": show_number}),
-            ]
-        if kind in ("regression_coefficients", "regression_mae"):
-            return [target, ("features", text("features"),
-                             {"parse": _features, "format": lambda v: show_list(v)
-                              if isinstance(v, list) else "all_other"})]
-        if kind == "max_ecdf":
-            return [("column", widgets.Dropdown(options=columns(), description="column"),
-                     {"format": _choice(columns)})]
-        if kind == "tv_marginals":
-            way = widgets.IntText(description="way", layout=widgets.Layout(width="160px"))
-            aggregate = widgets.Dropdown(options=["mean", "max"], description="aggregate")
-            return [("way", way, {"format": lambda v: 2 if v is MISSING else v}),
-                    ("aggregate", aggregate, {"format": lambda v: "mean" if v is MISSING else v})]
-        if kind == "face_privacy_count":
-            return [("measure", widgets.Dropdown(options=["unique_rows", "below_min_count"],
-                                                 description="measure"),
-                     {"format": lambda v: "unique_rows" if v is MISSING else v})]
-        return []
+    def _param_widgets(self, kind: CriterionKind | None
+                       ) -> list[tuple[str, widgets.Widget, dict[str, Any]]]:
+        """The kind's declared parameters: (spec name, widget, field options)."""
+        if kind is None:
+            return []
+        out = []
+        for name, param in kind.params.items():
+            made = param_widget(param, name, self.editor.column_names)
+            if made is not None:
+                out.append((name, *made))
+        return out
 
     def show_errors(self) -> None:
         """Problems of the whole criterion (those of single fields show beside them)."""
@@ -235,7 +263,7 @@ class CriteriaEditor(EditorBase):
 
     def __init__(self, session: Session, lab: ProxyLab | None = None) -> None:
         super().__init__(session, lab)
-        self.new_kind = widgets.Dropdown(options=KINDS, description="kind")
+        self.new_kind = widgets.Dropdown(options=kind_names(), description="kind")
         self.new_id = widgets.Text(description="id", placeholder="(automatic)",
                                    continuous_update=False)
         self.add_button = widgets.Button(description="add criterion")
@@ -284,6 +312,8 @@ class CriteriaEditor(EditorBase):
 
     def refresh(self, change: Change | None = None) -> None:
         """Rebuild on added/removed/renamed criteria, resync, then update the readouts."""
+        if tuple(self.new_kind.options) != kind_names():  # a kind registered since
+            self.new_kind.options = kind_names()
         new_hash = self.session.section_hash("criteria", "schema.columns")
         if change is None or change.reset or new_hash != self._hash:
             self._hash = new_hash

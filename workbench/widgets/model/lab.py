@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.constraints import Predicate
+from workbench.criteria import kinds
 from workbench.criteria.cells import PairedCells
 from workbench.criteria.evaluate import exact_errors
 from workbench.faithfulness import FaithfulnessCost, beta_max
@@ -162,8 +163,8 @@ class ProxyLab:
         criteria = []
         for raw in doc["criteria"]:
             kept = {k: v for k, v in raw.items() if k not in _NOT_IN_VALUE}
-            if raw["kind"] == "relative_one_way" and "lambda" not in raw.get("params", {}):
-                kept["threshold"] = raw["threshold"]  # λ defaults to the threshold
+            if kinds.get(raw["kind"]).exact_reads_threshold(raw.get("params", {})):
+                kept["threshold"] = raw["threshold"]  # e.g. λ defaults to the threshold
             criteria.append(kept)
         coarse = {c: t.get("coarse") for c, t in doc["transformations"]["columns"].items()}
         return digest("exact", self._sample_key(spec, config), criteria, doc["faithfulness"],

@@ -2,8 +2,9 @@
 
 Δ, σ and T′ come from the code the engine uses (:mod:`workbench.criteria.sensitivity`, the
 criteria modules' public layouts, :func:`workbench.privacy.laplace_sigma`), evaluated with the
-public proxy as R and a quick synthetic sample as S. The dispatch below mirrors what
-``workbench.criteria.evaluate`` passes to ``ctx.laplace`` for each kind.
+public proxy as R and a quick synthetic sample as S. What differs by kind (T′, clipping, where
+the noise goes) is asked of the criterion's kind (:mod:`workbench.criteria.kinds`), the same
+objects that make the engine's releases.
 
 Pass odds: the engine passes a criterion when its DP value v + Lap(b), b = Δ/ε, is below the
 effective threshold T_eff (min(T, T′) for the relative 1-way error; the value is clipped to
@@ -21,9 +22,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from workbench.criteria import sensitivity
+from workbench.criteria import kinds
 from workbench.criteria.cells import PairedCells
-from workbench.criteria.evaluate import UNIT_KINDS, criterion_sensitivity
+from workbench.criteria.evaluate import criterion_sensitivity
 from workbench.privacy import laplace_sigma
 from workbench.spec.model import Criterion, Spec
 from workbench.transform import TableCodec
@@ -78,10 +79,11 @@ def laplace_cdf(x: float, scale: float) -> float:
 
 def pass_probability(criterion: Criterion, value: float, scale: float, t_eff: float) -> float:
     """P(the engine's DP value is below T_eff) when the exact value is ``value``."""
-    if criterion.kind in UNIT_KINDS:
-        if t_eff > 1:
-            return 1.0  # the DP value is clipped to [0, 1], which is always below T_eff
-        if t_eff <= 0:
+    clip = kinds.get(criterion.kind).clip
+    if clip is not None:
+        if t_eff > clip[1]:
+            return 1.0  # the DP value is clipped (to [0, 1] for shares), always below T_eff
+        if t_eff <= clip[0]:
             return 0.0
     return laplace_cdf(t_eff - value, scale)
 
@@ -102,16 +104,13 @@ def criterion_readout(
     if delta is None:
         return Readout(**base, note="no sensitivity for this kind", details=details)
     sigma = laplace_sigma(delta, criterion.epsilon)
-    t_prime = None
-    if criterion.kind == "relative_one_way":
-        p = float(criterion.params["false_pass_probability"])
-        t_prime = sensitivity.false_pass_threshold(details["lambda"], p, delta, criterion.epsilon)
+    kind = kinds.get(criterion.kind)
+    t_prime = kind.adjusted_threshold(criterion, delta, details)
     out = Readout(**base, sensitivity=delta, sigma=sigma, adjusted_threshold=t_prime,
                   details=details)
-    if criterion.kind == "regression_coefficients":
-        note = ("noise is added to the regression's sufficient statistics (Δ is their L1 "
-                "sensitivity); the pass odds are not a single Laplace tail")
-        return _replace(out, note=note)
+    if kind.noise_note:
+        return _replace(out, note=f"{kind.noise_note}: the pass odds are not a single "
+                        "Laplace tail")
     if value is None:
         return out
     scale = delta / criterion.epsilon
@@ -140,12 +139,7 @@ def failing_value(criterion: Criterion, value: float) -> float:
         failing = value
     else:
         failing = criterion.threshold * (1.0 + FALSE_PASS_MARGIN)
-    if criterion.kind == "relative_one_way":
-        return float(criterion.params.get("lambda", criterion.threshold))
-    if criterion.kind in UNIT_KINDS:
-        return min(failing, 1.0)
-    return failing
-
+    return kinds.get(criterion.kind).failing_value(criterion, failing)
 
 def _replace(readout: Readout, **changes: Any) -> Readout:
     """A copy with some fields changed (dataclasses.replace, kept local for brevity)."""

@@ -1,0 +1,295 @@
+"""The criterion-kind registry: every kind declared once, read by everything; a toy kind added
+from this test alone works end to end (validated, evaluated, released with DP, in the editor).
+
+The neighbour check here is parametrised over the registry, so a new kind is audited without
+a new test: for R ~ R' (one record replaced) and a fixed candidate S, every value a kind hands
+to the privacy layer moves by at most the Δ it declares, and Δ does not depend on R. Random
+neighbours rarely reach the worst case, so this catches gross errors (a Δ halved for the
+share kinds is caught); the worst-case audits of each Δ are in ``tests/test_criteria.py``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+import pytest
+
+from workbench.criteria import evaluate_all, exact_errors, kinds, release_once
+from workbench.criteria.kinds.base import CriterionKind, Reads, join_path
+from workbench.privacy import PrivacyContext
+from workbench.privacy import mechanisms as mechanisms_module
+from workbench.proxy import sample_proxy
+from workbench.spec import SpecError, build_spec, json_schema
+from workbench.spec.params import CONTROLS, Param, name_list
+from workbench.transform.clean import clean
+
+REPO = Path(__file__).resolve().parents[1]
+LEAN = REPO / "examples" / "israel_births_2014_lean.json"
+#: The paper's kinds, first in every list in this order; parametrised tests run over every
+#: registered kind instead, so a new kind is checked without editing this file.
+PAPER_KINDS = ("max_marginal_error", "relative_one_way", "conditional_mean",
+               "regression_coefficients", "regression_mae", "faithfulness", "max_ecdf",
+               "tv_marginals", "face_privacy_count")
+REGISTERED = kinds.names()
+
+
+# --- the toy kind: written here only, never in the package -----------------------------------
+class PairMarginalError(CriterionKind):
+    """The largest gap between the 2-way marginal of two chosen columns in R and S, over n."""
+
+    name = "pair_marginal_error"
+    description = "the largest gap between one 2-way marginal of R and of the release, over n"
+    params = MappingProxyType({
+        "columns": Param(None, name_list, "the two columns", control="columns",
+                         label="columns"),
+    })
+    clip = (0.0, 1.0)
+
+    def check(self, ctx, params, bounds, threshold, path):
+        cols = params.get("columns")
+        cpath = join_path(path, "params.columns")
+        if isinstance(cols, list):
+            if len(cols) != 2:
+                ctx.problem(cpath, "must name exactly two columns")
+            for j, c in enumerate(cols):
+                if c not in ctx.columns:
+                    ctx.unknown_column(f"{cpath}[{j}]", c)
+        return (0.0, 1.0)
+
+    def exact(self, ev, criterion):
+        cols = tuple(criterion.params["columns"])
+        gap = ev.pc.marginal(cols, "real") - ev.pc.marginal(cols, "synth")
+        return float(np.abs(gap).max()) / ev.n
+
+    def sensitivity(self, spec, table, criterion, pc):
+        """Δ = 1/n: a replaced record leaves one cell and enters one, each count moves by ≤ 1,
+        so every |r − s|/n, and their max, moves by ≤ 1/n."""
+        return 1.0 / pc.n, {}
+
+    def marginals(self, spec, criterion):
+        return [tuple(criterion.params["columns"])]
+
+    def template_params(self, document):
+        names = [c["name"] for c in document["schema"]["columns"]]
+        return {"columns": names[:2]}
+
+
+TOY = {"id": "toy", "kind": "pair_marginal_error", "threshold": 0.05, "epsilon": 0.2,
+       "params": {"columns": ["mother_age", "parity"]}}
+
+
+@pytest.fixture
+def toy_kind():
+    """The toy kind, registered for one test and removed afterwards."""
+    kind = kinds.register(PairMarginalError())
+    yield kind
+    kinds.unregister(kind.name)
+
+
+def lean_doc(criteria: list[dict[str, Any]]) -> dict[str, Any]:
+    """The lean example with the given criteria (budget kept consistent), independent family."""
+    doc = json.loads(LEAN.read_text())
+    doc["criteria"] = copy.deepcopy(criteria)
+    doc["budget"]["epsilon_criteria"] = sum(c.get("epsilon", 0) for c in criteria)
+    doc["generator"] = {"family": "independent", "search_space": [{}]}
+    return doc
+
+
+def codes(spec, n: int, seed: int) -> np.ndarray:
+    """n cleaned public proxy rows, encoded with the spec's (only) configuration."""
+    table = spec.table_codec(next(spec.configurations()))
+    out = table.encode(clean(sample_proxy(int(n * 1.2) + 50, seed=seed), spec))
+    assert out.shape[0] >= n
+    return out[:n]
+
+
+# --- the registry itself ---------------------------------------------------------------------
+def test_built_in_kinds_are_registered_in_menu_order() -> None:
+    assert kinds.names()[: len(PAPER_KINDS)] == PAPER_KINDS
+    assert json_schema()["properties"]["criteria"]["items"]["properties"]["kind"]["enum"] == [
+        *kinds.names()]
+
+
+@pytest.mark.parametrize("name", REGISTERED)
+def test_every_kind_declares_everything_in_one_place(name: str) -> None:
+    kind = kinds.get(name)
+    assert kind.description and kind.__class__.__module__ == f"workbench.criteria.kinds.{name}"
+    assert all(p.control is None or p.control in CONTROLS for p in kind.params.values())
+    for method in ("sensitivity", "exact"):  # each kind documents its own Δ and query
+        assert getattr(type(kind), method).__doc__, (name, method)
+    doc = json.loads(LEAN.read_text())
+    crit = kind.template(name, doc)
+    assert crit["kind"] == name and set(crit["params"]) <= set(kind.params)
+
+
+def test_register_refuses_duplicates_and_bad_declarations(toy_kind) -> None:
+    with pytest.raises(ValueError, match="already registered"):
+        kinds.register(PairMarginalError())
+    with pytest.raises(TypeError):
+        kinds.register(object())  # type: ignore[arg-type]
+
+    class Bad(CriterionKind):
+        name = "bad_group"
+        workload_group = "nonsense"
+
+    with pytest.raises(ValueError, match="workload_group"):
+        kinds.register(Bad())
+    with pytest.raises(ValueError, match="unknown criterion kind 'nope'; known: max_marginal"):
+        kinds.get("nope")
+
+
+# --- the toy kind end to end -----------------------------------------------------------------
+def test_toy_kind_is_not_written_anywhere_in_the_package() -> None:
+    for path in (REPO / "workbench").rglob("*"):
+        if path.suffix in {".py", ".json"}:
+            assert "pair_marginal_error" not in path.read_text(encoding="utf-8"), path
+
+
+def test_toy_kind_is_validated_by_the_spec(toy_kind) -> None:
+    kinds.unregister(toy_kind.name)  # unknown until registered: the schema's enum says so
+    try:
+        with pytest.raises(SpecError, match=r"criteria\[0\]\.kind: must be one of"):
+            build_spec(lean_doc([TOY]))
+    finally:
+        kinds.register(toy_kind)
+    spec = build_spec(lean_doc([TOY]))
+    crit = spec.criterion("toy")
+    assert crit.kind == "pair_marginal_error" and crit.bounds == (0.0, 1.0)
+    assert spec.epsilon_total == pytest.approx(2 + 0.2)  # T = 1: ε_gen + ε of the criterion
+    bad = copy.deepcopy(TOY) | {"params": {"columns": ["mother_age", "parity", "nope"],
+                                           "extra": 1}, "epsilon": 0}
+    with pytest.raises(SpecError) as err:
+        build_spec(lean_doc([bad]))
+    text = str(err.value)
+    assert "criteria[0].params.columns: must name exactly two columns" in text
+    assert "criteria[0].params.columns[2]: unknown column 'nope'" in text
+    assert "criteria[0].params.extra: unknown parameter for kind 'pair_marginal_error'" in text
+    assert "criteria[0].epsilon: must be > 0 (the criterion reads confidential data)" in text
+    once = copy.deepcopy(TOY) | {"once": True}
+    with pytest.raises(SpecError, match=r"criteria\[0\]\.once: a 'pair_marginal_error'"):
+        build_spec(lean_doc([once]))
+
+
+def test_toy_kind_is_evaluated_and_released_with_dp(toy_kind) -> None:
+    spec = build_spec(lean_doc([TOY]))
+    config = next(spec.configurations())
+    real, synth = codes(spec, 1500, 1), codes(spec, 1500, 2)
+    ctx = PrivacyContext.simulation(0)
+    ctx.begin_iteration(1)
+    (result,) = evaluate_all(spec, config, real, synth, ctx)
+    exact = exact_errors(spec, config, real, synth, PrivacyContext.simulation(0))["toy"]
+    table = spec.table_codec(config)
+    i, j = table.names.index("mother_age"), table.names.index("parity")
+    shape = (table.domain.sizes[i], table.domain.sizes[j])
+    gap = (np.bincount(np.ravel_multi_index((real[:, i], real[:, j]), shape), minlength=9 * 5)
+           - np.bincount(np.ravel_multi_index((synth[:, i], synth[:, j]), shape), minlength=45))
+    assert exact == pytest.approx(np.abs(gap).max() / 1500)
+    (record,) = ctx.records  # one ε-DP measurement through the privacy layer, in the ledger
+    assert record.purpose == "criterion toy (pair_marginal_error)"
+    assert record.mechanism == "laplace" and record.epsilon == 0.2 and record.iteration == 1
+    assert result.sensitivity == record.sensitivity == pytest.approx(1 / 1500)
+    assert result.mechanism == "laplace" and 0.0 <= result.value <= 1.0  # clipped like shares
+    assert result.passed is (result.value < 0.05)
+
+
+def test_toy_kind_reaches_the_workload_and_describe(toy_kind) -> None:
+    from workbench.generators import derive_workload
+    from workbench.report.spec_summary import describe_spec
+
+    doc = lean_doc([TOY])
+    doc["generator"] = {"family": "workload", "search_space": [{"algorithm": ["fixed"]}]}
+    spec = build_spec(doc)
+    assert [i.clique for i in derive_workload(spec).items] == [("mother_age", "parity")]
+    text = describe_spec(spec)
+    assert "mother_age × parity: weight 1, ε 1.5 (from toy)" in text
+    assert "toy  pair_marginal_error" in text
+
+
+def html_of(widget: Any) -> list[str]:
+    """The HTML values of a widget tree."""
+    own = [widget.value] if type(widget).__name__ == "HTML" else []
+    return own + [t for child in getattr(widget, "children", ()) for t in html_of(child)]
+
+
+def test_toy_kind_is_shown_in_the_criteria_editor(toy_kind) -> None:
+    from workbench.proxy import sample_proxy as proxy_rows
+    from workbench.widgets import CriteriaEditor, ProxyLab, Session
+    from workbench.widgets.dashboards.spec_review import criterion_reviews
+
+    proxy = proxy_rows(4000, seed=3)
+    session = Session(lean_doc([]), proxy)
+    editor = CriteriaEditor(session, ProxyLab(proxy, seed=0))
+    assert "pair_marginal_error" in editor.new_kind.options
+    editor.new_kind.value = "pair_marginal_error"
+    assert editor.add_criterion() and session.valid
+    row = editor.row("pair_marginal_error")
+    assert session.draft["criteria"][0]["params"] == {"columns": ["birth_month", "mother_age"]}
+    assert any("one 2-way marginal" in t for t in html_of(row.widget))  # its plain words
+    row.columns.value = ("parity", "birth_weight")  # the declared 'columns' control
+    assert session.spec.criteria[0].params["columns"] == ("parity", "birth_weight")
+    n = row.readout.n
+    assert row.readout.sensitivity == pytest.approx(1 / n) and row.readout.sigma is not None
+    (review,) = criterion_reviews(session.spec, editor.readouts)
+    assert review.measures == PairMarginalError.description and review.false_pass == "50% at T"
+
+
+# --- the parametrised neighbour check over the registry --------------------------------------
+def released_values(monkeypatch) -> list[tuple[np.ndarray, float]]:
+    """Record every value the privacy layer is asked to noise (and its Δ); add no noise."""
+    seen: list[tuple[np.ndarray, float]] = []
+
+    def laplace_vector(values, sensitivity, epsilon):
+        arr = np.asarray(values, dtype=np.float64)
+        seen.append((arr.copy(), float(sensitivity)))
+        return arr
+
+    monkeypatch.setattr(mechanisms_module, "laplace_vector", laplace_vector)
+    return seen
+
+
+def neighbour_check(monkeypatch, criteria: list[dict[str, Any]], trials: int = 4) -> int:
+    """For R ~ R' and fixed S, ‖q(R) − q(R')‖₁ ≤ Δ for every release; returns the count."""
+    spec = build_spec(lean_doc(criteria))
+    config = next(spec.configurations())
+    real, synth = codes(spec, 600, 11), codes(spec, 600, 12)
+    sizes = spec.table_codec(config).domain.sizes
+    rng = np.random.default_rng(5)
+    seen = released_values(monkeypatch)
+    checked = 0
+    for _ in range(trials):
+        other = real.copy()
+        other[rng.integers(len(other))] = [rng.integers(k) for k in sizes]
+        # the loop conditions on R's once-releases (adaptive composition): the same for both
+        once = release_once(spec, config, real, PrivacyContext.simulation(0))
+        runs = []
+        for data in (real, other):
+            seen.clear()
+            release_once(spec, config, data, PrivacyContext.simulation(0))
+            evaluate_all(spec, config, data, synth, PrivacyContext.simulation(0), once)
+            runs.append(list(seen))
+        assert len(runs[0]) == len(runs[1])
+        for (a, da), (b, db) in zip(runs[0], runs[1], strict=True):
+            assert da == db  # Δ comes from n, the spec and S, never from R
+            assert np.abs(a - b).sum() <= da * (1 + 1e-9) + 1e-12
+            checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("name", REGISTERED)
+def test_released_values_move_by_at_most_their_sensitivity(name, monkeypatch) -> None:
+    kind = kinds.get(name)
+    lean = json.loads(LEAN.read_text())
+    criteria = [kind.template(name, lean_doc([]))]
+    if name == "regression_mae":  # it uses the DP coefficients of this criterion, released once
+        criteria.append(next(c for c in lean["criteria"] if c["id"] == "regression_coefficients"))
+    checked = neighbour_check(monkeypatch, criteria)
+    assert (checked == 0) is (kind.reads is Reads.S_ONLY)
+
+
+def test_toy_kind_passes_the_same_neighbour_check(toy_kind, monkeypatch) -> None:
+    assert neighbour_check(monkeypatch, [TOY]) == 4

@@ -1,0 +1,55 @@
+"""One candidate's evaluation state, shared by every criterion kind: cells, codes, context, caches.
+
+R and S are reduced once to counts on their combined distinct cells (:class:`PairedCells`);
+every kind reads those counts (criterion 1 and faithfulness also read the code matrices, for
+their own cell-level algorithms). ``cache`` lets kinds share intermediate results within one
+evaluation (the regression kinds share one DP coefficient release).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from workbench.criteria.cells import PairedCells
+
+if TYPE_CHECKING:
+    from workbench.privacy import PrivacyContext
+    from workbench.spec.model import Criterion, Spec
+    from workbench.spec.space import Configuration
+
+
+class Evaluation:
+    """R and S of one candidate under one configuration, the privacy context and shared caches."""
+
+    def __init__(
+        self,
+        spec: Spec,
+        config: Configuration,
+        real_codes: np.ndarray,
+        synth_codes: np.ndarray,
+        ctx: PrivacyContext,
+        once_results: Mapping[str, Any] | None,
+    ) -> None:
+        """Reduce R and S once to paired cell counts over the configuration's domain."""
+        self.spec = spec
+        self.config = config
+        self.table = spec.table_codec(config)
+        self.pc = PairedCells.from_codes(real_codes, synth_codes, self.table.domain)
+        self.real = np.asarray(real_codes, dtype=np.int64)
+        self.synth = np.asarray(synth_codes, dtype=np.int64)
+        self.ctx = ctx
+        self.once = dict(once_results or {})
+        self.cache: dict[Any, Any] = {}
+
+    @property
+    def n(self) -> int:
+        """The public number of records."""
+        return self.pc.n
+
+
+def purpose(criterion: Criterion) -> str:
+    """Ledger label of a criterion's measurement (public names only)."""
+    return f"criterion {criterion.id} ({criterion.kind})"

@@ -1,0 +1,274 @@
+"""What a criterion kind declares, in one place: a subclass of :class:`CriterionKind`.
+
+Every part of the package that depends on a criterion's kind asks its kind object:
+
+* the spec validator: ``params`` (names, defaults, context-free constraints), ``reads``
+  (S only: ε = 0 and no noise; R and S: one ε-DP measurement per iteration; R alone: may be
+  computed ``once`` outside the loop, §4.14.1), ``check`` (semantic validation against the
+  spec being built, returning the criterion's [L, U]) and ``check_once``;
+* the engine: ``exact`` (E(R, S), confidential), ``sensitivity`` (Δ from n, the spec and S
+  only, derived in its docstring), ``release`` (the DP result through ``ctx``) and
+  ``release_once``;
+* the workload generator: ``marginals`` and ``workload_group``;
+* the editors and reviews: ``template``, ``description``, ``bounds_editable``, ``clip``,
+  ``adjusted_threshold``, ``failing_value``, ``review_false_pass`` and
+  ``exact_reads_threshold``.
+
+Validation talks to the spec being built through a :class:`CheckContext`, which the spec
+validator implements, so this layer never imports the validator.
+"""
+
+from __future__ import annotations
+
+import copy
+import enum
+import itertools
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+import numpy as np
+
+from workbench.criteria.result import CriterionResult, from_noisy
+from workbench.spec.errors import join_path
+from workbench.spec.params import Param, is_number
+
+if TYPE_CHECKING:
+    from workbench.criteria.cells import PairedCells
+    from workbench.criteria.evaluation import Evaluation
+    from workbench.privacy import PrivacyContext
+    from workbench.spec.model import ColumnSpec, Criterion, Spec
+    from workbench.spec.space import Configuration
+    from workbench.transform import TableCodec
+
+Clique = tuple[str, ...]
+#: The workload generator's weight multipliers, one hyperparameter per group.
+WORKLOAD_GROUPS = ("regression", "mean", "marginal", "faithfulness")
+
+
+class Reads(enum.Enum):
+    """What a criterion's DP measurement reads."""
+
+    S_ONLY = "S only"  # the release candidate alone: no noise, ε must be 0
+    R_AND_S = "R and S"  # compares R with the candidate: measured in every iteration
+    R_ALONE = "R alone"  # a statistic of R alone: may be computed once, before the loop
+
+
+class CheckContext(Protocol):
+    """What a kind's validation may ask of the spec being built (the validator implements it)."""
+
+    columns: Mapping[str, ColumnSpec]
+    criterion_kinds: Mapping[str, str]
+
+    def problem(self, path: str, message: str) -> None:
+        """Record a problem at a JSON path."""
+
+    def unknown_column(self, path: str, name: Any) -> None:
+        """Record an unknown column name (with a did-you-mean hint)."""
+
+    def alternatives(self, column: str) -> int:
+        """How many transformation alternatives ``column`` has (0 if none are declared)."""
+
+    def has_coarse(self, column: str) -> bool:
+        """Whether ``column`` declares a coarse binning for group-bys."""
+
+
+def numeric_column(ctx: CheckContext, path: str, name: Any) -> bool:
+    """``name`` must be a numeric column of the schema."""
+    if name not in ctx.columns:
+        ctx.unknown_column(path, name)
+        return False
+    if not ctx.columns[name].numeric:
+        ctx.problem(path, f"column {name!r} is not numeric")
+        return False
+    return True
+
+
+def pairs(columns: Sequence[str]) -> list[Clique]:
+    """All 2-way cliques of ``columns``, in the given order."""
+    return [tuple(p) for p in itertools.combinations(columns, 2)]
+
+
+def template_target(document: Mapping[str, Any]) -> tuple[Any, list[float]]:
+    """The last integer or continuous column of a draft and its bounds (for templates)."""
+    cols = document.get("schema", {}).get("columns", [])
+    numeric = [c for c in cols if isinstance(c, Mapping)
+               and c.get("type") in ("integer", "continuous")]
+    target = numeric[-1] if numeric else {"name": "", "bounds": [0, 1]}
+    return target.get("name"), list(target.get("bounds", [0, 1]))
+
+
+class CriterionKind:
+    """A criterion kind: subclass it in one module under ``workbench/criteria/kinds/``.
+
+    Class attributes are the declarations; override the methods the kind needs. A module
+    that defines ``KIND = MyKind()`` is registered when ``workbench.criteria.kinds`` is
+    imported; a test may call :func:`workbench.criteria.kinds.register` instead.
+    """
+
+    #: The spec's ``kind`` string.
+    name: ClassVar[str] = ""
+    #: Plain words for reviews and editors: what the error measures.
+    description: ClassVar[str] = ""
+    #: Declared parameters (``params`` of the criterion), in editor order.
+    params: ClassVar[Mapping[str, Param]] = MappingProxyType({})
+    reads: ClassVar[Reads] = Reads.R_AND_S
+    #: Whether the stakeholder sets [L, U] (otherwise the kind fixes or derives it).
+    bounds_editable: ClassVar[bool] = False
+    #: The range the DP value is clipped to after noise (None: not clipped).
+    clip: ClassVar[tuple[float, float] | None] = None
+    #: Which workload multiplier scales this kind's marginals (one of WORKLOAD_GROUPS).
+    workload_group: ClassVar[str] = "marginal"
+    #: Where the noise goes when it is not one Laplace draw on the value ("" when it is).
+    noise_note: ClassVar[str] = ""
+    #: Position in lists (the spec's enum, the editor's menu); ties by name.
+    position: ClassVar[int] = 1000
+
+    # --- validation ------------------------------------------------------------------------
+    def check(self, ctx: CheckContext, params: Mapping[str, Any], bounds: Any,
+              threshold: float, path: str) -> tuple[float, float] | None:
+        """Semantic checks beyond each parameter's own constraint; returns [L, U] (or None)."""
+        return bounds
+
+    def check_once(self, ctx: CheckContext, params: Mapping[str, Any], path: str) -> None:
+        """``once`` is for statistics of R alone under a fixed transformation (§4.14.1)."""
+        ctx.problem(join_path(path, "once"), f"a '{self.name}' criterion compares R with the "
+                    "candidate, so it must run in the loop")
+
+    # --- evaluation ------------------------------------------------------------------------
+    def exact(self, ev: Evaluation, criterion: Criterion) -> float:
+        """E(R, S) without noise (confidential: only handed to ``ctx`` or to public tests)."""
+        raise NotImplementedError(f"criterion kind {self.name!r} declares no exact error")
+
+    def sensitivity(self, spec: Spec, table: TableCodec, criterion: Criterion,
+                    pc: PairedCells) -> tuple[float | None, dict[str, Any]]:
+        """(Δ, public details) from n, the spec and S only; Δ is None when there is no noise."""
+        return None, {}
+
+    def release(self, ev: Evaluation, criterion: Criterion) -> CriterionResult:
+        """The DP result: one Laplace draw on the exact value with this kind's Δ."""
+        delta, details = self.sensitivity(ev.spec, ev.table, criterion, ev.pc)
+        return self.laplace_result(ev, criterion, self.exact(ev, criterion), delta,
+                                   criterion.bounds, details=details)
+
+    def release_once(self, spec: Spec, config: Configuration, criterion: Criterion,
+                     real_codes: np.ndarray, ctx: PrivacyContext) -> Any:
+        """The statistic of R alone computed before the loop (``reads`` is R_ALONE only)."""
+        raise ValueError(f"criterion {criterion.id!r}: a '{self.name}' criterion has no "
+                         "once-statistic")
+
+    def laplace_result(self, ev: Evaluation, criterion: Criterion, value: float,
+                       delta: float | None, bounds: tuple[float, float] | None, *,
+                       adjusted_threshold: float | None = None,
+                       details: Mapping[str, Any] | None = None) -> CriterionResult:
+        """One ``ctx.laplace`` call on ``value`` and the result; the value clipped to ``clip``."""
+        from workbench.criteria.evaluation import purpose
+
+        if delta is None:
+            raise ValueError(f"criterion {criterion.id!r}: no sensitivity for this kind")
+        noisy = ev.ctx.laplace(value, sensitivity=delta, epsilon=criterion.epsilon,
+                               purpose=purpose(criterion), bounds=bounds)
+        shown = None
+        if self.clip is not None:
+            shown = float(np.clip(noisy.value.ravel()[0], *self.clip))
+        return from_noisy(criterion.id, criterion.kind, criterion.threshold, noisy, value=shown,
+                          adjusted_threshold=adjusted_threshold, details=details)
+
+    # --- the workload generator ------------------------------------------------------------
+    def marginals(self, spec: Spec, criterion: Criterion) -> list[Clique]:
+        """Multi-way marginals the error depends on (1-way ones are always measured)."""
+        return []
+
+    # --- editors and reviews ---------------------------------------------------------------
+    def template(self, criterion_id: str, document: Mapping[str, Any]) -> dict[str, Any]:
+        """A valid-looking new criterion for the editor; thresholds are to tune on the proxy."""
+        if self.reads is Reads.S_ONLY:
+            return {"id": criterion_id, "kind": self.name, "threshold": 0, "epsilon": 0,
+                    "params": self.template_params(document)}
+        return {"id": criterion_id, "kind": self.name, "epsilon": 0.01, "threshold": 0.05,
+                "params": self.template_params(document)}
+
+    def template_params(self, document: Mapping[str, Any]) -> dict[str, Any]:
+        """The template's ``params``: every declared default (copied: a draft may edit them)."""
+        return {name: copy.deepcopy(p.default) for name, p in self.params.items()}
+
+    def exact_reads_threshold(self, params: Mapping[str, Any]) -> bool:
+        """Whether the exact value depends on the threshold (caches must then key on it)."""
+        return False
+
+    def adjusted_threshold(self, criterion: Criterion, delta: float,
+                           details: Mapping[str, Any]) -> float | None:
+        """A threshold derived from public quantities (T′), or None."""
+        return None
+
+    def failing_value(self, criterion: Criterion, failing: float) -> float:
+        """The true value a false pass is judged at, given a failing one (clipped like the DP
+        value)."""
+        return failing if self.clip is None else min(failing, self.clip[1])
+
+    def review_false_pass(self, criterion: Criterion) -> tuple[str, str] | None:
+        """The spec review's false-pass cell and note, when the generic '50% at T' is wrong."""
+        if self.noise_note:
+            return "—", f"{self.noise_note}: not a single Laplace tail"
+        if self.clip is not None and criterion.threshold >= self.clip[1]:
+            lo, hi = self.clip
+            return "100%", (f"the DP value is clipped to [{lo:g}, {hi:g}], so it is always "
+                            f"below a threshold ≥ {hi:g}")
+        return None
+
+
+class ShareKind(CriterionKind):
+    """A share of n in [0, 1]: bounds fixed to [0, 1], Δ = 1/n, the DP value clipped to [0, 1]."""
+
+    clip = (0.0, 1.0)
+
+    def check(self, ctx: CheckContext, params: Mapping[str, Any], bounds: Any,
+              threshold: float, path: str) -> tuple[float, float] | None:
+        """The bounds of a share are [0, 1]; the kind's own checks follow."""
+        if bounds is not None and bounds != (0.0, 1.0):
+            ctx.problem(join_path(path, "bounds"), f"a '{self.name}' value lies in [0, 1]")
+        self.check_params(ctx, params, join_path(path, "params"))
+        return (0.0, 1.0)
+
+    def check_params(self, ctx: CheckContext, params: Mapping[str, Any], path: str) -> None:
+        """Checks of the parameters that need the spec (column names, the number of columns)."""
+
+    def sensitivity(self, spec: Spec, table: TableCodec, criterion: Criterion,
+                    pc: PairedCells) -> tuple[float | None, dict[str, Any]]:
+        """Δ = 1/n (:func:`workbench.criteria.sensitivity.one_over_n`; the kind's docstring
+        says why one replaced record moves the share by at most 1/n)."""
+        from workbench.criteria import sensitivity
+
+        return sensitivity.one_over_n(pc.n), {}
+
+    def template(self, criterion_id: str, document: Mapping[str, Any]) -> dict[str, Any]:
+        """Threshold 5% of n, ε 0.01, bounds [0, 1]."""
+        out = super().template(criterion_id, document)
+        params = out.pop("params")
+        return out | {"bounds": [0, 1], "params": params}
+
+
+def whole_in(ctx: CheckContext, path: str, value: Any, *, allow_null: bool) -> None:
+    """A whole number of columns 1..d (or null when allowed)."""
+    d = len(ctx.columns)
+    if allow_null and value is None:
+        return
+    if not (isinstance(value, int) and 1 <= value <= d):
+        ctx.problem(path, f"must be {'null or ' if allow_null else ''}a whole number 1..{d}")
+
+
+__all__ = [
+    "WORKLOAD_GROUPS",
+    "CheckContext",
+    "Clique",
+    "CriterionKind",
+    "Param",
+    "Reads",
+    "ShareKind",
+    "is_number",
+    "join_path",
+    "numeric_column",
+    "pairs",
+    "template_target",
+    "whole_in",
+]

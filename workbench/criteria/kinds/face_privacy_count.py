@@ -1,0 +1,53 @@
+"""Face privacy: release rows in cells seen once (or fewer than min_count times), on S alone.
+
+It reads the release candidate only, so it needs no noise and no ε; it passes when the count
+is at most the threshold (a threshold of 0 means "none allowed").
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+from workbench.criteria.kinds.base import CriterionKind, Param, Reads
+from workbench.criteria.record_kinds import FACE_MEASURES, face_privacy_count
+from workbench.criteria.result import NO_MECHANISM, CriterionResult
+from workbench.spec.params import one_of
+
+if TYPE_CHECKING:
+    from workbench.criteria.evaluation import Evaluation
+    from workbench.spec.model import Criterion
+
+
+class FacePrivacyCount(CriterionKind):
+    """S-only count; no noise, no ε."""
+
+    name = "face_privacy_count"
+    description = ("release rows in cells that occur only once (or fewer than min_count "
+                   "times), counted on the release alone")
+    params = MappingProxyType({
+        "measure": Param("unique_rows", one_of(*FACE_MEASURES), "what is counted",
+                         control="choice", label="measure", choices=FACE_MEASURES),
+    })
+    reads = Reads.S_ONLY
+    position = 90
+
+    def exact(self, ev: Evaluation, criterion: Criterion) -> float:
+        """The count on S alone."""
+        measure = str(criterion.params.get("measure", "unique_rows"))
+        return float(face_privacy_count(ev.pc.synth, measure, ev.config.min_count))
+
+    def release(self, ev: Evaluation, criterion: Criterion) -> CriterionResult:
+        """No noise and no ε; passes when at most the threshold."""
+        value = self.exact(ev, criterion)
+        return CriterionResult(
+            id=criterion.id, kind=criterion.kind, threshold=criterion.threshold, value=value,
+            passed=bool(value <= criterion.threshold), epsilon=0.0, mechanism=NO_MECHANISM,
+            bounds=None, sensitivity=None, sigma=None,
+            stage="loop" if ev.ctx.iteration is not None else "once",
+            details={"measure": str(criterion.params.get("measure", "unique_rows")),
+                     "min_count": ev.config.min_count},
+        )
+
+
+KIND = FacePrivacyCount()

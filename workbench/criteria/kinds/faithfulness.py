@@ -1,0 +1,47 @@
+"""Faithfulness (Hod & Canetti §3.5.1): the share of release rows with no faithful real match.
+
+E(R, S) = 1 − β_max(R, S), with β_max the largest share of S matched one-to-one to rows of R
+at cost ≤ α under the spec's cost rule (exact columns, bin distances, must-match exceptions);
+computed as a max flow between distinct cells (:mod:`workbench.faithfulness`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from workbench.criteria.kinds.base import Clique, ShareKind, pairs
+from workbench.criteria.record_kinds import faithfulness_error
+
+if TYPE_CHECKING:
+    from workbench.criteria.cells import PairedCells
+    from workbench.criteria.evaluation import Evaluation
+    from workbench.spec.model import Criterion, Spec
+    from workbench.transform import TableCodec
+
+
+class Faithfulness(ShareKind):
+    """1 − β_max; Δ = 1/n, value in [0, 1]."""
+
+    name = "faithfulness"
+    description = ("the share of release rows that cannot be matched one-to-one to a real "
+                   "row within the spec's faithfulness cost α (1 − β_max)")
+    workload_group = "faithfulness"
+    position = 60
+
+    def exact(self, ev: Evaluation, criterion: Criterion) -> float:
+        """Exact 1 − β_max(R, S) under the spec's cost rule."""
+        return faithfulness_error(ev.spec, ev.config, ev.real, ev.synth)
+
+    def sensitivity(self, spec: Spec, table: TableCodec, criterion: Criterion,
+                    pc: PairedCells) -> tuple[float | None, dict[str, Any]]:
+        """Δ = 1/n (Prop. 10): replacing one real row changes the maximum matching by at most
+        one edge, so β_max moves by ≤ 1/n."""
+        return super().sensitivity(spec, table, criterion, pc)
+
+    def marginals(self, spec: Spec, criterion: Criterion) -> list[Clique]:
+        """The full joint is too big to measure; the distance columns' 2-ways shape the
+        matching."""
+        return pairs([c for c in spec.column_names if c in spec.faithfulness.distance])
+
+
+KIND = Faithfulness()

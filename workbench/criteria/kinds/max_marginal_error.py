@@ -1,0 +1,58 @@
+"""Criterion 1 (Hod & Canetti §4.5.1): the largest k-way marginal error, as a share of n.
+
+E(R, S) = max over column subsets b (up to ``max_way`` columns) and cells v of
+|q_{b←v}(R) − q_{b←v}(S)| / n, computed exactly on distinct cells
+(:func:`workbench.criteria.marginals.max_marginal_error`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from workbench.criteria.kinds.base import CheckContext, Clique, Param, ShareKind, pairs, whole_in
+from workbench.criteria.marginals import max_marginal_error
+
+if TYPE_CHECKING:
+    from workbench.criteria.cells import PairedCells
+    from workbench.criteria.evaluation import Evaluation
+    from workbench.spec.model import Criterion, Spec
+    from workbench.transform import TableCodec
+
+
+class MaxMarginalError(ShareKind):
+    """Max k-way marginal error / n; Δ = 1/n, value in [0, 1]."""
+
+    name = "max_marginal_error"
+    description = ("the largest gap between a marginal count of R and of the release, over "
+                   "every set of up to max_way columns, as a share of n")
+    params = MappingProxyType({
+        "max_way": Param(None, doc="largest number of columns in a marginal (null: all)",
+                         control="number_or_null", label="max way", placeholder="all"),
+    })
+    position = 10
+
+    def check_params(self, ctx: CheckContext, params: Mapping[str, Any], path: str) -> None:
+        """``max_way`` is null or 1..d."""
+        whole_in(ctx, f"{path}.max_way", params.get("max_way"), allow_null=True)
+
+    def exact(self, ev: Evaluation, criterion: Criterion) -> float:
+        """Exact max marginal error / n on the code matrices."""
+        return max_marginal_error(ev.real, ev.synth, ev.table.domain,
+                                  max_way=criterion.params.get("max_way"))
+
+    def sensitivity(self, spec: Spec, table: TableCodec, criterion: Criterion,
+                    pc: PairedCells) -> tuple[float | None, dict[str, Any]]:
+        """Δ = 1/n: a replaced record leaves one cell of each marginal and enters one, so each
+        |q(R) − q(S)|/n moves by ≤ 1/n, and so does their max (Prop. 3)."""
+        return super().sensitivity(spec, table, criterion, pc)
+
+    def marginals(self, spec: Spec, criterion: Criterion) -> list[Clique]:
+        """All k-way marginals are too many; the 2-ways carry most of the mass that can go
+        wrong."""
+        max_way = criterion.params.get("max_way")
+        return [] if max_way is not None and int(max_way) < 2 else pairs(spec.column_names)
+
+
+KIND = MaxMarginalError()

@@ -1,0 +1,137 @@
+"""Regression coefficients (Hod & Canetti §4.5.4): DP OLS coefficients of R against S's.
+
+The DP part reads R alone: the coefficients w^ε(R) come from sufficient-statistics
+perturbation (:mod:`workbench.criteria.regression`), so with a fixed transformation the
+criterion may be computed ``once``, before the loop (§4.14.1). The error
+‖w^ε(R) − w(S)‖₁, standardised with S's standard deviations, is post-processing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from workbench.criteria.kinds import _regression as shared
+from workbench.criteria.kinds.base import (
+    CheckContext,
+    Clique,
+    CriterionKind,
+    Param,
+    Reads,
+    join_path,
+    pairs,
+)
+from workbench.criteria.regression import (
+    MECHANISM,
+    RegressionDesign,
+    RegressionRelease,
+    dp_regression_coefficients,
+    regression_columns,
+    regression_sensitivity,
+)
+from workbench.criteria.regression_fit import coefficient_error, feature_sd, ols_from_cells
+from workbench.criteria.result import CriterionResult
+from workbench.spec.params import one_of
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from workbench.criteria.cells import PairedCells
+    from workbench.criteria.evaluation import Evaluation
+    from workbench.privacy import PrivacyContext
+    from workbench.spec.model import Criterion, Spec
+    from workbench.spec.space import Configuration
+    from workbench.transform import TableCodec
+
+
+class RegressionCoefficients(CriterionKind):
+    """DP coefficients of R (R alone) against OLS coefficients of S; may run once."""
+
+    name = "regression_coefficients"
+    description = ("the L1 gap between DP linear-regression coefficients of R and those of "
+                   "the release, each standardised by the release's standard deviation")
+    params = MappingProxyType({
+        "target": shared.TARGET,
+        "features": shared.FEATURES,
+        "norm": Param("l1", one_of("l1"), "the distance between coefficient vectors"),
+        "statistic_weights": Param(None, doc="per-entry budget weights of the release "
+                                   "(see criteria.regression_fit.tuned_statistic_weights)"),
+    })
+    reads = Reads.R_ALONE
+    bounds_editable = True
+    workload_group = "regression"
+    noise_note = "noise on the regression's sufficient statistics"
+    position = 40
+
+    def check(self, ctx: CheckContext, params: Mapping[str, Any], bounds: Any,
+              threshold: float, path: str) -> tuple[float, float] | None:
+        """Target, features, norm and weights; [L, U] (optional) clips the target."""
+        shared.check_regression(ctx, params, path)
+        return bounds
+
+    def check_once(self, ctx: CheckContext, params: Mapping[str, Any], path: str) -> None:
+        """Once only when the regression's columns have a single transformation alternative."""
+        cols = [params.get("target"), *shared.features(ctx, params, join_path(path, "params"))]
+        varying = [f"{c}: {ctx.alternatives(c)}" for c in cols if ctx.alternatives(c) > 1]
+        if varying:
+            ctx.problem(join_path(path, "once"),
+                        "the regression columns have several transformation alternatives ("
+                        + ", ".join(varying) + "), so the statistic depends on the "
+                        "configuration")
+
+    def exact(self, ev: Evaluation, criterion: Criterion) -> float:
+        """‖w(R) − w(S)‖₁ with the non-private OLS fit of R (public runs only)."""
+        design = RegressionDesign.build(ev.spec, ev.table, criterion)
+        _, coef_r = ols_from_cells(design, ev.pc.cells, ev.pc.real)
+        _, coef_s = ols_from_cells(design, ev.pc.cells, ev.pc.synth)
+        return coefficient_error(coef_r, coef_s, feature_sd(design, ev.pc.cells, ev.pc.synth))
+
+    def sensitivity(self, spec: Spec, table: TableCodec, criterion: Criterion,
+                    pc: PairedCells) -> tuple[float | None, dict[str, Any]]:
+        """L1 Δ = Σ_e c_e·ρ_e of the weighted sufficient statistics (replace-one).
+
+        Each released entry is a sum over records of a per-record value in a public interval
+        of width ρ_e (feature ranges from the codecs, mapped onto [−½, ½]); replacing one
+        record moves entry e by ≤ ρ_e, and entry e is released as c_e·s_e
+        (:func:`workbench.criteria.regression.regression_sensitivity`).
+        """
+        design = RegressionDesign.build(spec, table, criterion)
+        return regression_sensitivity(design), {"features": design.p}
+
+    def release(self, ev: Evaluation, criterion: Criterion) -> CriterionResult:
+        """‖w^ε(R) − w(S)‖₁: post-processing of the DP coefficients (released now or once)."""
+        release = shared.coefficient_release(ev, criterion)
+        design = RegressionDesign.build(ev.spec, ev.table, criterion)
+        _, coef_s = ols_from_cells(design, ev.pc.cells, ev.pc.synth)
+        sd = feature_sd(design, ev.pc.cells, ev.pc.synth)
+        value = coefficient_error(release.coef, coef_s, sd)
+        rec = release.record
+        return CriterionResult(
+            id=criterion.id, kind=criterion.kind, threshold=criterion.threshold, value=value,
+            passed=bool(value < criterion.threshold), epsilon=criterion.epsilon,
+            mechanism=MECHANISM, bounds=None if rec is None else rec.bounds,
+            sensitivity=None if rec is None else rec.sensitivity,
+            sigma=None if rec is None else rec.sigma,
+            stage="once" if criterion.once else (rec.stage if rec else "loop"),
+            details={"features": len(release.names), "target": release.target}, record=rec,
+        )
+
+    def release_once(self, spec: Spec, config: Configuration, criterion: Criterion,
+                     real_codes: np.ndarray, ctx: PrivacyContext) -> RegressionRelease:
+        """The DP coefficients of R alone (:func:`dp_regression_coefficients`)."""
+        return dp_regression_coefficients(spec, config, criterion, real_codes, ctx)
+
+    def marginals(self, spec: Spec, criterion: Criterion) -> list[Clique]:
+        """OLS coefficients are functions of second moments: every 2-way of the model's
+        columns."""
+        target, feats = regression_columns(spec, criterion)
+        return pairs([c for c in spec.column_names if c == target or c in feats])
+
+    def template(self, criterion_id: str, document: Mapping[str, Any]) -> dict[str, Any]:
+        """Threshold 30 (standardised units), L1 norm."""
+        return {"id": criterion_id, "kind": self.name, "epsilon": 0.01, "threshold": 30,
+                "params": shared.template_params(document) | {"norm": "l1"}}
+
+
+KIND = RegressionCoefficients()

@@ -1,0 +1,133 @@
+"""What a generator family declares, once: its hyperparameters, their constraints, its hooks.
+
+A family is a subclass of :class:`GeneratorFamily` (in the spirit of scikit-learn's
+``_parameter_constraints``): ``hyperparameters`` maps every name to a
+:class:`~workbench.spec.params.Param` (default, constraint, words) and ``exactly_one_of``
+names groups of which exactly one must be set. The spec validator checks every value of a
+search-space grid with those constraints, ``make_generator`` checks the values it is given
+with the same ones (:meth:`GeneratorFamily.check_params`); there is no second validator.
+
+Hooks a family may override:
+
+* :meth:`bind_spec` — the one way a family reads the public spec (the ``workload`` family
+  derives its marginals from the criteria): ``generator_for`` calls it before every ``fit``;
+* :meth:`spec_problems` — checks that need the spec's column names;
+* :meth:`describe` — extra lines for ``workbench describe``.
+
+Every family also takes ``epsilon`` in a spec (:data:`COMMON`): ε_gen itself as an
+alternative, charged by the budget, never passed to the constructor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from workbench.spec.params import Param, positive
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from workbench.privacy import PrivacyContext
+    from workbench.spec.model import Spec
+    from workbench.spec.space import Configuration
+    from workbench.transform import Domain
+
+#: Hyperparameters every family accepts in a spec; the budget, not the family, reads them.
+COMMON: Mapping[str, Param] = MappingProxyType({
+    "epsilon": Param(None, positive, "ε_gen of this configuration (an alternative to rank)"),
+})
+
+
+class GeneratorFamily:
+    """Base of the generator families: declared hyperparameters, one check, the spec hook."""
+
+    #: The spec's ``generator.family`` string.
+    name: ClassVar[str] = ""
+    #: Plain words for reviews and describe.
+    description: ClassVar[str] = ""
+    hyperparameters: ClassVar[Mapping[str, Param]] = MappingProxyType({})
+    #: Groups of hyperparameters of which exactly one must be set (not None).
+    exactly_one_of: ClassVar[tuple[tuple[str, ...], ...]] = ()
+
+    def __init__(self, **hyperparameters: Any) -> None:
+        """Take declared hyperparameters only; the others keep their declared defaults."""
+        unknown = sorted(set(hyperparameters) - set(self.hyperparameters))
+        if unknown:
+            raise ValueError(
+                f"generator family {self.name!r} has no hyperparameter(s) {unknown}; "
+                f"it accepts {list(self.hyperparameters)}"
+            )
+        for key, param in self.hyperparameters.items():
+            setattr(self, key, hyperparameters.get(key, param.default))
+
+    @classmethod
+    def defaults_outside(cls, names: Sequence[str]) -> dict[str, Any]:
+        """Declared defaults of the hyperparameters not in ``names`` (those a spec leaves
+        unset), skipping unset-by-default ones (None)."""
+        return {key: p.default for key, p in cls.hyperparameters.items()
+                if key not in names and p.default is not None}
+
+    def get_params(self) -> dict[str, Any]:
+        """The hyperparameters' current values."""
+        return {key: getattr(self, key) for key in self.hyperparameters}
+
+    @classmethod
+    def problems(cls, values: Mapping[str, Any]) -> list[tuple[str, str]]:
+        """(name, message) for every value that breaks its declared constraint."""
+        out = []
+        for key, value in values.items():
+            param = cls.hyperparameters.get(key)
+            message = None if param is None or value is None else param.problem(value)
+            if message:
+                out.append((key, message))
+        return out
+
+    @classmethod
+    def group_problems(cls, present: Sequence[str]) -> list[str]:
+        """Messages for ``exactly_one_of`` groups broken by the set of names ``present``."""
+        return [f"set exactly one of {', '.join(group)}" for group in cls.exactly_one_of
+                if sum(key in present for key in group) != 1]
+
+    def check_params(self) -> None:
+        """Validate the hyperparameters once, before any budget is spent (the declared checks
+        plus :meth:`check_combination`)."""
+        values = self.get_params()
+        for key, message in self.problems(values):
+            raise ValueError(f"{self.name}: {key} {message}, got {values[key]!r}")
+        for message in self.group_problems([k for k, v in values.items() if v is not None]):
+            raise ValueError(f"{self.name}: {message}")
+        self.check_combination()
+
+    def check_combination(self) -> None:
+        """Constraints between hyperparameters beyond ``exactly_one_of`` (none by default)."""
+
+    @classmethod
+    def spec_problems(cls, grid: Mapping[str, Sequence[Any]],
+                      column_names: Sequence[str]) -> list[tuple[str, str]]:
+        """(relative path, message) for grid values the spec's columns rule out (none by
+        default)."""
+        return []
+
+    # --- hooks -------------------------------------------------------------------------------
+    def bind_spec(self, spec: Spec, configuration: Configuration | None) -> None:
+        """Read what the family needs from the public spec before ``fit`` (nothing by default).
+
+        This is the one way a family sees the spec; ``generators.generator_for`` (used by
+        ``engine.fit_generator``) calls it on every generator it makes.
+        """
+
+    def describe(self, label: str, epsilon: float) -> list[str]:
+        """Extra ``workbench describe`` lines for one hyperparameter set (none by default)."""
+        return []
+
+    # --- the generator protocol ------------------------------------------------------------
+    def fit(self, codes: np.ndarray, domain: Domain, epsilon: float,
+            privacy: PrivacyContext) -> GeneratorFamily:
+        """Spend exactly ``epsilon`` through ``privacy`` to learn a model of ``codes``."""
+        raise NotImplementedError
+
+    def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """Draw ``n`` synthetic rows of codes from the fitted model (post-processing only)."""
+        raise NotImplementedError

@@ -1,0 +1,60 @@
+"""Checks that need the whole built :class:`~workbench.spec.model.Spec`: narrowed
+configurations inside the space, ε_gen equal to the largest selectable alternative, the
+ε_total cap and the lifetime cap."""
+
+from __future__ import annotations
+
+import math
+
+from workbench.spec.model import Spec
+from workbench.spec.sections.context import BuildContext
+from workbench.spec.space import Configuration, iter_configurations
+
+
+def whole_spec_problems(ctx: BuildContext, spec: Spec) -> None:
+    """Record every problem of the built spec on ``ctx``."""
+    _configurations(ctx, spec)
+    _generator_epsilon(ctx, spec)
+    cap = spec.budget.epsilon_total_max
+    if cap is not None and spec.epsilon_total > cap:
+        ctx.problem("budget.epsilon_total_max",
+                    f"ε_total {spec.epsilon_total:g} exceeds the cap {cap:g}")
+    lifetime = spec.budget.epsilon_lifetime_max
+    if lifetime is not None and spec.epsilon_total > lifetime:
+        ctx.problem(
+            "budget.epsilon_lifetime_max",
+            f"ε_total {spec.epsilon_total:g} of one run exceeds the dataset's lifetime cap "
+            f"{lifetime:g}: no run could ever start",
+        )
+
+
+def _full_space(spec: Spec) -> list[Configuration]:
+    return list(iter_configurations(spec))
+
+
+def _configurations(ctx: BuildContext, spec: Spec) -> None:
+    """A narrowed list may only hold points of the declared space."""
+    if spec.selection.configurations is None:
+        return
+    if not spec.selection.configurations:
+        ctx.problem("selection.configurations", "must not be empty")
+    space = {c.key for c in _full_space(spec)}
+    for i, c in enumerate(spec.selection.configurations):
+        if c.key not in space:
+            ctx.problem(f"selection.configurations[{i}]",
+                        "is not in the spec's configuration space")
+
+
+def _generator_epsilon(ctx: BuildContext, spec: Spec) -> None:
+    """With ε_gen alternatives, the budget's ε_gen is the largest selectable (the charge)."""
+    if not any(name == "epsilon" for grid in spec.generator.grids for name, _ in grid):
+        return  # no alternatives: every configuration uses the budget's ε_gen
+    selectable = (spec.selection.configurations if spec.selection.configurations is not None
+                  else _full_space(spec))
+    values = {spec.generator_epsilon(c) for c in selectable}
+    if not math.isclose(max(values), spec.budget.epsilon_generator, rel_tol=1e-9):
+        ctx.problem(
+            "budget.epsilon_generator",
+            f"must equal the largest selectable generator 'epsilon' ({max(values):g}): "
+            "private selection is charged for the largest",
+        )

@@ -1,0 +1,28 @@
+"""The spec's sections, each validated by its own module into its own immutable model object.
+
+A section module has ``FIELD`` (the :class:`~workbench.spec.model.Spec` keyword it fills)
+and ``build(ctx)``, which checks its part of the document, records every problem with its
+JSON path on ``ctx`` and returns the model object. :data:`SECTIONS` is the build order: a
+section may read what earlier ones built (``ctx.columns``, ``ctx.built``).
+"""
+
+from __future__ import annotations
+
+from workbench.spec.sections import (
+    budget,
+    columns,
+    constraints,
+    criteria,
+    face_privacy,
+    faithfulness,
+    generator,
+    metadata,
+    selection,
+    transformations,
+)
+from workbench.spec.sections.context import BuildContext
+
+SECTIONS = (metadata, columns, transformations, constraints, criteria, faithfulness,
+            face_privacy, generator, budget, selection)
+
+__all__ = ["SECTIONS", "BuildContext"]

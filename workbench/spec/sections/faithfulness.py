@@ -1,0 +1,37 @@
+"""``faithfulness``: when a release row may stand for a real row (exact columns, bin distances,
+the threshold α and the must-match exceptions); every column needs a rule."""
+
+from __future__ import annotations
+
+from workbench.spec.document import freeze_value
+from workbench.spec.model import FaithfulnessRule
+from workbench.spec.sections.context import BuildContext
+
+FIELD = "faithfulness"
+
+
+def build(ctx: BuildContext) -> FaithfulnessRule:
+    """The cost rule, each column either exact or at a distance, distances on numeric ones."""
+    raw = ctx.doc["faithfulness"]
+    exact, dist = list(raw["exact"]), dict(raw["distance"])
+    for j, c in enumerate(exact):
+        if c not in ctx.columns:
+            ctx.unknown_column(f"faithfulness.exact[{j}]", c)
+    for c in dist:
+        if c not in ctx.columns:
+            ctx.unknown_column(f"faithfulness.distance.{c}", c)
+        elif c in exact:
+            ctx.problem(f"faithfulness.distance.{c}", "a column cannot be both exact and distance")
+        elif not ctx.columns[c].numeric:
+            ctx.problem(f"faithfulness.distance.{c}",
+                        "bin distance needs an ordered (numeric) column")
+    missing = [c for c in ctx.columns if c not in exact and c not in dist]
+    if missing:
+        ctx.problem("faithfulness", f"every column needs a rule; missing: {', '.join(missing)}")
+    must = []
+    for j, m in enumerate(raw.get("must_match", [])):
+        if m["column"] not in dist:
+            ctx.problem(f"faithfulness.must_match[{j}].column",
+                        f"{m['column']!r} must be one of the distance columns")
+        must.append((m["column"], float(m["value"])))
+    return FaithfulnessRule(tuple(exact), freeze_value(dist), float(raw["alpha"]), tuple(must))

@@ -1,0 +1,24 @@
+"""``metadata``: what the datasheet says about the release (no semantic checks beyond shape)."""
+
+from __future__ import annotations
+
+from workbench.spec.model import Metadata
+from workbench.spec.sections.context import BuildContext
+
+FIELD = "metadata"
+
+
+def build(ctx: BuildContext) -> Metadata:
+    """The metadata section as a :class:`Metadata`."""
+    raw = ctx.doc["metadata"]
+    return Metadata(
+        title=raw["title"],
+        owner=raw["owner"],
+        description=raw["description"],
+        intended_uses=tuple(raw.get("intended_uses", ())),
+        unintended_uses=tuple(raw.get("unintended_uses", ())),
+        privacy_unit=raw.get("privacy_unit", "one record"),
+        n_policy=raw.get("n_policy", ""),
+        contact=raw.get("contact", ""),
+        dataset=raw.get("dataset"),
+    )
