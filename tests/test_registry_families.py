@@ -226,3 +226,17 @@ def test_registry_refuses_bad_families() -> None:
     assert [c.name for c in registered()] == ["privbayes", "independent", "perturbed_histogram",
                                               "workload"]
     assert copy.copy(make_generator("independent")).get_params() == {}
+
+
+def test_a_family_that_is_not_pure_dp_says_so_in_describe(toy_family, monkeypatch) -> None:
+    """The guarantee hook: a family's own words reach describe; pure ε-DP families add none."""
+    from workbench.generators import PURE_EPSILON_DP, Guarantee
+    from workbench.report.spec_summary import describe_spec
+
+    spec = build_spec(doc_with(LEAN, "toy_marginals", {"floor": [0.5], "epsilon": [2]}))
+    assert "guarantee:" not in describe_spec(spec)
+    assert generator_for(spec, next(spec.configurations())).guarantee() == PURE_EPSILON_DP
+    promise = Guarantee("per-record (ε, δ)", dataset_level=False, explanation="toy words")
+    monkeypatch.setattr(ToyMarginals, "guarantee", lambda self: promise)
+    text = describe_spec(spec)
+    assert "1 (epsilon=2, floor=0.5) guarantee: per-record (ε, δ) (toy words)" in text

@@ -7,7 +7,7 @@ declares its hyperparameters once (:class:`GeneratorFamily`); the spec validator
 :func:`make_generator` and ``describe`` read that declaration from the registry.
 """
 
-from workbench.generators.family import COMMON, GeneratorFamily
+from workbench.generators.family import COMMON, PURE_EPSILON_DP, GeneratorFamily, Guarantee
 from workbench.generators.independent import IndependentMarginals
 from workbench.generators.perturbed_histogram import PerturbedHistogram
 from workbench.generators.privbayes import PrivBayes
@@ -28,8 +28,10 @@ from workbench.generators.workload_generator import WorkloadGenerator
 __all__ = [
     "COMMON",
     "FAMILIES",
+    "PURE_EPSILON_DP",
     "Generator",
     "GeneratorFamily",
+    "Guarantee",
     "IndependentMarginals",
     "PerturbedHistogram",
     "PrivBayes",

@@ -12,7 +12,10 @@ Hooks a family may override:
 * :meth:`bind_spec` — the one way a family reads the public spec (the ``workload`` family
   derives its marginals from the criteria): ``generator_for`` calls it before every ``fit``;
 * :meth:`spec_problems` — checks that need the spec's column names;
-* :meth:`describe` — extra lines for ``workbench describe``.
+* :meth:`describe` — extra lines for ``workbench describe``;
+* :meth:`guarantee` — what a release made with these hyperparameters can promise
+  (:class:`Guarantee`; pure ε-DP by default). Reports, the bundle and ``verify`` use its words,
+  so a family whose output is not pure ε-DP over the dataset says so in one place.
 
 Every family also takes ``epsilon`` in a spec (:data:`COMMON`): ε_gen itself as an
 alternative, charged by the budget, never passed to the constructor.
@@ -21,6 +24,7 @@ alternative, charged by the budget, never passed to the constructor.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -38,6 +42,31 @@ if TYPE_CHECKING:
 COMMON: Mapping[str, Param] = MappingProxyType({
     "epsilon": Param(None, positive, "ε_gen of this configuration (an alternative to rank)"),
 })
+
+
+@dataclass(frozen=True)
+class Guarantee:
+    """What a family's release promises, in the words every report and label uses.
+
+    ``strict``: a worst-case bound proven for every dataset (ε-DP, or (ε, δ) per record), as
+    opposed to a figure computed on the data itself (asymptotic DP, "aDP, not a guarantee").
+    ``dataset_level``: the bound composes over the whole dataset (pure ε-DP under the budget),
+    as opposed to a bound stated per released record.
+
+    >>> PURE_EPSILON_DP.label, PURE_EPSILON_DP.strict
+    ('ε-DP', True)
+    """
+
+    label: str
+    strict: bool = True
+    dataset_level: bool = True
+    explanation: str = ""
+
+
+#: The default: the generator spends its ε through the privacy layer, composed by the budget.
+PURE_EPSILON_DP = Guarantee(
+    "ε-DP", explanation="pure ε-differential privacy for the whole dataset, charged to the budget"
+)
 
 
 class GeneratorFamily:
@@ -117,6 +146,10 @@ class GeneratorFamily:
         This is the one way a family sees the spec; ``generators.generator_for`` (used by
         ``engine.fit_generator``) calls it on every generator it makes.
         """
+
+    def guarantee(self) -> Guarantee:
+        """What a release made with these hyperparameters promises (pure ε-DP by default)."""
+        return PURE_EPSILON_DP
 
     def describe(self, label: str, epsilon: float) -> list[str]:
         """Extra ``workbench describe`` lines for one hyperparameter set (none by default)."""

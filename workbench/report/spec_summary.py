@@ -27,7 +27,7 @@ def _table(rows: list[list[str]], header: list[str]) -> list[str]:
 def _family_lines(spec: Spec) -> list[str]:
     """What the generator family adds per hyperparameter set (its ``describe`` hook; the
     workload family shows the marginals it derives from the criteria)."""
-    from workbench.generators import make_generator
+    from workbench.generators import PURE_EPSILON_DP, make_generator
 
     out: list[str] = []
     for i, params in enumerate(spec.generator.hyperparameter_sets(), 1):
@@ -37,6 +37,10 @@ def _family_lines(spec: Spec) -> list[str]:
         generator.bind_spec(spec, None)
         shown = ", ".join(f"{k}={v}" for k, v in sorted(params.items())) or "defaults"
         out += generator.describe(f"{i} ({shown})", eps)
+        promise = generator.guarantee()
+        if promise != PURE_EPSILON_DP:  # say it wherever a release is not plain ε-DP
+            out.append(f"  {i} ({shown}) guarantee: {promise.label}"
+                       + (f" ({promise.explanation})" if promise.explanation else ""))
     return out
 
 
