@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from workbench.audits.harness import Capture
 from workbench.criteria import sensitivity as sens
 from workbench.criteria.cells import PairedCells, distinct_cells
 from workbench.criteria.evaluate import (
@@ -58,8 +59,8 @@ from workbench.privacy import (
     PrivacyMode,
     laplace_sigma,
 )
-from workbench.privacy import mechanisms as mechanisms_module
 from workbench.privacy.audit import audit_events, threshold_events
+from workbench.privacy.noise import SeededNoise
 from workbench.proxy import sample_proxy
 from workbench.spec import build_spec
 from workbench.spec.space import Configuration
@@ -155,27 +156,19 @@ def full_spec(example_document):
 
 
 @pytest.fixture
-def fast_noise(monkeypatch: pytest.MonkeyPatch):
-    """Seeded numpy Laplace in place of OpenDP's sampler, for audits with thousands of trials.
+def fast_noise() -> SeededNoise:
+    """A seeded noise source for audits with thousands of trials (passed to the contexts).
 
-    The audits check the criteria's Δ and values; OpenDP's sampler is audited in
-    tests/test_privacy.py. The context, its checks and its records stay real.
+    These audits check the criteria's Δ and values; OpenDP's sampler and the seeded source's
+    agreement with it are audited in tests/test_privacy.py. The contexts stay real.
     """
-    rng = np.random.default_rng(2024)
-
-    def laplace_vector(values: np.ndarray, sensitivity: float, epsilon: float) -> np.ndarray:
-        arr = np.asarray(values, dtype=np.float64)
-        return arr + rng.laplace(0.0, sensitivity / epsilon, size=arr.shape)
-
-    monkeypatch.setattr(mechanisms_module, "laplace_vector", laplace_vector)
+    return SeededNoise(2024)
 
 
 @pytest.fixture
-def no_noise(monkeypatch: pytest.MonkeyPatch):
-    """Laplace with zero noise, to check that each release noises the right exact value."""
-    monkeypatch.setattr(
-        mechanisms_module, "laplace_vector", lambda v, s, e: np.asarray(v, dtype=np.float64)
-    )
+def no_noise() -> Capture:
+    """A source that answers without noise, to check that each release noises the right value."""
+    return Capture()
 
 
 # --- 1. Table 2's sensitivities ----------------------------------------------------------------
@@ -386,11 +379,13 @@ def mean_audit_data(big_group: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     return s, r, r_prime
 
 
-def run_trials(spec, config, criterion_id, datasets, s, trials: int) -> list[np.ndarray]:
+def run_trials(
+    spec, config, criterion_id, datasets, s, trials: int, noise: SeededNoise
+) -> list[np.ndarray]:
     """The DP value of one criterion, ``trials`` times on each dataset (fresh context each side)."""
     out = []
     for r in datasets:
-        ctx = PrivacyContext.simulation(7)
+        ctx = PrivacyContext.simulation(7, noise=noise)
         out.append(
             np.array(
                 [
@@ -418,7 +413,7 @@ def test_conditional_mean_audit_padded_group(
         halve = sens.conditional_mean
         monkeypatch.setattr(sens, "conditional_mean", lambda lo, hi, m: halve(lo, hi, m) / 2)
     e_r, e_rp = (224 / 26 - 1), (233 / 26 - 1)  # exact errors of R and R′ (see the data)
-    samples = run_trials(spec, config, "mean_parity", (r, r_prime), s, AUDIT_TRIALS)
+    samples = run_trials(spec, config, "mean_parity", (r, r_prime), s, AUDIT_TRIALS, fast_noise)
     b = 9 / 26
     events = threshold_events([e_rp + k * b / 2 for k in range(4)], ops=(">=",))
     events += threshold_events([e_r - k * b / 2 for k in range(4)], ops=("<=",))
@@ -434,7 +429,7 @@ def test_conditional_mean_audit_subsampled_group(example_document, fast_noise) -
     spec = audit_mean_spec(example_document)
     config = paper_config(spec)
     s, r, r_prime = mean_audit_data(big_group=40)
-    samples = run_trials(spec, config, "mean_parity", (r, r_prime), s, AUDIT_TRIALS)
+    samples = run_trials(spec, config, "mean_parity", (r, r_prime), s, AUDIT_TRIALS, fast_noise)
     center = float(np.median(samples[1]))
     events = threshold_events([center + k * 0.15 for k in range(-3, 4)])
     result = audit_events(samples[0], samples[1], events, 1.0, confidence=CONFIDENCE)
@@ -761,7 +756,7 @@ def test_faithfulness_audit(
     monkeypatch.setattr(kind_module, "faithfulness_error", memo)
     if bug:
         monkeypatch.setattr(sens, "one_over_n", lambda n: 0.5 / n)
-    samples = run_trials(spec, config, "faithfulness", (r_prime, r), s, AUDIT_TRIALS)
+    samples = run_trials(spec, config, "faithfulness", (r_prime, r), s, AUDIT_TRIALS, fast_noise)
     assert len(cache) == 2
     events = threshold_events([0.05 + k * 0.025 for k in range(4)], ops=(">=",))
     events += threshold_events([0.0 + k * 0.0125 for k in range(1, 4)], ops=("<=",))
@@ -834,7 +829,7 @@ def test_sensitivities_do_not_depend_on_r(full_spec, config, real, synth) -> Non
 
 def test_releases_noise_the_exact_errors(full_spec, config, real, synth, no_noise) -> None:
     """With the noise switched off, each DP value is the exact E (resizing aside)."""
-    ctx = PrivacyContext.simulation(0)
+    ctx = PrivacyContext.simulation(0, noise=no_noise)
     exact = exact_errors(full_spec, config, real, synth, ctx)
     results = {r.id: r for r in evaluate_all(full_spec, config, real, synth, ctx)}
     for cid in ("marginals", "relative_1way", "faithfulness", "ecdf_weight", "tv_2way"):
@@ -852,7 +847,7 @@ def test_conditional_mean_release_value(example_document, no_noise) -> None:
     spec = audit_mean_spec(example_document)
     config = paper_config(spec)
     s, r, _ = mean_audit_data(big_group=20)
-    ctx = PrivacyContext.simulation(0)
+    ctx = PrivacyContext.simulation(0, noise=no_noise)
     value = evaluate_criterion(spec, config, "mean_parity", r, s, ctx).value
     assert value == pytest.approx(224 / 26 - 1)
     s, r, _ = mean_audit_data(big_group=40)  # ≥35: one parity-1 row among 40, m̂ = 26

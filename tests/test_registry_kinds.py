@@ -19,10 +19,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from workbench.audits.harness import Capture
 from workbench.criteria import evaluate_all, exact_errors, kinds, release_once
 from workbench.criteria.kinds.base import CriterionKind, Reads, join_path
 from workbench.privacy import PrivacyContext
-from workbench.privacy import mechanisms as mechanisms_module
 from workbench.proxy import sample_proxy
 from workbench.spec import SpecError, build_spec, json_schema
 from workbench.spec.params import CONTROLS, Param, name_list
@@ -239,27 +239,28 @@ def test_toy_kind_is_shown_in_the_criteria_editor(toy_kind) -> None:
 
 
 # --- the parametrised neighbour check over the registry --------------------------------------
-def released_values(monkeypatch) -> list[tuple[np.ndarray, float]]:
-    """Record every value the privacy layer is asked to noise (and its Δ); add no noise."""
+def released_values() -> tuple[Capture, list[tuple[np.ndarray, float]]]:
+    """A noise source that records every Laplace release (values, Δ) and adds no noise."""
+    capture = Capture()
     seen: list[tuple[np.ndarray, float]] = []
+    original = capture.laplace_vector
 
     def laplace_vector(values, sensitivity, epsilon):
-        arr = np.asarray(values, dtype=np.float64)
-        seen.append((arr.copy(), float(sensitivity)))
-        return arr
+        seen.append((np.asarray(values, dtype=np.float64).copy(), float(sensitivity)))
+        return original(values, sensitivity, epsilon)
 
-    monkeypatch.setattr(mechanisms_module, "laplace_vector", laplace_vector)
-    return seen
+    capture.laplace_vector = laplace_vector  # type: ignore[method-assign]
+    return capture, seen
 
 
-def neighbour_check(monkeypatch, criteria: list[dict[str, Any]], trials: int = 4) -> int:
+def neighbour_check(criteria: list[dict[str, Any]], trials: int = 4) -> int:
     """For R ~ R' and fixed S, ‖q(R) − q(R')‖₁ ≤ Δ for every release; returns the count."""
     spec = build_spec(lean_doc(criteria))
     config = next(spec.configurations())
     real, synth = codes(spec, 600, 11), codes(spec, 600, 12)
     sizes = spec.table_codec(config).domain.sizes
     rng = np.random.default_rng(5)
-    seen = released_values(monkeypatch)
+    capture, seen = released_values()
     checked = 0
     for _ in range(trials):
         other = real.copy()
@@ -269,8 +270,9 @@ def neighbour_check(monkeypatch, criteria: list[dict[str, Any]], trials: int = 4
         runs = []
         for data in (real, other):
             seen.clear()
-            release_once(spec, config, data, PrivacyContext.simulation(0))
-            evaluate_all(spec, config, data, synth, PrivacyContext.simulation(0), once)
+            release_once(spec, config, data, PrivacyContext.simulation(0, noise=capture))
+            ctx = PrivacyContext.simulation(0, noise=capture)
+            evaluate_all(spec, config, data, synth, ctx, once)
             runs.append(list(seen))
         assert len(runs[0]) == len(runs[1])
         for (a, da), (b, db) in zip(runs[0], runs[1], strict=True):
@@ -281,15 +283,15 @@ def neighbour_check(monkeypatch, criteria: list[dict[str, Any]], trials: int = 4
 
 
 @pytest.mark.parametrize("name", REGISTERED)
-def test_released_values_move_by_at_most_their_sensitivity(name, monkeypatch) -> None:
+def test_released_values_move_by_at_most_their_sensitivity(name) -> None:
     kind = kinds.get(name)
     lean = json.loads(LEAN.read_text())
     criteria = [kind.template(name, lean_doc([]))]
     if name == "regression_mae":  # it uses the DP coefficients of this criterion, released once
         criteria.append(next(c for c in lean["criteria"] if c["id"] == "regression_coefficients"))
-    checked = neighbour_check(monkeypatch, criteria)
+    checked = neighbour_check(criteria)
     assert (checked == 0) is (kind.reads is Reads.S_ONLY)
 
 
-def test_toy_kind_passes_the_same_neighbour_check(toy_kind, monkeypatch) -> None:
-    assert neighbour_check(monkeypatch, [TOY]) == 4
+def test_toy_kind_passes_the_same_neighbour_check(toy_kind) -> None:
+    assert neighbour_check([TOY]) == 4
