@@ -56,3 +56,26 @@ def bounded_mean(low: float, high: float, n: int) -> float:
     """
     lo, hi = _checks.bounds((low, high)) or (0.0, 0.0)
     return (hi - lo) / _checks.positive_integer("n", n)
+
+
+def weighted_term(w_low: float, w_high: float, low: float, high: float,
+                  neighbour: str) -> float:
+    """Sensitivity of Σ w·clip(y, L, U) with every weight w in the public [w_L, w_U].
+
+    One record contributes w·y, which lies between the smallest and the largest of the four
+    corners w_{L,U}·{L, U}. Replacing a record swaps one such term for another (Δ = max − min
+    corner); adding or removing one adds or drops a term (Δ = max |corner|). A weighted count
+    is the case y ∈ [0, 1]: Δ = w_U either way.
+
+    >>> weighted_term(10, 50, 0, 1, "replace_one"), weighted_term(10, 50, -1, 2, "add_remove")
+    (50.0, 100.0)
+    """
+    wl = _checks.positive_finite("w_low", w_low)
+    wh = _checks.positive_finite("w_high", w_high)
+    lo, hi = _checks.bounds((low, high)) or (0.0, 0.0)
+    if wl > wh:
+        raise ValueError("weight bounds must satisfy w_low <= w_high")
+    corners = [wl * lo, wl * hi, wh * lo, wh * hi]
+    if _checks.neighbour(neighbour) == "replace_one":
+        return max(corners) - min(corners)
+    return max(abs(c) for c in corners)
