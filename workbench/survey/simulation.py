@@ -31,7 +31,8 @@ def proportion(column: str, value: object, w_min: float, w_max: float) -> Estima
     """Weighted share of ``column == value``: (Σ w·1 [+ Laplace(w_U/ε)]) / Σ w.
 
     Σ w is public under the design (population size); one record moves the numerator by at
-    most w_U; the weight bounds [w_L, w_U] are the design's, public (:func:`workbench.privacy.sensitivity.weighted_term` with y ∈ [0, 1]).
+    most w_U (:func:`workbench.privacy.sensitivity.weighted_term` with y ∈ [0, 1]); the
+    weight bounds [w_L, w_U] are the design's, public.
     """
     def estimate(sample: pd.DataFrame, w: np.ndarray, ctx: PrivacyContext | None,
                  eps: float | None) -> float:
