@@ -43,6 +43,8 @@ BUNDLE_FILES = (
     "README.md",
 )
 MANIFEST = "MANIFEST.json"
+#: Written only by a spec with a survey section.
+SURVEY_FILE = "survey.json"
 #: Ledger fields that never leave the enclave: times, and the data's fingerprint.
 ENCLAVE_ONLY_FIELDS = frozenset({"timestamp", "data_fingerprint"})
 
@@ -98,8 +100,10 @@ def write_bundle(
     results: Sequence[Mapping[str, Any]],
     budget: Mapping[str, Any],
     ledger_lines: Sequence[Mapping[str, Any]],
+    survey: Mapping[str, Any] | None = None,
 ) -> None:
-    """Write every bundle file into ``staging`` (not yet visible as a release)."""
+    """Write every bundle file into ``staging`` (not yet visible as a release); a survey
+    release adds ``survey.json`` (the DP raking outputs), listed in the manifest too."""
     release.to_csv(staging / "release.csv", index=False, lineterminator="\n")
     write_json_atomic(staging / "criteria.json", {"criteria": list(results),
                                                   "all_passed": all(r["passed"] for r in results)})
@@ -116,8 +120,11 @@ def write_bundle(
     (staging / "README.md").write_text(
         datasheet_markdown(spec, configuration, results, budget, len(release)), encoding="utf-8"
     )
-    write_json_atomic(staging / MANIFEST, {name: file_sha256(staging / name)
-                                           for name in BUNDLE_FILES})
+    names = list(BUNDLE_FILES)
+    if survey is not None:
+        write_json_atomic(staging / SURVEY_FILE, dict(survey))
+        names.append(SURVEY_FILE)
+    write_json_atomic(staging / MANIFEST, {name: file_sha256(staging / name) for name in names})
 
 
 def file_sha256(path: Path) -> str:
