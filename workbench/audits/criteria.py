@@ -52,7 +52,18 @@ _CRITERIA: list[dict[str, Any]] = [
      "params": {"way": 2, "aggregate": "mean"}},
     {"id": "face_privacy_count", "kind": "face_privacy_count", "threshold": 0, "epsilon": 0,
      "params": {"measure": "unique_rows"}},
+    {"id": "weighted_marginal_error", "kind": "weighted_marginal_error", "threshold": 0.5,
+     "bounds": [0, 1], "params": {"columns": ["g", "x"]}},
+    {"id": "weighted_mean", "kind": "weighted_mean", "threshold": 1.0, "bounds": [0, 10],
+     "params": {"target": "y"}},
 ]
+#: The weighted kinds' survey: weights in [1, 3], population N = 12 (6 per value of g); R's
+#: records all carry the largest weight w_U = 3, the worst case for their sensitivity.
+_SURVEY = {"weight": {"column": "w", "bounds": [1, 3]}, "design": {"type": "srs"},
+           "margins": [{"name": "g", "columns": ["g"], "totals": {"a": 6, "b": 6}}],
+           "epsilon": {"binning": 0, "table": 0.5, "counts": 0}}
+_W_MAX = 3.0
+_WEIGHTED = frozenset({"weighted_marginal_error", "weighted_mean"})
 
 
 def audited_kinds() -> set[str]:
@@ -86,6 +97,7 @@ def audit_document() -> dict[str, Any]:
                    "epsilon_criteria": sum(c["epsilon"] for c in criteria),
                    "neighbour": "replace_one"},
         "selection": {"gamma": 0, "max_iterations": None, "epsilon_0": 0},
+        "survey": _SURVEY,
     }
 
 
@@ -147,6 +159,14 @@ _NEIGHBOURS: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, float, str]] = 
     "tv_marginals": (
         _BASE, _replace(_BASE, 0, (1, 1, 1)), _BASE, 1 / 4,
         "S = R; R′ changes all three columns of one record: every 2-way TV is 1/n (Δ = 1/n)"),
+    "weighted_marginal_error": (
+        _BASE, _replace(_BASE, 0, (1, 2, 0)), _BASE, _W_MAX / 12,
+        "S = R, S raked to N = 12 (weights 3), R's weights w_U = 3; R′ moves one record from "
+        "cell (a, 0) to (b, 2): the max gap goes 0 → w_U/N (Δ = w_U/N)"),
+    "weighted_mean": (
+        _BASE, _replace(_BASE, 0, (0, 0, 2)), _BASE, (_W_MAX * 10 - 1 * 0) / 12,
+        "S = R, weights 3; R′ moves one y from 0 to 10 at weight w_U: Σ w·y/N moves by "
+        "w_U·U/N = (max − min corner of w·y)/N"),
 }
 
 
@@ -166,6 +186,10 @@ def _runner(kind: str, datasets: tuple[np.ndarray, np.ndarray], synth: np.ndarra
     if kind == "regression_coefficients":
         return lambda ctx, which: release_once(spec, config, datasets[which], ctx)
     once = _mae_once(spec, config, datasets[0]) if kind == "regression_mae" else None
+    if kind in _WEIGHTED:
+        from workbench.criteria.weighting import SURVEY_KEY, SurveyInputs
+
+        once = {SURVEY_KEY: SurveyInputs(np.full(len(datasets[0]), _W_MAX))}
 
     def run(ctx: PrivacyContext, which: int) -> object:
         return evaluate_criterion(spec, config, kind, datasets[which], synth, ctx,

@@ -30,6 +30,7 @@ from workbench.engine.survey_step import (
     raking_before_loop,
     survey_document,
     weight_release,
+    with_survey_inputs,
 )
 from workbench.privacy import Accountant, Ledger, PrivacyContext, private_selection
 from workbench.privacy.budget_plan import BudgetPlan
@@ -174,6 +175,7 @@ def _run(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory, book: 
     configurations = list(spec.configurations())
     once = _once_statistics(spec, frame, ctx, book, kept, run_id, fingerprint)
     raking = raking_before_loop(spec, frame, ctx)
+    once = with_survey_inputs(once, spec, frame, raking)
     sel = spec.selection
     accountant.plan_selection(spec.epsilon_in_loop, sel.gamma, sel.max_iterations, sel.epsilon_0)
     progress = _Progress(quiet, sel.max_iterations)

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from workbench.criteria.weighting import SURVEY_KEY, SurveyInputs
 from workbench.privacy import PrivacyContext
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.sampling import sampling_figure
@@ -47,6 +48,15 @@ def raking_before_loop(spec: Spec, frame: pd.DataFrame, ctx: PrivacyContext
     table = spec.table_codec(config)
     labels = table.decode(table.encode(frame))
     return release_survey(spec.survey, labels, base_weights(spec, frame), ctx)
+
+
+def with_survey_inputs(once: dict[str, Any], spec: Spec, frame: pd.DataFrame,
+                       raking: SurveyRelease | None) -> dict[str, Any]:
+    """The once-results every iteration sees, plus R's base weights and the DP raking for
+    the weighted criteria (:mod:`workbench.criteria.weighting`)."""
+    if spec.survey is None:
+        return once
+    return {**once, SURVEY_KEY: SurveyInputs(base_weights(spec, frame), raking)}
 
 
 def weight_release(spec: Spec, release: pd.DataFrame, raking: SurveyRelease | None

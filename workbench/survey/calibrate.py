@@ -50,3 +50,11 @@ def margin_gaps(survey: Survey, labels: pd.DataFrame, weights: np.ndarray) -> di
         target = np.asarray(m.totals)
         out[m.name] = float(np.max(np.abs(got - target) / target))
     return out
+
+
+def uniform_weights(survey: Survey, labels: pd.DataFrame) -> np.ndarray:
+    """Equal starting weights raked to the public margins (no DP raking to start from)."""
+    cells = _cells(survey, labels)
+    shape = tuple(len(m.cells) for m in survey.margins)
+    targets = [((i,), np.asarray(m.totals)) for i, m in enumerate(survey.margins)]
+    return rake_weights(cells, np.ones(len(labels)), targets, shape)

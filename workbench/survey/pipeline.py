@@ -9,10 +9,11 @@
 3. IPF of the noisy table (clipped at ½ outside structural zeros) to the public totals gives
    the calibrated weight per sample record in each joint cell: fitted/noisy — post-processing.
 4. ε₃: each weighted count, post-stratified on its margin's chosen bins, gets generalized
-   Cauchy noise scaled to SS_β = max_k e^{−βk}·W_k (:mod:`workbench.survey.weights`),
-   β = ε/(2(γ − 1)), through ``PrivacyContext.smooth_cauchy``. SS_β bounds the local
-   sensitivity under add/remove; under replace-one (a deletion plus an addition) each count
-   runs at ε₃ᵢ/2, which makes it ε₃ᵢ-DP by group privacy.
+   Cauchy noise scaled to SS_β = max_k e^{−βk}·W_k (:mod:`workbench.survey.weights`), at
+   the β of the shared calibration (:func:`workbench.privacy.smooth.calibrate`; ε/6 at γ = 4,
+   the thesis' ε/(2(γ − 1))), through ``PrivacyContext.smooth_cauchy``. SS_β bounds the local
+   sensitivity under add/remove; under replace-one the bound is (1 + e^{β/2})·SS_{β/2}
+   (:func:`replace_smooth_bound`).
 
 The budget ε₁ + ε₂ + ε₃ is the survey term of :class:`~workbench.privacy.budget_plan.BudgetPlan`;
 every measurement goes through ``ctx`` (accountant and ledger) with a ``survey …`` purpose.
@@ -20,12 +21,14 @@ every measurement goes through ``ctx`` (accountant and ledger) with a ``survey �
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from workbench.privacy import smooth
 from workbench.survey.binning import (
     BinSet,
     binsets_from_spec,
@@ -140,6 +143,20 @@ def release_survey(survey: Survey, labels: pd.DataFrame, base_weights: np.ndarra
     return SurveyRelease(chosen, shape, noisy, fitted, structural, answers)
 
 
+def replace_smooth_bound(totals: np.ndarray, groups: list[np.ndarray], beta: float,
+                         g_max: float, neighbour: str) -> float:
+    """A β-smooth upper bound on a weighted count's local sensitivity under ``neighbour``.
+
+    add/remove: SS_β (Lemma 7.4.2). replace-one: a replacement is a deletion then an addition,
+    so LS_r(D) ≤ W₀(D) + W₁(D) ≤ (1 + e^{β/2})·SS_{β/2}(D), and a replace-neighbour is two
+    add/remove steps away, so SS_{β/2}(D) ≤ e^{β}·SS_{β/2}(D″): S = (1 + e^{β/2})·SS_{β/2} is
+    β-smooth for replace-one neighbours.
+    """
+    if neighbour == "add_remove":
+        return smooth_sensitivity(totals, groups, beta, g_max)
+    return (1 + math.exp(beta / 2)) * smooth_sensitivity(totals, groups, beta / 2, g_max)
+
+
 def _weighted_count(survey: Survey, query: Any, labels: pd.DataFrame, bwt: np.ndarray,
                     binsets: list[BinSet], cells: list[np.ndarray],
                     ctx: PrivacyContext) -> dict[str, float]:
@@ -151,11 +168,10 @@ def _weighted_count(survey: Survey, query: Any, labels: pd.DataFrame, bwt: np.nd
     hit = labels[query.column].astype(str).to_numpy() == str(query.value)
     exact = weighted_count(hit, bwt, bin_of, totals)
     eps = survey.epsilon_counts / len(survey.weighted_counts)
-    eps_add_remove = eps if survey.neighbour == "add_remove" else eps / 2
-    beta = eps_add_remove / (2 * (survey.gamma - 1))
+    beta = smooth.calibrate(eps, survey.gamma).beta
     groups = group_base_weights(cells[i], bwt, binset, len(margin.cells))
-    ss = smooth_sensitivity(totals, groups, beta, survey.weight_bounds[1])
-    noisy = ctx.smooth_cauchy(exact, smooth_sensitivity=ss, epsilon=eps_add_remove,
+    ss = replace_smooth_bound(totals, groups, beta, survey.weight_bounds[1], survey.neighbour)
+    noisy = ctx.smooth_cauchy(exact, smooth_sensitivity=ss, beta=beta, epsilon=eps,
                               gamma=survey.gamma, purpose=f"survey weighted count {query.id}")
     # SS_β depends on the data: the scale is never returned or published
     return {"value": float(np.asarray(noisy.value).ravel()[0]), "epsilon": eps}
