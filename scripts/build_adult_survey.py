@@ -78,12 +78,19 @@ def base_document() -> dict:
             {"id": "marginals", "kind": "max_marginal_error", "threshold": 0.05,
              "epsilon": 0.05, "bounds": [0, 1], "params": {"max_way": 2},
              "description": "Max 1- and 2-way marginal error (unweighted), share of n"},
+            {"id": "weighted_sex_income", "kind": "weighted_marginal_error", "threshold": 0.05,
+             "epsilon": 0.05, "bounds": [0, 1], "params": {"columns": ["sex", "Y"]},
+             "description": "Max gap of the weighted sex x income table, share of the "
+                            "population (survey weights vs the release's calibrated weights)"},
+            {"id": "weighted_mean_age", "kind": "weighted_mean", "threshold": 2.0,
+             "epsilon": 0.05, "bounds": [17, 90], "params": {"target": "age"},
+             "description": "Gap of the weighted mean age (band midpoints), in years"},
         ],
         "faithfulness": {"exact": ["sex", "race", "relationship", "Y"], "distance": {"age": 1},
                          "alpha": 1},
         "face_privacy": {"min_count": [1]},
         "generator": {"family": "workload", "search_space": [{"algorithm": ["fixed"]}]},
-        "budget": {"epsilon_generator": 1.0, "epsilon_criteria": 0.05,
+        "budget": {"epsilon_generator": 1.0, "epsilon_criteria": 0.15,
                    "neighbour": "replace_one"},
         "selection": {"gamma": 0, "max_iterations": 1, "epsilon_0": 0},
     }
@@ -121,7 +128,10 @@ def survey_section(frame: pd.DataFrame, age_labels: list[str]) -> dict:
 def document(adult: Path = ADULT) -> dict:
     """The whole example design."""
     doc = base_document()
-    spec = build_spec(doc)
+    plain = copy.deepcopy(doc)  # weighted criteria need the survey section: leave them out
+    plain["criteria"] = plain["criteria"][:1]
+    plain["budget"]["epsilon_criteria"] = plain["criteria"][0]["epsilon"]
+    spec = build_spec(plain)
     config = next(iter(spec.configurations()))
     table = spec.table_codec(config)
     frame = pd.read_csv(adult, skipinitialspace=True,

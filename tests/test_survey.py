@@ -149,3 +149,28 @@ def test_ipf_meets_both_margins_and_raked_weights_match_them():
     fit = ipf(np.array([[1.0, 0.0], [1.0, 1.0]]), [((0,), np.array([5.0, 5.0])),
                                                   ((1,), np.array([6.0, 4.0]))])
     assert fit[0, 1] == 0  # a structural zero stays zero
+
+
+# --- audits of the raking pipeline's released counts ----------------------------------------
+
+
+def test_joint_table_audit_passes_at_delta_and_flags_half():
+    from workbench.audits.harness import audit_scenario
+    from workbench.audits.survey import table_scenario
+
+    scn = table_scenario()
+    row = audit_scenario(scn)
+    assert scn.d.sensitivity == 2 and scn.tightness == pytest.approx(1.0)
+    assert not row.at_delta.violates, row.at_delta.summary()
+    assert row.at_half.violates, row.at_half.summary()
+
+
+def test_weighted_count_smooth_cauchy_audit_passes_at_ss_and_flags_half():
+    from workbench.audits.survey import audit_weighted_count, weighted_count_calls
+
+    (v, s), (v2, s2) = weighted_count_calls()
+    assert (v, v2) == (pytest.approx(1000.0), 0.0)  # the shift attains W₀ = SS_β = 1000
+    assert s2 / s == pytest.approx(100 / 99, rel=1e-9)  # S(D′) = 100000/99: one step smoother
+    at_ss, at_half = audit_weighted_count()
+    assert not at_ss.violates, at_ss.summary()
+    assert at_half.violates, at_half.summary()

@@ -139,6 +139,10 @@ def describe_spec(spec: Spec) -> str:
     out.append(f"  neighbour relation       {b.neighbour}")
     plan = BudgetPlan.of_spec(spec)
     out.append(f"  {plan.formula(ascii=True)}")
+    if spec.survey is not None:
+        from workbench.survey.describe import survey_lines
+
+        out += survey_lines(spec.survey, plan.epsilon_total)
     if b.epsilon_lifetime_max is not None:
         out.append(f"  lifetime cap on the dataset: epsilon <= "
                    f"{format_number(b.epsilon_lifetime_max)} over every run")
