@@ -47,7 +47,8 @@ def base_document() -> dict:
                 "totals. The sampling fraction 0.00017 (32,561 of about 190 million adults) is "
                 "a stand-in too; the amplified epsilon it gives is a secondary figure, never "
                 "charged."),
-            "intended_uses": ["weighted tables of sex, race, age band, relationship and income class"],
+            "intended_uses": ["weighted tables of sex, race, age band, relationship and "
+                              "income class"],
             "unintended_uses": ["inference about individuals", "re-identification or linkage"],
             "privacy_unit": "one person record of the survey sample",
             "n_policy": "The number of records after cleaning is treated as public.",
