@@ -1,4 +1,4 @@
-"""The survey section, its budget, and a run on Adult whose weighted margins verify from the bundle."""
+"""The survey section, its budget, and an Adult run whose weighted margins verify from a bundle."""
 
 from __future__ import annotations
 
@@ -41,7 +41,8 @@ def test_example_builds_and_budget_adds_the_survey_once(adult_doc):
     assert spec.epsilon_total == pytest.approx(1 * (1 + 0.15) + 1.0)
     assert BudgetPlan.of_document(adult_doc).epsilon_total == pytest.approx(spec.epsilon_total)
     assert "survey 1" in plan.formula()
-    assert "margins are the data's own weighted totals" in adult_doc["metadata"]["description"].lower()
+    words = adult_doc["metadata"]["description"].lower()
+    assert "margins are the data's own weighted totals" in words
 
 
 def test_survey_problems_are_reported_with_paths(adult_doc):
