@@ -145,3 +145,26 @@ def test_verify_flags_weights_that_miss_the_margins(adult_run, tmp_path):
     assert not v.ok
     assert "FAILED" in v.checks["survey"] and "sex_race" in v.checks["survey"]
     assert "FAILED" in v.checks["manifest"]
+
+
+def test_survey_dry_run_writes_plots_what_if_tables_and_crossover(adult_doc, tmp_path):
+    from workbench.dryrun.survey import survey_dry_run
+    from workbench.survey.design import crossover_epsilon_proportion
+
+    spec = build_spec(adult_doc)
+    report = survey_dry_run(spec, shared_data("adult/adult_train.csv.gz"), tmp_path,
+                            fraction=0.05, reps=6, seed=1)
+    assert {p.name for p in report["files"]} >= {"methods.png", "paired_mean_age.png"}
+    assert all(p.stat().st_size > 1000 for p in report["files"])
+    table = report["what_if"]
+    assert set(table["epsilon"]) == {0.1, 0.5, 1.0, 2.0}
+    share = table[table["estimator"] == "share Y=>50K"].iloc[0]
+    res = report["result"]
+    p = res.truth["share Y=>50K"]
+    # √2·Δ/SD with Δ = 1/n (a share) and the binomial SD is the proportion formula
+    expected = crossover_epsilon_proportion(res.n, p, 1 - res.n / res.population)
+    assert share["crossover_epsilon"] == pytest.approx(expected, rel=0.6)
+    assert set(report["binnings"]["margin"]) == {"sex_race", "age_band"}
+    probs = report["binnings"].groupby("margin")["selection_probability"].sum()
+    assert probs.to_numpy() == pytest.approx([1.0, 1.0])
+    assert report["criteria_epsilon"]["weighted_mean_age"] == ("mean age", 0.05)
