@@ -168,3 +168,35 @@ def test_survey_dry_run_writes_plots_what_if_tables_and_crossover(adult_doc, tmp
     probs = report["binnings"].groupby("margin")["selection_probability"].sum()
     assert probs.to_numpy() == pytest.approx([1.0, 1.0])
     assert report["criteria_epsilon"]["weighted_mean_age"] == ("mean age", 0.05)
+
+
+def test_codesign_app_has_a_survey_tab_whose_fields_edit_the_draft(adult_doc):
+    from conftest import widget_by_class
+
+    from workbench.widgets.dashboards.app import CoDesignApp
+    from workbench.widgets.model.session import Session
+
+    doc = copy.deepcopy(adult_doc)
+    doc["generator"] = {"family": "independent", "search_space": [{}]}  # a quick preview
+    spec = build_spec(doc)
+    proxy = pd.read_csv(shared_data("adult/adult_train.csv.gz"), skipinitialspace=True,
+                        usecols=[*spec.column_names, "fnlwgt"]).head(2000)
+    app = CoDesignApp(Session(doc, proxy))
+    assert "Survey" in app.tabs.titles
+    panel = app.select("Survey")
+    table = widget_by_class(app.widget, "wb-survey-table")
+    table.value = 0.3
+    assert app.session.draft["survey"]["epsilon"]["table"] == 0.3
+    assert app.session.spec.epsilon_total == pytest.approx(1.15 + 0.1 + 0.3 + 0.4)
+    total = widget_by_class(app.widget, "wb-survey-total").value
+    assert "survey 0.8" in total and "= 1.95" in total
+    assert "not charged" in widget_by_class(app.widget, "wb-survey-secondary").value
+    assert "small_races_merged" in widget_by_class(app.widget, "wb-survey-binnings").value
+    crossover = widget_by_class(app.widget, "wb-survey-crossover").value
+    assert "weighted_mean_age" in crossover and "DP noise" in crossover
+    assert panel.title == "Survey"
+    plain = copy.deepcopy(doc)
+    del plain["survey"]
+    plain["criteria"] = plain["criteria"][:1]
+    plain["budget"]["epsilon_criteria"] = 0.05
+    assert "Survey" not in CoDesignApp(Session(plain, proxy)).tabs.titles
