@@ -13,7 +13,6 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from workbench.privacy.budget_plan import BudgetPlan
@@ -80,16 +79,8 @@ def survey_readouts(spec: Spec, proxy: pd.DataFrame | None) -> SurveyReadouts | 
 
 
 def _binning_rows(spec: Spec, proxy: pd.DataFrame) -> list[dict[str, Any]]:
-    """The binning what-if on the proxy as the sample (weights N/n unless it has the column)."""
-    from workbench.survey.whatif import binning_options
+    """The binning what-if on the proxy as the sample (the dry run's own function)."""
+    from workbench.dryrun.survey import proxy_binning_options
 
-    assert spec.survey is not None
     config = next(iter(spec.configurations()))
-    codec = spec.table_codec(config)
-    frame = proxy.dropna(subset=list(codec.names))
-    labels = codec.decode(codec.encode(frame))
-    name = spec.survey.weight_column
-    n_pop = float(sum(spec.survey.margins[0].totals))
-    bwt = (pd.to_numeric(frame[name]).to_numpy(dtype=float) if name in frame.columns
-           else np.full(len(frame), n_pop / len(frame)))
-    return binning_options(spec.survey, labels, bwt)
+    return proxy_binning_options(spec, proxy.dropna(subset=list(spec.table_codec(config).names)))
