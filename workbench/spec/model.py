@@ -131,6 +131,19 @@ class Budget:
 
 
 @dataclass(frozen=True)
+class RecordedForecast:
+    """The dry run's forecast that narrowing wrote into the spec (public: proxy data only)."""
+
+    #: mean P(all criteria pass) per iteration over the narrowed configurations
+    p: float
+    repetitions: int
+    min_pass: float
+    #: records the proxy was rehearsed at, and the proxy's file name, when known
+    n: int | None = None
+    proxy: str | None = None
+
+
+@dataclass(frozen=True)
 class Selection:
     """Private selection with a known threshold: stop probability γ, cap T, and ε₀."""
 
@@ -138,6 +151,12 @@ class Selection:
     max_iterations: int | None
     epsilon_0: float
     configurations: tuple[Configuration, ...] | None = None
+    forecast: RecordedForecast | None = None
+
+    @property
+    def unbounded(self) -> bool:
+        """γ = 0 and T = ∞: the loop stops only when a candidate passes."""
+        return self.gamma == 0 and self.max_iterations is None
 
 
 @dataclass(frozen=True)
