@@ -131,6 +131,26 @@ class Budget:
 
 
 @dataclass(frozen=True)
+class ExpectedN:
+    """The public estimate of the cleaned confidential data's size: a number or [low, high].
+
+    Dry runs rehearse at ``low`` (the smaller registry is the harder one) unless told
+    otherwise, and report both ends of a range.
+    """
+
+    low: int
+    high: int
+
+    @property
+    def is_range(self) -> bool:
+        return self.high != self.low
+
+    def label(self) -> str:
+        """``95,000`` or ``95,000–160,000``."""
+        return f"{self.low:,}" if not self.is_range else f"{self.low:,}–{self.high:,}"
+
+
+@dataclass(frozen=True)
 class RecordedForecast:
     """The dry run's forecast that narrowing wrote into the spec (public: proxy data only)."""
 
@@ -196,6 +216,8 @@ class Spec:
     generator: GeneratorSpace
     budget: Budget
     selection: Selection
+    #: ``schema.expected_n``, when the spec declares it
+    expected_n: ExpectedN | None = None
 
     # --- lookups -----------------------------------------------------------------
     @property
