@@ -86,13 +86,19 @@ def max_potential_weight(totals: Sequence[float], bin_bwts: Sequence[np.ndarray]
 
 def smooth_sensitivity(totals: Sequence[float], bin_bwts: Sequence[np.ndarray], beta: float,
                        g_max: float) -> float:
-    """SS_β(D) = max_k e^{−βk}·W_k(D); k beyond the largest bin adds nothing (W_k is flat)."""
+    """SS_β(D) = max_k e^{−βk}·W_k(D); k beyond the largest bin adds nothing (W_k is flat), and
+    the search stops once e^{−βk}·max N̂ (a bound on W_k: wt(x) ≤ N̂(S(x))) cannot win."""
     if not (isinstance(beta, int | float) and beta > 0 and math.isfinite(beta)):
         raise ValueError("beta must be a positive finite number")
     suffixes = [_prepare(b) for b in bin_bwts]
     k_max = max((s.size - 1 for s in suffixes), default=0)
-    return max(math.exp(-beta * k) * _potential(totals, suffixes, k, g_max)
-               for k in range(k_max + 1))
+    cap = max((float(t) for t in totals), default=0.0)  # every potential weight is ≤ max N̂
+    best = 0.0
+    for k in range(k_max + 1):
+        if math.exp(-beta * k) * cap <= best:
+            break  # no later k can beat it
+        best = max(best, math.exp(-beta * k) * _potential(totals, suffixes, k, g_max))
+    return best
 
 
 def weighted_count(indicator: np.ndarray, bwt: np.ndarray, bin_of: np.ndarray,

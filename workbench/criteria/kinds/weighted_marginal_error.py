@@ -50,7 +50,7 @@ class WeightedMarginalError(ShareKind):
         "columns": Param((), doc="the columns of the weighted marginal", control="columns",
                          label="columns"),
     })
-    position = 15
+    position = 110
 
     def check_params(self, ctx: CheckContext, params: Mapping[str, Any], path: str) -> None:
         """Known columns, at least one; the spec must have a survey section."""

@@ -45,7 +45,7 @@ class WeightedMean(CriterionKind):
     })
     bounds_editable = True
     workload_group = "mean"
-    position = 35
+    position = 115
 
     def check(self, ctx: CheckContext, params: Mapping[str, Any], bounds: Any,
               threshold: float, path: str) -> tuple[float, float] | None:
