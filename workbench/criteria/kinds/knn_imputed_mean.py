@@ -223,7 +223,7 @@ class KnnImputedMean(CriterionKind):
         target = (allowed or numeric or [{"name": None, "bounds": [0, 1]}])[-1]
         others = [c.get("name") for c in cols if c.get("name") != target.get("name")]
         low, high = target.get("bounds", [0, 1])
-        return {"id": criterion_id, "kind": self.name, "epsilon": 4.0,
+        return {"id": criterion_id, "kind": self.name, "epsilon": 7.0,
                 "threshold": (high - low) / 20,
                 "params": {"target": target.get("name"), "features": others[:2],
                            "count_share": 0.2}}
