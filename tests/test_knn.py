@@ -152,3 +152,37 @@ def test_smooth_cauchy_steps_use_group_privacy() -> None:
     with pytest.raises(ValueError, match="too rough"):  # 4/6 < ln 2 per step at γ = 4
         ctx.smooth_cauchy(1.0, epsilon=8.0, purpose="p", smooth_sensitivity=2.0,
                           beta=math.log(2), steps=2)
+
+
+def test_imputes_an_allow_target_from_its_missing_code() -> None:
+    pytest.importorskip("workbench.transform.missing")  # the missing policies (issue 16)
+    doc = copy.deepcopy(LEAN)
+    for col in doc["schema"]["columns"]:
+        if col["name"] == "birth_weight":
+            col["missing"] = "allow"
+    crit = kinds.get("knn_imputed_mean").template("knn", doc)
+    assert crit["params"]["target"] == "birth_weight"  # the template prefers an allow column
+    crit["params"]["features"] = ["birth_sex", "gestation_week"]
+    doc["criteria"] = [crit]
+    doc["budget"]["epsilon_criteria"] = crit["epsilon"]
+    spec = build_spec(doc)
+    config = next(spec.configurations())
+    table = spec.table_codec(config)
+    names = list(table.domain.names)
+    w = names.index("birth_weight")
+    gone = table.codec("birth_weight").size - 1  # the reserved missing code, last
+    assert np.isnan(table.codec("birth_weight").numbers()[gone])
+    rng = np.random.default_rng(4)
+    real = np.column_stack([rng.integers(0, k, 300) for k in table.domain.sizes])
+    real[:, w] = np.minimum(real[:, w], gone - 1)
+    real[rng.random(300) < 0.2, w] = gone
+    cap = Capture()
+    ctx = PrivacyContext.simulation(0, noise=cap)
+    res = evaluate_criterion(spec, config, "knn", real, real.copy(), ctx)
+    assert res.value == pytest.approx(0.0) and [r.mechanism for r in ctx.records] == [
+        "laplace", "smooth_cauchy"]
+    # the released mean is the imputed one: every hole filled by a complete record's value
+    nums = table.codec("birth_weight").numbers()
+    observed = nums[real[real[:, w] != gone, w]]
+    (values, _, _), = cap.cauchy_calls
+    assert observed.min() <= values[0] <= observed.max()
