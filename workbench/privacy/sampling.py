@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from workbench.privacy import _checks
+from workbench.privacy.amplification import amplified
 
 #: The assumption every amplified figure is shown with.
 AMPLIFICATION_ASSUMPTION = ("assumes the sample was drawn at random and the draw is secret; "
@@ -59,9 +60,10 @@ def helps_below(epsilon: float) -> float:
 
 
 def without_replacement_amplification(epsilon: float, beta: float) -> float:
-    """The well-known bound ln(1 + β(e^ε − 1)) (for comparison with Thm 5.5.1)."""
+    """The well-known bound ln(1 + β(e^ε − 1)) (for comparison with Thm 5.5.1; the MCAR
+    accountant's :func:`workbench.privacy.amplification.amplified`)."""
     eps = _checks.positive_finite("epsilon", epsilon)
-    return math.log1p(_fraction(beta) * math.expm1(eps))
+    return amplified(eps, _fraction(beta))
 
 
 def random_partition_epsilon(epsilons: Iterable[float]) -> float:
