@@ -70,9 +70,14 @@ class MeasurementRecord:
     stage: str
     iteration: int | None
     timestamp: str
+    #: Parallel composition (:mod:`workbench.privacy.parallel`): the group and the disjoint
+    #: part of the data this measurement read; None outside a group.
+    group: str | None = None
+    part: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready fields (bounds as a list) for the ledger and the release report."""
+        grouped = {} if self.group is None else {"group": self.group, "part": self.part}
         return {
             "purpose": self.purpose,
             "mechanism": self.mechanism,
@@ -84,6 +89,7 @@ class MeasurementRecord:
             "stage": self.stage,
             "iteration": self.iteration,
             "timestamp": self.timestamp,
+            **grouped,
         }
 
 
