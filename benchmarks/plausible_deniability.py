@@ -38,7 +38,7 @@ SPEC = REPO / "examples" / "adult_plausible_deniability.json"
 ADULT = REPO.parent / "shared" / "data" / "adult" / "adult_train.csv.gz"
 CLASSIFIERS = (("Tree", "decision_tree"), ("RF", "random_forest"), ("AdaBoost", "adaboost"),
                ("LR", "logistic_regression"))
-PD = {"k": 50, "gamma": 4.0, "epsilon_0": 1.0, "split_structure": 0.2,
+PD = {"k": 50, "gamma": 4.0, "epsilon_0": 1.0, "split_structure": 0.5,
       "split_parameters": 0.3, "maxcost": 16}
 
 
@@ -88,7 +88,7 @@ def synthesize(family: str, params: dict, codes: np.ndarray, domain: object,
     ctx = PrivacyContext.simulation(seed, noise=SeededNoise(seed))
     gen = make_generator(family, **params).fit(codes, domain, 1.0, ctx)
     rows = gen.sample(len(codes), ctx.rng)
-    share = gen.released_ / gen.attempted_ if family == "plausible_deniability" else None
+    share = gen.passed_ / gen.attempted_ if family == "plausible_deniability" else None
     return rows, share
 
 

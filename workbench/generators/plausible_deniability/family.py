@@ -160,7 +160,7 @@ class PlausibleDeniability(GeneratorFamily):
         self._seeds = codes[s_rows]
         self._index = PrefixIndex(self._seeds, self.order_, sizes)
         self._privacy = privacy
-        self.attempted_ = self.released_ = 0
+        self.attempted_ = self.released_ = self.passed_ = 0
         return self
 
     def omega_range(self) -> tuple[int, int]:
@@ -193,6 +193,7 @@ class PlausibleDeniability(GeneratorFamily):
             kept.append(rows[passed])
             have += int(passed.sum())
             tried += batch
+            self.passed_ += int(passed.sum())
         self.attempted_ += tried
         self.released_ += min(have, n)
         if have < n:
