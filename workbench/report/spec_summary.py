@@ -6,6 +6,7 @@ import math
 import textwrap
 
 from workbench.privacy.budget_plan import BudgetPlan
+from workbench.report.amplification import amplification_figure
 from workbench.spec import Spec
 
 
@@ -159,6 +160,10 @@ def describe_spec(spec: Spec) -> str:
     out.append(f"  {plan.formula(ascii=True)}")
     for label, eps, delta in _record_parts(spec):  # the second part, never added to the first
         out.append(f"  {plan.with_records(label, eps, delta).records_text(ascii=True)}")
+    figure = amplification_figure(spec)
+    if figure is not None:
+        out += [textwrap.fill(line, width=96, initial_indent="  ", subsequent_indent="    ")
+                for line in figure.lines(ascii=True)[1:]]
     if b.epsilon_lifetime_max is not None:
         out.append(f"  lifetime cap on the dataset: epsilon <= "
                    f"{format_number(b.epsilon_lifetime_max)} over every run")
