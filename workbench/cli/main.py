@@ -35,7 +35,7 @@ def _profile(args: argparse.Namespace) -> int:
     from workbench.transform.raw import read_raw
 
     spec = load_spec(args.spec)
-    frame = read_raw(args.data, spec.columns)
+    frame = read_raw(args.data, spec.columns, spec.file_format)
     print(format_profile(spec, profile(frame, spec)))
     return EXIT_OK
 

@@ -15,6 +15,7 @@ from workbench.spec.sections import (
     criteria,
     face_privacy,
     faithfulness,
+    file_format,
     generator,
     metadata,
     selection,
@@ -23,6 +24,6 @@ from workbench.spec.sections import (
 from workbench.spec.sections.context import BuildContext
 
 SECTIONS = (metadata, columns, transformations, constraints, criteria, faithfulness,
-            face_privacy, generator, budget, selection)
+            face_privacy, generator, budget, selection, file_format)
 
 __all__ = ["SECTIONS", "BuildContext"]

@@ -7,6 +7,7 @@ import json
 from workbench.spec.errors import join_path
 from workbench.spec.model import ColumnSpec
 from workbench.spec.sections.context import BuildContext
+from workbench.spec.sections.missing import missing_fields
 
 FIELD = "columns"
 
@@ -28,7 +29,7 @@ def build(ctx: BuildContext) -> tuple[ColumnSpec, ...]:
             _check_bounds(ctx, path, ctype, domain, bounds)
         policy = raw.get("out_of_domain", "error")
         col = ColumnSpec(name, ctype, domain, bounds, raw["missing"], policy,
-                         raw.get("description", ""))
+                         raw.get("description", ""), **missing_fields(ctx, path, raw, domain))
         if policy == "clip" and ctype not in {"integer", "continuous"}:
             ctx.problem(join_path(path, "out_of_domain"),
                         "'clip' needs an integer or continuous column")
