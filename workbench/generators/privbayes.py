@@ -155,7 +155,9 @@ class PrivBayes(GeneratorFamily):
         eps2 = eps - eps1
         sens = privacy.histogram_sensitivity()
         if self.theta is not None:
-            rows = data.rows_bound(data.domain.names) if hasattr(data, "rows_bound") else n
+            # θ-usefulness is a utility rule on public numbers: complete rows use their bound
+            rows = (data.rows_bound(data.domain.names)
+                    if getattr(data, "complete_rows", False) else n)
             self.cell_bound_ = min(float(self.max_cells),
                                    self.theta_cell_bound(rows, d, eps, sens))
             max_parents = d

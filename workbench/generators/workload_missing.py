@@ -50,12 +50,12 @@ def fit_workload_missing(gen: WorkloadGenerator, codes: np.ndarray, layout: Miss
         measured = _impute_and_measure(codes, layout, gen.allocation_, privacy)
     else:
         view = ObservedCounts(codes, layout, complete_rows=gen.missing_strategy == "complete_rows")
-        measured = [_measure(view, c, e, privacy) for c, e in gen.allocation_]
+        measured = [measure_observed(view, c, e, privacy) for c, e in gen.allocation_]
     gen.model_ = fit_graphical_model(layout.values, measured, n, gen.iters)
     gen.domain_ = layout.domain
 
 
-def _measure(view: ObservedCounts, clique: tuple[str, ...], eps: float,
+def measure_observed(view: ObservedCounts, clique: tuple[str, ...], eps: float,
              privacy: PrivacyContext) -> NoisyMarginal:
     """One table over the rows ``view`` reads for ``clique``, rescaled to the public n."""
     true = view.marginal(clique)
@@ -73,7 +73,7 @@ def _impute_and_measure(codes: np.ndarray, layout: MissingLayout,
                         privacy: PrivacyContext) -> list[NoisyMarginal]:
     """1-way tables from observed values, column-wise imputation, then the multi-way tables."""
     view = ObservedCounts(codes, layout, complete_rows=False)
-    measured = [_measure(view, c, e, privacy) for c, e in allocation if len(c) == 1]
+    measured = [measure_observed(view, c, e, privacy) for c, e in allocation if len(c) == 1]
     work = codes.copy()
     for m in measured:
         i = layout.domain.index(m.clique[0])
