@@ -71,10 +71,9 @@ def marginal_errors(real: np.ndarray, synth: np.ndarray, sizes: list[int], way: 
     out = []
     for cols in itertools.combinations(range(len(sizes)), way):
         shape = [sizes[c] for c in cols]
-        def dist(codes):
-            flat = np.ravel_multi_index(tuple(codes[:, list(cols)].T), shape)
-            return np.bincount(flat, minlength=int(np.prod(shape))) / len(codes)
-        out.append(float(np.abs(dist(real) - dist(synth)).max()))
+        dists = [np.bincount(np.ravel_multi_index(tuple(x[:, list(cols)].T), shape),
+                             minlength=int(np.prod(shape))) / len(x) for x in (real, synth)]
+        out.append(float(np.abs(dists[0] - dists[1]).max()))
     return float(np.mean(out))
 
 

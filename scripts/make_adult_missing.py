@@ -106,9 +106,10 @@ def document():
             "title": "UCI Adult census extract with missing values",
             "owner": "Release Workbench examples (issue 16)",
             "description": "Adult (32,561 rows) with its natural missingness kept: workclass, "
-                           "occupation and native_country are 'allow' columns; the workload "
-                           "generator (PrivBayes) reads every marginal from the rows complete on its own columns (partial, PrivBayesE) and fits "
-                           "a DP missingness pattern, so the release keeps the missing rates.",
+                           "occupation and native_country are 'allow' columns; the generator "
+                           "(PrivBayes) reads every marginal from the rows complete on its own "
+                           "columns (partial, PrivBayesE) and fits a DP missingness pattern, so "
+                           "the release keeps the missing rates.",
             "dataset": "uci-adult-train",
         },
         "schema": {"file_format": {"missing_markers": ["?"], "skip_initial_space": True},

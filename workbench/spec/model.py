@@ -7,7 +7,7 @@ Each section of the document becomes one frozen object (built by its module in
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -189,7 +189,7 @@ class Spec:
     budget: Budget
     selection: Selection
     #: how the data file spells missing values (``schema.file_format``)
-    file_format: FileFormat = FileFormat()
+    file_format: FileFormat = field(default_factory=FileFormat)
 
     # --- lookups -----------------------------------------------------------------
     @property

@@ -11,8 +11,8 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from workbench.criteria.kinds.base import CheckContext, Param, ShareKind
-from workbench.criteria.missing_values import chosen, missing_rate_error
 from workbench.criteria.missing_values import check_missing_columns as _check
+from workbench.criteria.missing_values import chosen, missing_rate_error
 
 if TYPE_CHECKING:
     from workbench.criteria.cells import PairedCells
