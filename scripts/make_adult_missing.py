@@ -94,7 +94,10 @@ CRITERIA = [
     {"id": "co_missing", "kind": "co_missingness", "threshold": 0.015, "epsilon": 0.05,
      "bounds": [0, 1], "params": {"columns": MISSING_COLUMNS},
      "description": "pairwise co-missingness within 1.5 points"},
-    # TSTR accuracy of Y: added here once the 'tstr' criterion kind (issue 16, i16-kinds) lands.
+    {"id": "tstr_y", "kind": "tstr", "threshold": 0.25, "epsilon": 0.05, "bounds": [0, 1],
+     "params": {"target": "Y", "classifier": "logistic_regression", "metric": "accuracy",
+                "seed": 0},
+     "description": "train on the release, test on R: 1 − accuracy of Y below 0.25"},
 ]
 
 

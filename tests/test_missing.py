@@ -70,7 +70,7 @@ def test_policies_build_missing_codes_and_labels() -> None:
      "schema.columns[6].missing_label"),
     (lambda d: d["criteria"].append({"id": "m", "kind": "co_missingness", "threshold": 0.1,
                                      "epsilon": 0.1, "params": {"columns": ["age", "race"]}}),
-     "criteria[4].params.columns[0]"),
+     "criteria[5].params.columns[0]"),
 ])
 def test_invalid_missing_fields_are_reported_with_paths(edit, path) -> None:
     doc = adult_doc()
@@ -171,7 +171,8 @@ def toy_spec() -> tuple:
     doc["transformations"]["columns"] = {
         k: v for k, v in doc["transformations"]["columns"].items() if k in keep}
     doc["faithfulness"] = {"exact": sorted(keep), "distance": {}, "alpha": 1}
-    doc["criteria"] = [c for c in doc["criteria"] if c["kind"] != "observed_marginal_error"]
+    doc["criteria"] = [c for c in doc["criteria"]
+                       if c["kind"] in ("missing_rate", "co_missingness")]
     for c in doc["criteria"]:
         c["params"]["columns"] = ["workclass", "occupation"]
     doc["budget"]["epsilon_criteria"] = sum(c["epsilon"] for c in doc["criteria"])
