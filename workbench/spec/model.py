@@ -45,6 +45,9 @@ class ColumnSpec:
     max_missing_rate: float | None = None
     #: the data file's header name, when it is not a valid spec name (e.g. 'native-country')
     source: str | None = None
+    #: A declared MCAR missingness rate φ (public; only for the amplification accountant's
+    #: secondary figure — nothing is charged at it). None when not declared.
+    mcar_rate: float | None = None
 
     @property
     def numeric(self) -> bool:
