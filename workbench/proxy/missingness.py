@@ -75,7 +75,7 @@ def apply_masks(frame: pd.DataFrame, masks: Sequence[Mask], seed: int = 0,
 
     >>> f = pd.DataFrame({"a": range(1000), "y": [0, 1] * 500})
     >>> out = apply_masks(f, [Mask("MCAR", 0.2)], seed=1, exclude=["y"])
-    >>> round(out["a"].isna().mean(), 1), int(out["y"].isna().sum())
+    >>> round(float(out["a"].isna().mean()), 1), int(out["y"].isna().sum())
     (0.2, 0)
     """
     rng = np.random.default_rng(seed)
