@@ -197,7 +197,7 @@ def test_app_has_the_tabs_and_a_hook_for_more(app):
 
     assert app.tabs.titles == (
         "Data & schema", "Constraints", "Faithfulness", "Criteria", "Budget", "Feasibility",
-        "Export",
+        "Export", "Missing values",  # the last one added by add_tab (issue 16)
     )
     extra = type("Extra", (), {"widget": widgets.Label("later"), "calls": 0})()
     extra.refresh_preview = lambda: setattr(extra, "calls", extra.calls + 1)

@@ -22,6 +22,8 @@ from typing import Any
 import numpy as np
 
 from workbench.audits.harness import Scenario, scenario
+from workbench.audits.missing import NEIGHBOURS as MISSING_NEIGHBOURS
+from workbench.audits.missing import missing_criterion_scenario
 from workbench.criteria import evaluate_criterion, kinds, release_once
 from workbench.privacy import PrivacyContext
 from workbench.spec import Configuration, Spec, build_spec
@@ -87,7 +89,8 @@ def audit_proxy() -> str:
 
 def audited_kinds() -> set[str]:
     """Kinds this module has a case for: a worst-case neighbour pair, or the S-only check."""
-    return set(_NEIGHBOURS) | {c["kind"] for c in _CRITERIA if c["kind"] in NOISELESS_KINDS}
+    return (set(_NEIGHBOURS) | set(MISSING_NEIGHBOURS)
+            | {c["kind"] for c in _CRITERIA if c["kind"] in NOISELESS_KINDS})
 
 
 def audit_document() -> dict[str, Any]:
@@ -240,6 +243,8 @@ def criterion_scenario(kind: str) -> Scenario:
     if kind in NOISELESS_KINDS:
         raise ValueError(f"{kind} is computed on S alone without noise; there is nothing to "
                          "audit (see noiseless_check)")
+    if kind in MISSING_NEIGHBOURS:  # missing-value kinds: their own design (audits.missing)
+        return missing_criterion_scenario(kind)
     real, real_prime, synth, delta, how = _NEIGHBOURS[kind]
     mechanism = {"regression_coefficients": "Laplace on the weighted sufficient statistics "
                  "(vector)", "tstr": "Laplace on the confusion matrix (vector)",

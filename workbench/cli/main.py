@@ -35,8 +35,19 @@ def _profile(args: argparse.Namespace) -> int:
     from workbench.transform.raw import read_raw
 
     spec = load_spec(args.spec)
-    frame = read_raw(args.data, spec.columns)
+    frame = read_raw(args.data, spec.columns, spec.file_format)
     print(format_profile(spec, profile(frame, spec)))
+    from workbench.report.missing_profile import format_missing_profile, missing_profile
+
+    missing = missing_profile(frame, spec)
+    if missing.any_missing:
+        print()
+        print(format_missing_profile(missing))
+    if args.upset:
+        from workbench.report.missing_profile import upset_figure
+
+        upset_figure(missing).savefig(args.upset, dpi=100, bbox_inches="tight")
+        print(f"UpSet plot written: {args.upset}")
     return EXIT_OK
 
 
@@ -133,6 +144,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("spec", help="path to a spec file")
     p.add_argument("data", help="path to a public CSV file (may be gzipped)")
+    p.add_argument("--upset", default=None, metavar="OUT.png",
+                   help="also draw the missingness patterns as an UpSet-style plot")
     p = add("freeze", "Validate a draft spec and write it frozen, with its SHA-256.", _freeze)
     p.add_argument("spec", help="path to a draft spec file")
     p.add_argument("out", help="where to write the frozen spec (.json)")
@@ -206,6 +219,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also write every configuration's pass probability (the spec review "
                    "dashboard's --dryrun input)")
     p.add_argument("--top", type=int, default=20, help="rows of the sorted table to print")
+    p.add_argument("--missingness", action="append", default=None, metavar="MECH:RATE[:COLS[:DEP]]",
+                   help="rehearse more holes than the proxy has: an MCAR, MAR or MNAR mask "
+                   "(e.g. MCAR:0.2, MAR:0.3:workclass:age); repeatable; without COLS every "
+                   "column that may be missing")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--survey-plots", default=None, metavar="DIR",
                    help="instead of the configuration dry run, simulate the spec's survey on "

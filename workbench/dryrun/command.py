@@ -38,6 +38,19 @@ def _report(result: DryRunResult, spec: Spec, args: argparse.Namespace) -> None:
         print("forecast: no configuration left; private selection would never succeed")
 
 
+def masked_proxy(spec: Spec, path: str, masks: list[str], seed: int) -> object:
+    """The proxy path, or (with ``--missingness``) the proxy read and masked by the simulator
+    (``proxy.missingness``); a mask naming no column applies to every non-forbid column."""
+    if not masks:
+        return path
+    from workbench.proxy.missingness import apply_masks, parse_masks
+    from workbench.transform.raw import read_raw
+
+    frame = read_raw(path, spec.columns, spec.file_format)
+    forbid = [c.name for c in spec.columns if c.missing == "forbid"]
+    return apply_masks(frame, parse_masks(masks), seed=seed, exclude=forbid)
+
+
 def run_command(args: argparse.Namespace) -> int:
     """Run the dry run the options describe; 0 on success, 2 on a usage problem."""
     if args.write_narrowed and args.min_pass is None:
@@ -54,7 +67,9 @@ def run_command(args: argparse.Namespace) -> int:
             return 0
         configs = select_configurations(spec, args.configs, args.limit, args.seed)
         cache = None if args.no_cache else DryRunCache(args.cache)
-        result = dry_run(spec, args.proxy, configs, repetitions=args.repetitions,
+        proxy = masked_proxy(spec, args.proxy, getattr(args, "missingness", None) or [],
+                             args.seed)
+        result = dry_run(spec, proxy, configs, repetitions=args.repetitions,
                          seed=args.seed, executor=make_executor(args.workers, args.scheduler),
                          cache=cache, progress=not args.quiet, noise=args.noise)
         if args.records:

@@ -83,7 +83,7 @@ class _Progress:
 
 def load_confidential(spec: Spec, data_path: str | os.PathLike[str]):
     """Read only the spec's columns, apply the domain policies, check missing, clean."""
-    frame = read_raw(data_path, spec.columns, extra=extra_columns(spec))
+    frame = read_raw(data_path, spec.columns, spec.file_format, extra=extra_columns(spec))
     frame = apply_domain_policy(frame, spec.columns)
     frame = clean(frame, spec)
     check_missing(frame, spec.columns)

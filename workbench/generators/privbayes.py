@@ -20,6 +20,7 @@ from workbench.generators.cells import CellCounts, check_epsilon, check_n
 from workbench.generators.conditional import ConditionalTable, ancestral_sample
 from workbench.generators.family import GeneratorFamily
 from workbench.generators.measurement import noisy_marginal
+from workbench.generators.missing import MISSING_PARAMS, layout_for
 from workbench.generators.mutual_information import (
     mutual_information,
     mutual_information_sensitivity,
@@ -29,6 +30,7 @@ from workbench.transform import Domain
 
 if TYPE_CHECKING:
     from workbench.privacy import PrivacyContext
+    from workbench.spec import Configuration, Spec
 
 
 def candidate_parent_sets(
@@ -75,6 +77,17 @@ def candidate_parent_sets(
     return found or [()]
 
 
+def _mi_delta(data: CellCounts, x: int, pi: tuple[int, ...], privacy: PrivacyContext) -> float:
+    """Δ of I(X; Π): Lemma 1 at the public n, or at a missing-strategy view's public bound on
+    the rows it reads (``ObservedCounts.mi_sensitivity``)."""
+    domain = data.domain
+    parents = domain.size([domain.names[p] for p in pi])
+    if hasattr(data, "mi_sensitivity"):
+        names = [domain.names[c] for c in (*pi, x)]
+        return data.mi_sensitivity(names, domain.sizes[x], parents, privacy.neighbour)
+    return mutual_information_sensitivity(data.n, domain.sizes[x], parents, privacy.neighbour)
+
+
 class PrivBayes(GeneratorFamily):
     """PrivBayes generator; hyperparameters as in the release's configuration space (§4.7).
 
@@ -93,6 +106,7 @@ class PrivBayes(GeneratorFamily):
         "degree": Param(None, whole_at_least(1), "k: at most k parents per node"),
         "max_cells": Param(1_000_000, whole_at_least(1), "cap on any (X, Π) table's cells"),
         "max_candidates": Param(5_000, whole_at_least(1), "(X, Π) pairs scored per step"),
+        **MISSING_PARAMS,
     })
     exactly_one_of = (("theta", "degree"),)
 
@@ -114,8 +128,25 @@ class PrivBayes(GeneratorFamily):
         """Learn the network and its noisy conditionals, spending exactly ``epsilon``."""
         self.check_params()
         eps = check_epsilon(epsilon)
-        data = CellCounts.from_codes(codes, domain)
-        n, d = data.n, len(domain)
+        layout = layout_for(getattr(self, "bound_spec_", None), domain)
+        if layout is not None:  # 'allow' columns: the missing strategy (privbayes_missing)
+            from workbench.generators.privbayes_missing import fit_with_missing
+
+            return fit_with_missing(self, codes, layout, eps, privacy)
+        self.pattern_ = None
+        self.fit_view(CellCounts.from_codes(codes, domain), eps, privacy)
+        self.domain_ = domain
+        return self
+
+    def bind_spec(self, spec: Spec, configuration: Configuration | None = None) -> None:
+        """Keep the public spec: its 'allow' columns and their declared max missing rates."""
+        self.bound_spec_ = spec
+
+    def fit_view(self, data: CellCounts, eps: float, privacy: PrivacyContext,
+                 impute: object = None) -> None:
+        """Structure and conditionals of the value model from ``data`` (full rows, or an
+        ``ObservedCounts`` view under a missing strategy), spending exactly ``eps``."""
+        n, d = data.n, len(data.domain)
         if d == 0:
             raise ValueError("privbayes: the domain has no columns")
         if n < 2 and d > 1:
@@ -124,18 +155,23 @@ class PrivBayes(GeneratorFamily):
         eps2 = eps - eps1
         sens = privacy.histogram_sensitivity()
         if self.theta is not None:
-            self.cell_bound_ = min(float(self.max_cells), self.theta_cell_bound(n, d, eps, sens))
+            # θ-usefulness is a utility rule on public numbers: complete rows use their bound
+            rows = (data.rows_bound(data.domain.names)
+                    if getattr(data, "complete_rows", False) else n)
+            self.cell_bound_ = min(float(self.max_cells),
+                                   self.theta_cell_bound(rows, d, eps, sens))
             max_parents = d
         else:
             self.cell_bound_ = float(self.max_cells)
             max_parents = int(self.degree)
         network = self._learn_structure(data, eps1, max_parents, privacy)
-        self._learn_parameters(data, network, eps2, privacy)
-        self.domain_ = domain
+        if impute is None:
+            self._learn_parameters(data, network, eps2, privacy)
+        else:
+            impute(self, network, eps2)  # type: ignore[operator]
         self.structure_epsilon_ = eps1
         self.marginal_epsilon_ = eps2 / d
         self.marginal_noise_scale_ = d * sens / eps2
-        return self
 
     def _learn_structure(
         self, data: CellCounts, eps1: float, max_parents: int, privacy: PrivacyContext
@@ -170,12 +206,7 @@ class PrivBayes(GeneratorFamily):
                 ):
                     candidates.append((x, pi))
             scores = np.array([self._score(data, x, pi, cache) for x, pi in candidates])
-            delta = max(
-                mutual_information_sensitivity(
-                    n, sizes[x], domain.size([domain.names[p] for p in pi]), privacy.neighbour
-                )
-                for x, pi in candidates
-            )
+            delta = max(_mi_delta(data, x, pi, privacy) for x, pi in candidates)
             if delta == 0.0:  # every score is identically 0; any positive Δ is valid
                 delta = mutual_information_sensitivity(n, 3, 3, privacy.neighbour)
             pick = privacy.exponential(
@@ -242,4 +273,6 @@ class PrivBayes(GeneratorFamily):
         """Ancestral sampling, one vectorised inverse-CDF draw per node; never touches the data."""
         if not hasattr(self, "_plan"):
             raise RuntimeError("privbayes: call fit before sample")
-        return ancestral_sample(self._plan, check_n(n), len(self.domain_), rng)
+        values = ancestral_sample(self._plan, check_n(n), len(self.domain_), rng)
+        pattern = getattr(self, "pattern_", None)
+        return values if pattern is None else pattern.apply(values, rng)

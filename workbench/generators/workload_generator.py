@@ -48,6 +48,7 @@ from workbench.generators.mbi_model import (
     sampling_plan,
 )
 from workbench.generators.measurement import noisy_marginal
+from workbench.generators.missing import MISSING_PARAMS, layout_for
 from workbench.generators.workload import Workload, all_pairs_workload, derive_workload
 from workbench.privacy.records import discrete_laplace_sigma
 from workbench.spec.params import Param, non_negative, one_of, open_interval, whole_at_least
@@ -80,6 +81,7 @@ class WorkloadGenerator(GeneratorFamily):
         "faithfulness_weight": Param(1.0, non_negative, "multiplier of faithfulness"),
         "iters": Param(3000, whole_at_least(1), "mirror-descent steps of the final fit"),
         "rounds": Param(6, whole_at_least(1), "AIM rounds"),
+        **MISSING_PARAMS,
     })
 
     def __init__(self, **hyperparameters: object) -> None:
@@ -97,6 +99,7 @@ class WorkloadGenerator(GeneratorFamily):
 
     def bind_spec(self, spec: Spec, configuration: Configuration | None = None) -> None:
         """Derive the workload from the spec's criteria (public; the configuration is unused)."""
+        self.bound_spec_ = spec
         self.bind_workload(
             derive_workload(spec, one_way_share=self.one_way_share, multipliers=self.multipliers())
         )
@@ -136,6 +139,13 @@ class WorkloadGenerator(GeneratorFamily):
         missing = sorted(set(workload.columns) ^ set(domain.names))
         if missing:
             raise ValueError(f"workload: columns {missing} differ between workload and domain")
+        layout = layout_for(getattr(self, "bound_spec_", None), domain)
+        self.pattern_ = None
+        if layout is not None:  # 'allow' columns: the missing strategy (workload_missing)
+            from workbench.generators.workload_missing import fit_workload_missing
+
+            fit_workload_missing(self, codes, layout, workload, eps, privacy)
+            return self
         data = CellCounts.from_codes(codes, domain)
         self.allocation_ = workload.allocate(eps)
         if self.algorithm == "aim" and any(item.weight > 0 for item in workload.items):
@@ -203,4 +213,5 @@ class WorkloadGenerator(GeneratorFamily):
         """Draw exactly n rows of codes in the spec's domain (post-processing only)."""
         if not hasattr(self, "model_"):
             raise RuntimeError("workload: call fit before sample")
-        return self.model_.sample(check_n(n), rng)
+        values = self.model_.sample(check_n(n), rng)
+        return values if self.pattern_ is None else self.pattern_.apply(values, rng)

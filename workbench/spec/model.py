@@ -7,8 +7,10 @@ Each section of the document becomes one frozen object (built by its module in
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from workbench.constraints import Predicate
 from workbench.spec.document import FROZEN_KEY, thaw
@@ -19,6 +21,7 @@ from workbench.spec.space import (
     iter_configurations,
 )
 from workbench.transform import BinsCodec, Codec, TableCodec
+from workbench.transform.missing import FileFormat
 
 NUMERIC_TYPES = frozenset({"ordinal", "integer", "continuous"})
 
@@ -34,6 +37,14 @@ class ColumnSpec:
     missing: str
     out_of_domain: str
     description: str = ""
+    #: label of the missing code (``category``: a value of its own; ``allow``: the release's
+    #: spelling of a kept missing value)
+    missing_label: str = ""
+    #: public upper bound on the column's missing share (``allow``/``category``); the
+    #: partial-observation sensitivities use it as the lower bound on complete rows
+    max_missing_rate: float | None = None
+    #: the data file's header name, when it is not a valid spec name (e.g. 'native-country')
+    source: str | None = None
     #: A declared MCAR missingness rate φ (public; only for the amplification accountant's
     #: secondary figure — nothing is charged at it). None when not declared.
     mcar_rate: float | None = None
@@ -276,6 +287,8 @@ class Spec:
     #: ``schema.expected_n``, when the spec declares it
     expected_n: ExpectedN | None = None
     survey: Survey | None = None
+    #: how the data file spells missing values (``schema.file_format``)
+    file_format: FileFormat = field(default_factory=FileFormat)
 
     # --- lookups -----------------------------------------------------------------
     @property
@@ -293,6 +306,27 @@ class Spec:
             if t.column == name:
                 return t
         raise KeyError(f"no transformation for column {name!r}")
+
+    @property
+    def allow_columns(self) -> tuple[str, ...]:
+        """Columns whose missing values are kept as missing (policy ``allow``)."""
+        return tuple(c.name for c in self.columns if c.missing == "allow")
+
+    def complete_rows_lower_bound(self, n: int, names: tuple[str, ...] | list[str]) -> int:
+        """Public lower bound on the rows complete on ``names``: n·(1 − Σ max_missing_rate).
+
+        Union bound over the columns' declared maxima (enforced when the data is read, before
+        any noise); at least 1, so a normalised count's Δ = 1/bound stays finite.
+        """
+        from workbench.transform.missing import DEFAULT_MAX_MISSING_RATE
+
+        lost = 0.0
+        for name in names:
+            col = self.column(name)
+            if col.missing == "allow":
+                lost += (col.max_missing_rate if col.max_missing_rate is not None
+                         else DEFAULT_MAX_MISSING_RATE)
+        return max(1, int(np.floor(n * max(0.0, 1.0 - lost) + 1e-9)))
 
     def criterion(self, criterion_id: str) -> Criterion:
         for c in self.criteria:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from workbench.transform.missing import FileFormat, check_missing_policies, undeclared_markers
 from workbench.transform.table import EncodingError
 
 if TYPE_CHECKING:
@@ -29,13 +30,18 @@ def _spaced(path: str | os.PathLike[str]) -> bool:
 
 
 def read_raw(path: str | os.PathLike[str], columns: Sequence[ColumnSpec],
-             extra: Sequence[str] = ()) -> pd.DataFrame:
+             file_format: FileFormat | None = None, extra: Sequence[str] = ()) -> pd.DataFrame:
     """Read the spec's columns of a CSV (optionally gzipped); fail naming a missing column.
 
     ``extra`` names further columns the spec declares outside the schema (a survey's weight
     column), read as numbers. A file written with ', ' separators is read with
-    ``skipinitialspace``.
+    ``skipinitialspace``. With a declared ``file_format`` exactly its missing markers become
+    missing (no pandas default markers), a file column named by a column's ``source`` is read
+    under the spec's name, and an undeclared marker-like token fails naming the column.
     """
+    fmt = file_format or FileFormat()
+    if fmt.declared:
+        return _read_declared(path, columns, fmt, extra)
     wanted = [c.name for c in columns] + [e for e in extra if e not in {c.name for c in columns}]
     spaced = _spaced(path)
     try:
@@ -59,6 +65,44 @@ def read_raw(path: str | os.PathLike[str], columns: Sequence[ColumnSpec],
             f"cannot read data file {os.fspath(path)!r} ({type(exc).__name__})"
         ) from None
     return frame[wanted]
+
+
+def _read_declared(path: str | os.PathLike[str], columns: Sequence[ColumnSpec],
+                   fmt: FileFormat, extra: Sequence[str] = ()) -> pd.DataFrame:
+    """``read_raw`` under a declared file format: declared markers only, source names."""
+    source = {c.name: (c.source or c.name) for c in columns}
+    source |= {e: e for e in extra if e not in source}
+    kwargs = fmt.read_kwargs()
+    try:
+        header = pd.read_csv(path, nrows=0, **kwargs).columns
+    except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise EncodingError(
+            f"cannot read data file {os.fspath(path)!r} ({type(exc).__name__})"
+        ) from None
+    absent = [name for name, src in source.items() if src not in header]
+    if absent:
+        raise EncodingError(f"the data has no column(s) {', '.join(repr(m) for m in absent)}")
+    try:
+        text = pd.read_csv(path, usecols=list(source.values()), dtype="string", **kwargs)
+    except (OSError, pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
+        raise EncodingError(
+            f"cannot read data file {os.fspath(path)!r} ({type(exc).__name__})"
+        ) from None
+    frame = text.rename(columns={src: name for name, src in source.items()})[list(source)]
+    bad = undeclared_markers(frame, columns, fmt)
+    if bad:
+        raise EncodingError(
+            f"column(s) {', '.join(repr(b) for b in bad)} hold a token that looks like a "
+            "missing-value marker but schema.file_format.missing_markers does not declare it")
+    for col in columns:
+        if col.type != "categorical" and col.numeric:
+            as_number = pd.to_numeric(frame[col.name], errors="coerce")
+            if (as_number.isna() == frame[col.name].isna()).all():
+                frame[col.name] = as_number.astype("float64")
+    for name in extra:
+        if name not in {c.name for c in columns}:
+            frame[name] = pd.to_numeric(frame[name], errors="coerce").astype("float64")
+    return frame
 
 
 def out_of_domain(frame: pd.DataFrame, column: ColumnSpec) -> np.ndarray:
@@ -114,7 +158,10 @@ def apply_domain_policy(frame: pd.DataFrame, columns: Sequence[ColumnSpec]) -> p
 
 
 def check_missing(frame: pd.DataFrame, columns: Sequence[ColumnSpec]) -> None:
-    """Enforce each column's missing-value policy (only 'forbid' exists so far)."""
+    """Enforce each column's missing-value policy (``transform.missing`` for the others)."""
+    if any(c.missing != "forbid" for c in columns):
+        check_missing_policies(frame, columns)
+        return
     for col in columns:
         if col.missing == "forbid" and frame[col.name].isna().any():
             raise EncodingError(

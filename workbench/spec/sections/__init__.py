@@ -16,6 +16,7 @@ from workbench.spec.sections import (
     expected_n,
     face_privacy,
     faithfulness,
+    file_format,
     generator,
     metadata,
     selection,
@@ -25,6 +26,6 @@ from workbench.spec.sections import (
 from workbench.spec.sections.context import BuildContext
 
 SECTIONS = (metadata, columns, expected_n, transformations, constraints, criteria, faithfulness,
-            face_privacy, generator, budget, selection, survey)
+            face_privacy, generator, budget, selection, survey, file_format)
 
 __all__ = ["SECTIONS", "BuildContext"]

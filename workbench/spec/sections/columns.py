@@ -7,6 +7,7 @@ import json
 from workbench.spec.errors import join_path
 from workbench.spec.model import ColumnSpec
 from workbench.spec.sections.context import BuildContext
+from workbench.spec.sections.missing import missing_fields
 
 FIELD = "columns"
 
@@ -29,8 +30,8 @@ def build(ctx: BuildContext) -> tuple[ColumnSpec, ...]:
         policy = raw.get("out_of_domain", "error")
         mcar = raw.get("mcar_rate")
         col = ColumnSpec(name, ctype, domain, bounds, raw["missing"], policy,
-                         raw.get("description", ""),
-                         None if mcar is None else float(mcar))
+                         raw.get("description", ""), **missing_fields(ctx, path, raw, domain),
+                         mcar_rate=None if mcar is None else float(mcar))
         if mcar is not None and mcar > 0 and raw["missing"] == "forbid":
             ctx.problem(join_path(path, "mcar_rate"), "a column whose missing values are "
                         "forbidden has no missingness rate; declare how missing values are "

@@ -15,6 +15,7 @@ from workbench.spec.errors import join_path
 from workbench.spec.model import Alternative, ColumnSpec, ColumnTransform
 from workbench.spec.sections.context import BuildContext
 from workbench.transform import BinsCodec, GroupsCodec, IdentityCodec, coarse_lookup
+from workbench.transform.missing import with_missing
 
 FIELD = "transformations"
 #: Column types each alternative kind applies to, and the fields it does not take.
@@ -47,7 +48,7 @@ def build(ctx: BuildContext) -> tuple[ColumnTransform, ...]:
             names.add(raw["name"])
             codec = _codec(ctx, col, raw, apath)
             if codec is not None:
-                alts.append(Alternative(raw["name"], raw["kind"], codec))
+                alts.append(Alternative(raw["name"], raw["kind"], with_missing(codec, col)))
         coarse = None
         if "coarse" in entry:
             coarse = _coarse(ctx, entry["coarse"], alts, f"{path}.coarse")
@@ -154,7 +155,7 @@ def _coarse(ctx: BuildContext, raw: Mapping[str, Any], alts: list[Alternative],
         return None
     for alt in alts:
         try:
-            coarse_lookup(alt.codec, coarse)
+            coarse_lookup(getattr(alt.codec, "base", alt.codec), coarse)
         except ValueError as exc:
             ctx.problem(path, f"alternative {alt.name!r}: {exc}")
     return coarse

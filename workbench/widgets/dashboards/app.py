@@ -18,6 +18,7 @@ from workbench.widgets.editors.criteria_editor import CriteriaEditor
 from workbench.widgets.editors.export_panel import ExportPanel
 from workbench.widgets.editors.faithfulness_editor import FaithfulnessEditor
 from workbench.widgets.editors.feasibility import FeasibilityPanel
+from workbench.widgets.editors.missingness_panel import MissingnessPanel
 from workbench.widgets.editors.preview_panel import PreviewPanel
 from workbench.widgets.editors.schema_editor import SchemaEditor
 from workbench.widgets.model.lab import ProxyLab
@@ -51,6 +52,8 @@ class CoDesignApp:
         self.tabs.selected_index = 0
         self.tabs.observe(lambda _c: self._tab_shown(), names="selected_index")
         self._tab_shown()
+        if lab is not None:  # issue 16: missing values on the proxy (its own module)
+            self.add_tab(MissingnessPanel.title, MissingnessPanel(session, lab))
         self.undo_button = widgets.Button(description="undo", layout=widgets.Layout(width="80px"))
         self.redo_button = widgets.Button(description="redo", layout=widgets.Layout(width="80px"))
         self.undo_button.on_click(lambda _b: session.undo())

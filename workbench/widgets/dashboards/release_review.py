@@ -363,7 +363,8 @@ def _proxy(bundle: Bundle, proxy_path: Path | None) -> tuple[pd.DataFrame | None
     from workbench.transform.raw import read_raw
 
     try:
-        binned = proxy_labels(read_raw(proxy_path, bundle.spec.columns), bundle.spec,
+        spec = bundle.spec
+        binned = proxy_labels(read_raw(proxy_path, spec.columns, spec.file_format), spec,
                               bundle.configuration)
     except (OSError, EncodingError, ValueError, KeyError) as exc:
         return None, f"The proxy {proxy_path.name} could not be binned: {exc}"

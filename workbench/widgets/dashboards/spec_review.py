@@ -323,7 +323,7 @@ def _proxy_readouts(spec: Spec, proxy_path: Path | None) -> tuple[dict[str, Read
     from workbench.widgets.model.sampling import PreviewError
 
     try:
-        lab = ProxyLab(read_raw(proxy_path, spec.columns))
+        lab = ProxyLab(read_raw(proxy_path, spec.columns, spec.file_format))
         readouts = lab.readouts(spec)
         config = lab.configuration(spec)
     except (OSError, EncodingError, PreviewError, ValueError, KeyError, ArithmeticError) as exc:

@@ -88,7 +88,7 @@ class Session:
         if proxy_path is not None:
             if session.spec is None:
                 raise SpecError([*_problems_of(session.errors)])
-            session.proxy = read_raw(proxy_path, session.spec.columns)
+            session.proxy = read_raw(proxy_path, session.spec.columns, session.spec.file_format)
         return session
 
     # --- state -----------------------------------------------------------------------------

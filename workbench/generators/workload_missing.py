@@ -1,0 +1,97 @@
+"""The ``workload`` family with ``allow`` columns: complete rows, partial observation, imputation.
+
+``missingness_share``·ε goes to the missingness pattern (``generators.missing``); the rest is
+allocated over the workload as usual (algorithm ``fixed``). Each marginal is a count table, so
+its Δ₁ stays ``privacy.histogram_sensitivity()`` whichever rows it reads (a replaced record
+leaves at most one cell and enters at most one; ``generators.missing``). Private-PGM takes
+marginals with their own totals: a table read from n_c rows is rescaled to the public n by
+n / n̂_c, where n̂_c is its own noisy total clamped to the public lower bound on n_c (both
+post-processing), and its noise std is rescaled by the same factor.
+
+* ``complete_rows`` — every table from the rows complete on all ``allow`` columns;
+* ``partial`` — each table from the rows complete on its own clique (PrivBayesE's idea for
+  marginal methods);
+* ``impute`` — column-wise: the 1-way tables (each column's DP model) are released from the
+  observed values first; each column's missing values are drawn from its own noisy 1-way
+  distribution; the multi-way tables are then released from the imputed rows (a replaced
+  record changes one imputed row: Δ₁ unchanged).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from workbench.generators.cells import CellCounts
+from workbench.generators.conditional import ConditionalTable
+from workbench.generators.mbi_model import NoisyMarginal, fit_graphical_model
+from workbench.generators.missing import MissingLayout, ObservedCounts, PatternModel
+from workbench.privacy.records import discrete_laplace_sigma
+
+if TYPE_CHECKING:
+    from workbench.generators.workload import Workload
+    from workbench.generators.workload_generator import WorkloadGenerator
+    from workbench.privacy import PrivacyContext
+
+
+def fit_workload_missing(gen: WorkloadGenerator, codes: np.ndarray, layout: MissingLayout,
+                         workload: Workload, eps: float, privacy: PrivacyContext) -> None:
+    """Pattern, then every workload marginal under ``gen.missing_strategy``; spends ``eps``."""
+    if gen.algorithm != "fixed":
+        raise ValueError("workload: 'allow' columns need algorithm 'fixed'")
+    codes = np.asarray(codes, dtype=np.int64)
+    layout.check_rates(codes)
+    eps_pattern = eps * float(gen.missingness_share)
+    gen.pattern_ = PatternModel(layout).fit(codes, privacy, eps_pattern)
+    gen.allocation_ = workload.allocate(eps - eps_pattern)
+    n = len(codes)
+    if gen.missing_strategy == "impute":
+        measured = _impute_and_measure(codes, layout, gen.allocation_, privacy)
+    else:
+        view = ObservedCounts(codes, layout, complete_rows=gen.missing_strategy == "complete_rows")
+        measured = [measure_observed(view, c, e, privacy) for c, e in gen.allocation_]
+    gen.model_ = fit_graphical_model(layout.values, measured, n, gen.iters)
+    gen.domain_ = layout.domain
+
+
+def measure_observed(view: ObservedCounts, clique: tuple[str, ...], eps: float,
+             privacy: PrivacyContext) -> NoisyMarginal:
+    """One table over the rows ``view`` reads for ``clique``, rescaled to the public n."""
+    true = view.marginal(clique)
+    delta = privacy.histogram_sensitivity()
+    noisy = privacy.discrete_laplace(true.ravel(), sensitivity=delta, epsilon=eps,
+                                     purpose=f"workload marginal (observed): {' x '.join(clique)}")
+    counts = np.asarray(noisy.value, dtype=np.float64).reshape(true.shape)
+    rows = max(float(counts.sum()), float(view.rows_bound(clique)))
+    scale = view.n / rows
+    return NoisyMarginal(clique, counts * scale, discrete_laplace_sigma(delta, eps) * scale)
+
+
+def _impute_and_measure(codes: np.ndarray, layout: MissingLayout,
+                        allocation: list[tuple[tuple[str, ...], float]],
+                        privacy: PrivacyContext) -> list[NoisyMarginal]:
+    """1-way tables from observed values, column-wise imputation, then the multi-way tables."""
+    view = ObservedCounts(codes, layout, complete_rows=False)
+    measured = [measure_observed(view, c, e, privacy) for c, e in allocation if len(c) == 1]
+    work = codes.copy()
+    for m in measured:
+        i = layout.domain.index(m.clique[0])
+        if i not in layout.allow:
+            continue
+        gone = work[:, i] == layout.domain.sizes[i] - 1
+        if gone.any():
+            table = ConditionalTable.from_noisy_counts(m.counts[None, :])
+            work[gone, i] = table.sample(np.zeros(int(gone.sum()), dtype=np.int64), privacy.rng)
+    data = CellCounts.from_codes(work, layout.values)
+    delta = privacy.histogram_sensitivity()
+    for clique, eps in allocation:
+        if len(clique) == 1:
+            continue
+        true = data.marginal(clique)
+        noisy = privacy.discrete_laplace(true.ravel(), sensitivity=delta, epsilon=eps,
+                                         purpose=f"workload marginal (imputed): "
+                                                 f"{' x '.join(clique)}")
+        measured.append(NoisyMarginal(clique, np.asarray(noisy.value).reshape(true.shape),
+                                      discrete_laplace_sigma(delta, eps)))
+    return measured
