@@ -90,6 +90,12 @@ def _dashboard(args: argparse.Namespace) -> int:
     return run_dashboard(args)
 
 
+def _design(args: argparse.Namespace) -> int:
+    from workbench.design.command import run_command
+
+    return run_command(args)
+
+
 def _dryrun(args: argparse.Namespace) -> int:
     from workbench.dryrun.command import run_command
 
@@ -136,6 +142,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("freeze", "Validate a draft spec and write it frozen, with its SHA-256.", _freeze)
     p.add_argument("spec", help="path to a draft spec file")
     p.add_argument("out", help="where to write the frozen spec (.json)")
+    p = add(
+        "design",
+        "Design assistant on the PUBLIC proxy at the registry's size: derive each criterion's "
+        "ε, ε_gen and the selection mode with the smallest epsilon_total whose forecast "
+        "P(all criteria pass) reaches --target-p; print the derivation, write a draft spec.",
+        _design,
+    )
+    from workbench.design.command import add_arguments as design_arguments
+
+    design_arguments(p)
     p = add(
         "run",
         "Run a FROZEN spec once on confidential data and publish the release bundle in "
