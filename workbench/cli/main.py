@@ -6,6 +6,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
+from workbench.cli.sizes import add_size_arguments
 from workbench.engine.rundir import RunRefused
 from workbench.spec import SpecError, load_spec
 from workbench.transform import EncodingError
@@ -25,8 +26,16 @@ def _validate(args: argparse.Namespace) -> int:
 def _describe(args: argparse.Namespace) -> int:
     from workbench.report import describe_spec
 
-    print(describe_spec(load_spec(args.spec)))
-    return EXIT_OK
+    spec = load_spec(args.spec)
+    print(describe_spec(spec))
+    if args.proxy is None:
+        if args.n is not None:
+            print("error: --n needs --proxy (the public proxy to resample)", file=sys.stderr)
+            return EXIT_USAGE
+        return EXIT_OK
+    from workbench.dryrun.command import describe_floors
+
+    return describe_floors(args, spec)
 
 
 def _profile(args: argparse.Namespace) -> int:
@@ -126,10 +135,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = add(
         "describe",
         "Print a readable summary of a spec: columns, domain sizes, configuration "
-        "count, criteria and epsilon_total.",
+        "count, criteria and epsilon_total; with --proxy, each criterion's feasibility floor "
+        "(the value an ideal generator reaches at n) beside its threshold.",
         _describe,
     )
     p.add_argument("spec", help="path to a spec file (.json, .yaml)")
+    p.add_argument("--proxy", default=None, help="PUBLIC proxy CSV for the feasibility floors")
+    add_size_arguments(p)
     p = add(
         "profile",
         "Profile PUBLIC data against a spec: out-of-domain and missing shares per "
@@ -221,6 +233,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--write-result", default=None, metavar="OUT.json",
                    help="also write every configuration's pass probability (the spec review "
                    "dashboard's --dryrun input)")
+    add_size_arguments(p)
     p.add_argument("--top", type=int, default=20, help="rows of the sorted table to print")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p = add(
