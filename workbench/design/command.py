@@ -6,7 +6,6 @@ import argparse
 import sys
 
 
-
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The command's options (kept here so the CLI module stays a list of commands)."""
     p.add_argument("spec", help="path to a spec file: criteria, thresholds, generator")

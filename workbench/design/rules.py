@@ -8,8 +8,9 @@ error T′ = λ + (Δ/ε)·ln 2p itself moves with ε (Prop. 6), so σ ≤ (min(
 v)/K gives ε ≥ Δ·(K√2 − ln 2p)/(min(T, λ) − v). Criteria whose noise is not one Laplace draw
 (the regression group) pass ``sigma_epsilon``, σ·ε measured on the proxy: ε = K·σε/margin.
 
-A Laplace criterion's DP value is v + Lap(b) (v clipped to [1, λ] for the relative 1-way error) and passes below its effective threshold
-T_eff, so P(pass | v) = F_Lap(T_eff − clip(v); b) exactly (no sampling).
+A Laplace criterion's DP value is v + Lap(b) (v clipped to [1, λ] for the relative 1-way
+error) and passes below its effective threshold T_eff, so P(pass | v) = F_Lap(T_eff − v; b)
+exactly (no sampling).
 """
 
 from __future__ import annotations

@@ -82,7 +82,7 @@ def run_command(args: argparse.Namespace) -> int:
         _report(sized, spec, args)
         print_floors(spec, args.proxy, configs, args.n, args.floor_draws, args.seed)
         if args.write_narrowed:
-            document = result.narrowed_document(spec, args.min_pass,
+            document = result.narrowed_document(spec, args.min_pass, n=result.n,
                                                 proxy=Path(args.proxy).name)
             digest = save_spec(document, args.write_narrowed)
             print(f"narrowed spec written, frozen: {args.write_narrowed} (sha256 {digest})")

@@ -164,6 +164,8 @@ def floors_at(spec: Spec, proxy: pd.DataFrame | str | os.PathLike[str],
     """Floors per rehearsed size (both ends of a range) and configuration: what the dry run's
     table, ``describe --proxy`` and the editors show. The widgets call this."""
     frame = prepare_proxy(spec, proxy)
+    if n is None and spec.expected_n is not None:  # schema.expected_n, both ends
+        n = spec.expected_n.size
     configs = floor_configurations(configurations if configurations is not None
                                    else [next(spec.configurations())])
     out: dict[int, list[FloorTable]] = {}

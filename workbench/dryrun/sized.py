@@ -54,8 +54,10 @@ def dry_run_at(
     """Dry runs at ``n`` (None: the cleaned proxy's own size; a number; or (low, high), both
     ends rehearsed). ``options`` are :func:`workbench.dryrun.dry_run`'s (repetitions, seed,
     executor, cache, progress, noise)."""
-    n = check_n(n)
     spec = spec if isinstance(spec, Spec) else build_spec(spec)
+    if n is None and spec.expected_n is not None:  # schema.expected_n, both ends
+        n = spec.expected_n.size
+    n = check_n(n)
     configs = list(configurations) if configurations is not None else None
     ends: tuple[int | None, ...] = size_ends(n) or (None,)
     results: dict[int, DryRunResult] = {}
