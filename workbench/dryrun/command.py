@@ -11,9 +11,10 @@ import sys
 from pathlib import Path
 
 from workbench.dryrun.cache import DryRunCache
+from workbench.dryrun.excess import excess_words
 from workbench.dryrun.executors import make_executor
 from workbench.dryrun.files import write_records, write_result
-from workbench.dryrun.floors import floors_at, floors_words
+from workbench.dryrun.floors import FloorTable, floors_at, floors_words
 from workbench.dryrun.run import select_configurations
 from workbench.dryrun.size import DEFAULT_DRAWS, SizeSpec
 from workbench.dryrun.sized import SizedDryRun, dry_run_at
@@ -26,10 +27,13 @@ def _draws(args: argparse.Namespace) -> int:
 
 
 def print_floors(spec: Spec, proxy: str, configs: list[Configuration], n: SizeSpec,
-                 draws: int, seed: int) -> None:
+                 draws: int, seed: int) -> dict[int, list[FloorTable]]:
     """The feasibility floors beside each threshold, per size and (transforms, min_count)."""
-    if draws:
-        print(floors_words(floors_at(spec, proxy, configs, n, draws=draws, seed=seed)))
+    if not draws:
+        return {}
+    tables = floors_at(spec, proxy, configs, n, draws=draws, seed=seed)
+    print(floors_words(tables))
+    return tables
 
 
 def _report(sized: SizedDryRun, spec: Spec, args: argparse.Namespace) -> None:
@@ -80,7 +84,10 @@ def run_command(args: argparse.Namespace) -> int:
         if args.write_result:
             write_result(result, spec, args.write_result, data=Path(args.proxy).name)
         _report(sized, spec, args)
-        print_floors(spec, args.proxy, configs, args.n, args.floor_draws, args.seed)
+        floors = print_floors(spec, args.proxy, configs, args.n, args.floor_draws, args.seed)
+        for size, res in sorted(sized.results.items()):
+            if size in floors:
+                print(excess_words(res, floors[size]))
         if args.write_narrowed:
             document = result.narrowed_document(spec, args.min_pass, n=result.n,
                                                 proxy=Path(args.proxy).name)
