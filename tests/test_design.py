@@ -149,3 +149,29 @@ def test_cli_prints_the_derivation_and_writes_the_draft(tmp_path: Path, proxy,
     assert "ε_total = " in out and "| criterion | threshold |" in out
     assert build_spec(json.loads(draft.read_text())).selection.forecast.n == 2000
     assert load_spec(frozen, require_frozen=True).selection.forecast is not None
+
+
+# --- the Budget tab's button ---------------------------------------------------------------
+def test_budget_tab_button_designs_and_applies_the_draft(proxy) -> None:
+    from conftest import widget_by_class
+
+    from workbench.widgets.editors.budget_planner import BudgetPlanner
+    from workbench.widgets.editors.design_panel import DesignPanel
+    from workbench.widgets.model.lab import ProxyLab
+    from workbench.widgets.model.session import Session
+
+    session = Session(_document(), proxy)
+    lab = ProxyLab(proxy)
+    planner = BudgetPlanner(session, lab)
+    assert widget_by_class(planner.widget, "wb-design-button") is planner.design.button
+    panel = DesignPanel(session, lab, epsilon_generators=(3.0,), divisors=(10.0,),
+                        repetitions=1, draws=2)
+    panel.target.value = 0.5
+    panel.button.click()
+    assert panel.result is not None and "← chosen" in panel.output.value
+    assert not panel.apply_button.disabled
+    panel.apply_button.click()
+    chosen = panel.result.chosen
+    assert session.spec.budget.epsilon_generator == chosen.epsilon_generator
+    assert session.spec.selection.forecast.p == pytest.approx(chosen.p, abs=1e-6)
+    assert session.undo() and session.spec.selection.forecast is None
