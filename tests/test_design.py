@@ -175,3 +175,17 @@ def test_budget_tab_button_designs_and_applies_the_draft(proxy) -> None:
     assert session.spec.budget.epsilon_generator == chosen.epsilon_generator
     assert session.spec.selection.forecast.p == pytest.approx(chosen.p, abs=1e-6)
     assert session.undo() and session.spec.selection.forecast is None
+
+
+def test_the_designed_lean_example_records_its_derivation() -> None:
+    """examples/israel_births_2014_lean_designed.*: made by `workbench design` (a new file; the
+    earlier examples keep their hashes)."""
+    designed = load_spec(REPO / "examples" / "israel_births_2014_lean_designed.frozen.json",
+                         require_frozen=True)
+    draft = build_spec(json.loads(
+        (REPO / "examples" / "israel_births_2014_lean_designed.json").read_text()))
+    assert designed.sha256 == draft.sha256
+    assert designed.selection.max_iterations == 1 and designed.selection.forecast.n == 95_000
+    assert designed.epsilon_total <= 4.1
+    assert designed.expected_n.low == 95_000
+    assert load_spec(LEAN).sha256 == json.loads(LEAN.read_text())["frozen"]["sha256"]
