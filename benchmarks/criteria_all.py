@@ -1,6 +1,6 @@
 """Benchmark: every acceptance criterion of the example spec, with DP, on 166k vs 166k rows.
 
-R = the public proxy (data_public/proxy_births_166k.csv.gz), cleaned and encoded with the
+R = the public proxy (data_public/proxy_sample_166k.csv.gz), cleaned and encoded with the
 paper's chosen configuration (mother_age ten_bins_35_39, parity five_bins, gestation_week
 six_bins); S = a second proxy sample (another seed), cleaned, encoded the same way and cut to
 the same n. ``evaluate_all`` runs 5 times (fresh simulation context each time, noise from
@@ -32,7 +32,7 @@ from workbench.transform.clean import clean
 from workbench.transform.raw import read_raw
 
 REPO = Path(__file__).resolve().parents[1]
-PROXY = REPO / "data_public" / "proxy_births_166k.csv.gz"
+PROXY = REPO / "data_public" / "proxy_sample_166k.csv.gz"
 PAPER_TRANSFORMS = {
     "mother_age": "ten_bins_35_39",
     "parity": "five_bins",

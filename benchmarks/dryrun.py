@@ -25,7 +25,7 @@ from workbench.spec import Configuration, load_spec
 
 REPO = Path(__file__).resolve().parents[1]
 SPEC = REPO / "examples" / "israel_births_2014.json"
-PROXY = REPO / "data_public" / "proxy_births_166k.csv.gz"
+PROXY = REPO / "data_public" / "proxy_sample_166k.csv.gz"
 TARGET_S = 300.0
 
 

@@ -1,6 +1,6 @@
 """Benchmark: β_max by max flow on distinct cells vs row-by-row matching.
 
-R is the bundled proxy (data_public/proxy_births_166k.csv.gz), S an independent proxy sample
+R is the bundled proxy (data_public/proxy_sample_166k.csv.gz), S an independent proxy sample
 with another seed; both cleaned with the spec's raw rules and encoded with the paper's chosen
 bins (mother_age ten_bins_35_39, parity five_bins, gestation_week six_bins).
 
@@ -97,7 +97,7 @@ def main(full_per_row: bool, per_row_limit_s: float) -> None:
     print(f"chosen configuration: {dict(chosen.transforms)}")
     print(f"cost rule: {len(cost.offsets)} offset vectors, locked bins {cost.locked_labels(table)}")
 
-    raw_real = clean(pd.read_csv(REPO / "data_public" / "proxy_births_166k.csv.gz"), spec)
+    raw_real = clean(pd.read_csv(REPO / "data_public" / "proxy_sample_166k.csv.gz"), spec)
     n = len(raw_real)
     raw_synth = _clean_proxy(spec, n, seed=20_140_002)
     real, synth = table.encode(raw_real), table.encode(raw_synth)

@@ -47,7 +47,7 @@ def main(repeats: int = 5) -> None:
 
     t0 = time.perf_counter()
     session = Session.from_files(REPO / "examples" / "israel_births_2014.json",
-                                 REPO / "data_public" / "proxy_births_166k.csv.gz")
+                                 REPO / "data_public" / "proxy_sample_166k.csv.gz")
     t1 = time.perf_counter()
     app = CoDesignApp(session)
     t2 = time.perf_counter()

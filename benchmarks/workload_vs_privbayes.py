@@ -56,7 +56,7 @@ from workbench.transform.clean import clean
 REPO = Path(__file__).resolve().parents[1]
 SPEC = REPO / "examples" / "israel_births_2014.json"
 DATA = REPO.parent / "shared" / "data" / "us_births_2019_singleton_sample160k.csv.gz"
-PROXY = REPO / "data_public" / "proxy_births_166k.csv.gz"  # already in the schema's columns
+PROXY = REPO / "data_public" / "proxy_sample_166k.csv.gz"  # already in the schema's columns
 GENERATORS: dict[str, tuple[str, dict]] = {
     "workload": ("workload", {"algorithm": "fixed", "one_way_share": 0.25}),
     "workload aim": ("workload", {"algorithm": "aim", "one_way_share": 0.25, "rounds": 6}),

@@ -1,4 +1,7 @@
-"""Build data_public/proxy_births_166k.csv.gz: 166,000 synthetic proxy rows from the facts file.
+"""Build data_public/proxy_facts_166k.csv.gz: 166,000 synthetic proxy rows from the facts file.
+
+The facts-based proxy, for when only published tables exist; the default proxy is the record
+sample built by scripts/build_proxy_sample.py.
 
 Usage: python scripts/build_proxy_data.py [--facts PATH] [--out PATH]
 
@@ -9,18 +12,16 @@ script on the same facts reproduces the committed file byte for byte.
 from __future__ import annotations
 
 import argparse
-import gzip
-import io
 from pathlib import Path
 
 import pandas as pd
 
-from workbench.proxy import removed_shares, sample_proxy
+from workbench.proxy import csv_gz_bytes, removed_shares, sample_proxy
 from workbench.proxy.facts import load_facts
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_FACTS = REPO / "data_public" / "us2019_facts.json"
-DEFAULT_OUT = REPO / "data_public" / "proxy_births_166k.csv.gz"
+DEFAULT_OUT = REPO / "data_public" / "proxy_facts_166k.csv.gz"
 
 #: Rows in the bundled proxy (the Israeli release had n = 165,915).
 N_ROWS = 166_000
@@ -31,15 +32,6 @@ SEED = 2014
 def build_proxy_frame(facts_path: str | Path | None = DEFAULT_FACTS) -> pd.DataFrame:
     """The bundled proxy as a DataFrame, exactly as the committed CSV should hold it."""
     return sample_proxy(N_ROWS, seed=SEED, facts=load_facts(facts_path))
-
-
-def csv_gz_bytes(df: pd.DataFrame) -> bytes:
-    """Deterministic gzip'd CSV bytes (no file name, mtime 0) of a frame."""
-    text = df.to_csv(index=False, lineterminator="\n").encode("utf-8")
-    buf = io.BytesIO()
-    with gzip.GzipFile(filename="", mode="wb", fileobj=buf, compresslevel=9, mtime=0) as gz:
-        gz.write(text)
-    return buf.getvalue()
 
 
 def build(facts_path: Path = DEFAULT_FACTS, out: Path = DEFAULT_OUT) -> Path:

@@ -30,7 +30,7 @@ from workbench.spec import SpecError, build_spec, load_spec, save_spec
 REPO = Path(__file__).resolve().parents[1]
 DATASET = "il-births-2014"
 README_SPEC = REPO / "examples" / "israel_births_2014_narrowed.frozen.json"
-README_DATA = REPO / "data_public" / "proxy_births_166k.csv.gz"
+README_DATA = REPO / "data_public" / "proxy_sample_166k.csv.gz"
 
 
 def _narrowed_document() -> dict:

@@ -52,3 +52,23 @@ def test_describe_prints_the_estimate(example_doc: dict) -> None:
     example_doc["schema"]["expected_n"] = [95_000, 160_000]
     assert ("Expected n after cleaning (public estimate): 95,000–160,000 (dry runs rehearse "
             "at the low end)") in describe_spec(build_spec(example_doc))
+
+
+def test_dry_runs_and_floors_default_to_expected_n() -> None:
+    """Without --n, a dry run rehearses at both ends of schema.expected_n (low end counts)."""
+    from test_dryrun import _cheap_document
+
+    from workbench.dryrun import InlineExecutor
+    from workbench.dryrun.floors import floors_at
+    from workbench.dryrun.sized import dry_run_at
+    from workbench.proxy import sample_proxy
+
+    doc = _cheap_document()
+    doc["schema"]["expected_n"] = [1500, 2500]
+    spec = build_spec(doc)
+    proxy = sample_proxy(2000, seed=2)
+    config = next(spec.configurations())
+    sized = dry_run_at(spec, proxy, [config], repetitions=1, executor=InlineExecutor(),
+                       progress=False, noise="seeded")
+    assert sorted(sized.results) == [1500, 2500] and sized.result.n == 1500
+    assert sorted(floors_at(spec, proxy, [config], draws=2)) == [1500, 2500]

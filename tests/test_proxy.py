@@ -19,7 +19,9 @@ from workbench.proxy import (
     CLEANING_RULES,
     PROXY_COLUMNS,
     build_facts,
+    csv_gz_bytes,
     load_facts,
+    record_sample,
     removed_shares,
     sample_proxy,
     sha256_of,
@@ -34,7 +36,7 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "data"
 SOURCE = SHARED / "us_births_2019_singleton_sample200k.csv.gz"
 FACTS_PATH = REPO / "data_public" / "us2019_facts.json"
-PROXY_CSV = REPO / "data_public" / "proxy_births_166k.csv.gz"
+PROXY_CSV = REPO / "data_public" / "proxy_facts_166k.csv.gz"
 
 
 def _load_script(name: str) -> ModuleType:
@@ -335,3 +337,29 @@ def test_repository_holds_no_copy_of_the_shared_data() -> None:
                 continue
             if path.stat().st_size in shared:
                 assert _sha256(path) not in shared_hashes, path
+
+
+# ----------------------------------------------------------------------------- record sample
+
+SAMPLE_CSV = REPO / "data_public" / "proxy_sample_166k.csv.gz"
+
+
+def test_record_sample_is_cleaned_seeded_and_without_replacement() -> None:
+    frame = pd.DataFrame({"mother_age": [30, 18, 25, 40, 33], "parity": [1, 5, 2, 3, 1],
+                          "gestation_week": [39, 40, 38, 41, 20],
+                          "birth_weight": [3300, 3100, 3000, 3500, 400], "row": range(5)})
+    drawn = record_sample(frame, 3, seed=7)
+    assert sorted(drawn["row"]) == [0, 2, 3]  # rows 1 and 4 break cleaning rules
+    assert drawn.equals(record_sample(frame, 3, seed=7))
+    with pytest.raises(ValueError, match="3 cleaned rows"):
+        record_sample(frame, 4, seed=7)
+
+
+def test_default_proxy_is_the_record_sample_the_script_draws() -> None:
+    committed = pd.read_csv(SAMPLE_CSV)
+    assert len(committed) == 166_000 and list(committed.columns) == list(PROXY_COLUMNS)
+    assert removed_shares(committed)["total"] == 0.0  # drawn after the cleaning rules
+    _need_shared()
+    script = _load_script("build_proxy_sample.py")
+    rebuilt = record_sample(to_schema(pd.read_csv(SOURCE)), script.N_ROWS, script.SEED)
+    assert csv_gz_bytes(rebuilt) == SAMPLE_CSV.read_bytes()

@@ -22,7 +22,7 @@ from workbench.transform.raw import read_raw
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "israel_births_2014.json"
-PROXY = REPO / "data_public" / "proxy_births_166k.csv.gz"
+PROXY = REPO / "data_public" / "proxy_sample_166k.csv.gz"
 
 
 # --- fixtures ---------------------------------------------------------------------------------

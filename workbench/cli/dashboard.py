@@ -23,7 +23,7 @@ from urllib.parse import parse_qs, urlencode
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = REPO / "notebooks" / "dashboards"
-DEFAULT_PROXY = REPO / "data_public" / "proxy_births_166k.csv.gz"
+DEFAULT_PROXY = REPO / "data_public" / "proxy_sample_166k.csv.gz"
 DEFAULT_SPEC = REPO / "examples" / "israel_births_2014.json"
 #: Idle kernels of abandoned page loads are culled (each kernel holds about 200 MB).
 CULL_FLAGS = ("--MappingKernelManager.cull_idle_timeout=10",

@@ -6,6 +6,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
+from workbench.cli.sizes import add_size_arguments
 from workbench.engine.rundir import RunRefused
 from workbench.spec import SpecError, load_spec
 from workbench.transform import EncodingError
@@ -25,8 +26,16 @@ def _validate(args: argparse.Namespace) -> int:
 def _describe(args: argparse.Namespace) -> int:
     from workbench.report import describe_spec
 
-    print(describe_spec(load_spec(args.spec)))
-    return EXIT_OK
+    spec = load_spec(args.spec)
+    print(describe_spec(spec))
+    if args.proxy is None:
+        if args.n is not None:
+            print("error: --n needs --proxy (the public proxy to resample)", file=sys.stderr)
+            return EXIT_USAGE
+        return EXIT_OK
+    from workbench.dryrun.command import describe_floors
+
+    return describe_floors(args, spec)
 
 
 def _profile(args: argparse.Namespace) -> int:
@@ -101,6 +110,12 @@ def _dashboard(args: argparse.Namespace) -> int:
     return run_dashboard(args)
 
 
+def _design(args: argparse.Namespace) -> int:
+    from workbench.design.command import run_command
+
+    return run_command(args)
+
+
 def _dryrun(args: argparse.Namespace) -> int:
     from workbench.dryrun.command import run_command
 
@@ -131,10 +146,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = add(
         "describe",
         "Print a readable summary of a spec: columns, domain sizes, configuration "
-        "count, criteria and epsilon_total.",
+        "count, criteria and epsilon_total; with --proxy, each criterion's feasibility floor "
+        "(the value an ideal generator reaches at n) beside its threshold.",
         _describe,
     )
     p.add_argument("spec", help="path to a spec file (.json, .yaml)")
+    p.add_argument("--proxy", default=None, help="PUBLIC proxy CSV for the feasibility floors")
+    add_size_arguments(p)
     p = add(
         "profile",
         "Profile PUBLIC data against a spec: out-of-domain and missing shares per "
@@ -149,6 +167,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("freeze", "Validate a draft spec and write it frozen, with its SHA-256.", _freeze)
     p.add_argument("spec", help="path to a draft spec file")
     p.add_argument("out", help="where to write the frozen spec (.json)")
+    p = add(
+        "design",
+        "Design assistant on the PUBLIC proxy at the registry's size: derive each criterion's "
+        "ε, ε_gen and the selection mode with the smallest epsilon_total whose forecast "
+        "P(all criteria pass) reaches --target-p; print the derivation, write a draft spec.",
+        _design,
+    )
+    from workbench.design.command import add_arguments as design_arguments
+
+    design_arguments(p)
     p = add(
         "run",
         "Run a FROZEN spec once on confidential data and publish the release bundle in "
@@ -218,6 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--write-result", default=None, metavar="OUT.json",
                    help="also write every configuration's pass probability (the spec review "
                    "dashboard's --dryrun input)")
+    add_size_arguments(p)
     p.add_argument("--top", type=int, default=20, help="rows of the sorted table to print")
     p.add_argument("--missingness", action="append", default=None, metavar="MECH:RATE[:COLS[:DEP]]",
                    help="rehearse more holes than the proxy has: an MCAR, MAR or MNAR mask "

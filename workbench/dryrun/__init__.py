@@ -30,6 +30,8 @@ from workbench.dryrun.noise import noise_generator, noise_source
 from workbench.dryrun.proxy import prepare_proxy
 from workbench.dryrun.result import ALL, DryRunResult, wilson_interval
 from workbench.dryrun.run import dry_run, pick_configurations, select_configurations
+from workbench.dryrun.size import SizeSpec, low_end, parse_n, resample_to_n, size_ends
+from workbench.dryrun.sized import SizedDryRun, dry_run_at
 from workbench.dryrun.tasks import CriterionOutcome, Task, TaskRecord, task_seed
 
 __all__ = [
@@ -44,21 +46,28 @@ __all__ = [
     "LocalExecutor",
     "PassRates",
     "SelectionForecast",
+    "SizeSpec",
+    "SizedDryRun",
     "Task",
     "TaskRecord",
     "default_cache_dir",
     "dry_run",
+    "dry_run_at",
     "forecast",
     "iteration_digest",
+    "low_end",
     "make_executor",
     "noise_generator",
     "noise_source",
+    "parse_n",
     "pick_configurations",
     "prepare_proxy",
     "read_pass_rates",
     "read_records",
+    "resample_to_n",
     "result_document",
     "select_configurations",
+    "size_ends",
     "task_seed",
     "wilson_interval",
     "write_records",

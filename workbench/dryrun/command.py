@@ -11,19 +11,44 @@ import sys
 from pathlib import Path
 
 from workbench.dryrun.cache import DryRunCache
+from workbench.dryrun.excess import excess_words
 from workbench.dryrun.executors import make_executor
 from workbench.dryrun.files import write_records, write_result
-from workbench.dryrun.result import DryRunResult
-from workbench.dryrun.run import dry_run, select_configurations
-from workbench.spec import Spec, load_spec, save_spec
+from workbench.dryrun.floors import FloorTable, floors_at, floors_words
+from workbench.dryrun.run import select_configurations
+from workbench.dryrun.size import DEFAULT_DRAWS, SizeSpec
+from workbench.dryrun.sized import SizedDryRun, dry_run_at
+from workbench.spec import Configuration, Spec, load_spec, save_spec
 
 
-def _report(result: DryRunResult, spec: Spec, args: argparse.Namespace) -> None:
+def _draws(args: argparse.Namespace) -> int:
+    """``--floor-draws``, or the default."""
+    return DEFAULT_DRAWS if args.floor_draws is None else int(args.floor_draws)
+
+
+def print_floors(spec: Spec, proxy: str, configs: list[Configuration], n: SizeSpec,
+                 draws: int, seed: int) -> dict[int, list[FloorTable]]:
+    """The feasibility floors beside each threshold, per size and (transforms, min_count)."""
+    if not draws:
+        return {}
+    tables = floors_at(spec, proxy, configs, n, draws=draws, seed=seed)
+    print(floors_words(tables))
+    return tables
+
+
+def _report(sized: SizedDryRun, spec: Spec, args: argparse.Namespace) -> None:
     """Print the sorted table and the private-selection forecast."""
+    result = sized.result
     n = len(result.configurations)
-    print(f"dry run: {n} configuration(s) × {result.repetitions} repetition(s), noise "
-          f"{result.noise}; {result.computed} computed, {result.cached} from cache, "
-          f"{result.seconds:.1f} s")
+    sizes = ", ".join(f"{k:,}" for k in sized.sizes)
+    print(f"dry run: {n} configuration(s) × {result.repetitions} repetition(s) at n = {sizes}"
+          f", noise {result.noise}; {sum(r.computed for r in sized.results.values())} computed,"
+          f" {sum(r.cached for r in sized.results.values())} from cache, "
+          f"{sum(r.seconds for r in sized.results.values()):.1f} s")
+    if len(sized.sizes) > 1:
+        print("P(all criteria pass) at both ends of n (the low end counts):")
+        print(sized.pass_table().head(args.top).to_string(float_format=lambda v: f"{v:.2f}"))
+        print(f"at the low end, n = {sized.sizes[0]:,}:")
     print(f"sorted by P(all criteria pass) (top {min(args.top, n)} of {n}):")
     print(result.summary(rows=args.top))
     sel = spec.selection
@@ -67,22 +92,44 @@ def run_command(args: argparse.Namespace) -> int:
             return 0
         configs = select_configurations(spec, args.configs, args.limit, args.seed)
         cache = None if args.no_cache else DryRunCache(args.cache)
+        args.floor_draws = _draws(args)
+        if args.floor_draws < 0 or args.floor_draws == 1:
+            raise ValueError("--floor-draws must be 0 (no floors) or at least 2")
         proxy = masked_proxy(spec, args.proxy, getattr(args, "missingness", None) or [],
                              args.seed)
-        result = dry_run(spec, proxy, configs, repetitions=args.repetitions,
-                         seed=args.seed, executor=make_executor(args.workers, args.scheduler),
-                         cache=cache, progress=not args.quiet, noise=args.noise)
+        sized = dry_run_at(spec, proxy, configs, args.n, repetitions=args.repetitions,
+                           seed=args.seed, executor=make_executor(args.workers, args.scheduler),
+                           cache=cache, progress=not args.quiet, noise=args.noise)
+        result = sized.result
         if args.records:
             write_records(result.records, args.records)
         if args.write_result:
             write_result(result, spec, args.write_result, data=Path(args.proxy).name)
-        _report(result, spec, args)
+        _report(sized, spec, args)
+        floors = print_floors(spec, args.proxy, configs, args.n, args.floor_draws, args.seed)
+        for size, res in sorted(sized.results.items()):
+            if size in floors:
+                print(excess_words(res, floors[size]))
         if args.write_narrowed:
-            document = result.narrowed_document(spec, args.min_pass,
+            document = result.narrowed_document(spec, args.min_pass, n=result.n,
                                                 proxy=Path(args.proxy).name)
             digest = save_spec(document, args.write_narrowed)
             print(f"narrowed spec written, frozen: {args.write_narrowed} (sha256 {digest})")
     except (ValueError, ImportError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def describe_floors(args: argparse.Namespace, spec: Spec) -> int:
+    """``describe SPEC --proxy P [--n N]``: the floors beside each threshold; 2 on bad input."""
+    try:
+        args.floor_draws = _draws(args)
+        if args.floor_draws < 2:
+            raise ValueError("--floor-draws must be at least 2 with --proxy")
+        configs = select_configurations(spec)
+        print_floors(spec, args.proxy, configs, args.n, args.floor_draws, 0)
+    except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0

@@ -46,6 +46,7 @@ class DryRunResult:
     computed: int = 0
     cached: int = 0
     seconds: float = 0.0
+    n: int | None = None  # records per rehearsed iteration (the cleaned proxy's or the resample's)
 
     # --- tables -----------------------------------------------------------------------------
     def records_frame(self) -> pd.DataFrame:

@@ -22,6 +22,7 @@ from workbench.dryrun.cache import DryRunCache, frame_fingerprint, iteration_dig
 from workbench.dryrun.executors import Executor, LocalExecutor
 from workbench.dryrun.proxy import prepare_proxy
 from workbench.dryrun.result import DryRunResult, sort_records
+from workbench.dryrun.size import check_n
 from workbench.dryrun.tasks import NOISE_MODES, NoiseMode, TaskRecord, plan_tasks
 from workbench.dryrun.worker import Payload
 from workbench.spec import Configuration, Spec, build_spec
@@ -121,6 +122,7 @@ def dry_run(
     progress: bool | ProgressCallback | None = None,
     *,
     noise: NoiseMode = "opendp",
+    n: int | None = None,
 ) -> DryRunResult:
     """Run every configuration ``repetitions`` times on the proxy and collect the outcomes.
 
@@ -128,7 +130,9 @@ def dry_run(
     data. ``executor`` defaults to ``LocalExecutor(workers=2)``. ``noise="seeded"`` replaces
     OpenDP's unseedable noise by seeded numpy noise (public simulation only) so records are
     reproducible across executors and machines. ``progress``: None/True for a progress bar,
-    False for none, or a callback ``(done, total)``.
+    False for none, or a callback ``(done, total)``. ``n``: rehearse at that many records,
+    each task on its own resample of the cleaned proxy (:mod:`workbench.dryrun.size`; for a
+    range of sizes use :func:`dry_run_at`); None rehearses on the proxy as it is.
     """
     if noise not in NOISE_MODES:
         raise ValueError(f"noise must be one of {', '.join(NOISE_MODES)}")
@@ -136,9 +140,12 @@ def dry_run(
         raise ValueError("repetitions must be an integer >= 1")
     spec = spec if isinstance(spec, Spec) else build_spec(spec)
     configs = _configurations(spec, configurations)
+    n = check_n(n)  # type: ignore[assignment]
+    if isinstance(n, tuple):
+        raise ValueError("dry_run takes one size n; use dry_run_at for a range (low, high)")
     frame = prepare_proxy(spec, proxy_frame)
     document = spec.to_document()
-    payload = Payload(_payload_id(document, frame), document, frame)
+    payload = Payload(_payload_id(document, frame, n), document, frame, n)
     tasks = plan_tasks(payload.payload_id, [c.to_dict() for c in configs],
                        [c.key for c in configs], repetitions, seed, noise)
     store = _cache(cache)
@@ -173,12 +180,14 @@ def dry_run(
         computed=len(todo),
         cached=len(tasks) - len(todo),
         seconds=time.perf_counter() - start,
+        n=n if n is not None else len(frame),
     )
 
 
-def _payload_id(document: Mapping[str, Any], frame: pd.DataFrame) -> str:
+def _payload_id(document: Mapping[str, Any], frame: pd.DataFrame, n: int | None = None) -> str:
     """Identity of what a task's outcome depends on besides its own fields."""
     from workbench import __version__
 
-    text = "\x1f".join([iteration_digest(document), frame_fingerprint(frame), __version__])
+    parts = [iteration_digest(document), frame_fingerprint(frame), __version__]
+    text = "\x1f".join(parts if n is None else [*parts, f"n={n}"])
     return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -20,6 +20,7 @@ import pandas as pd
 
 from workbench.criteria import exact_errors, release_once
 from workbench.dryrun.noise import noise_source
+from workbench.dryrun.size import resample_to_n, size_seed
 from workbench.dryrun.tasks import CriterionOutcome, Task, TaskRecord
 from workbench.engine import run_iteration
 from workbench.privacy import PrivacyContext
@@ -28,20 +29,22 @@ from workbench.spec import Configuration, Spec, build_spec
 
 @dataclass(frozen=True)
 class Payload:
-    """What every worker needs once: the spec document and the cleaned proxy frame."""
+    """What every worker needs once: the spec document, the cleaned proxy frame, and the size
+    ``n`` each task resamples it to (None: the proxy as it is)."""
 
     payload_id: str
     document: Mapping[str, Any]
     frame: pd.DataFrame
+    n: int | None = None
 
 
-_INSTALLED: dict[str, tuple[Spec, pd.DataFrame]] = {}
+_INSTALLED: dict[str, tuple[Spec, pd.DataFrame, int | None]] = {}
 
 
 def install(payload: Payload) -> None:
     """Build the spec once in this process and keep it with the frame under the payload id."""
     if payload.payload_id not in _INSTALLED:
-        _INSTALLED[payload.payload_id] = (build_spec(payload.document), payload.frame)
+        _INSTALLED[payload.payload_id] = (build_spec(payload.document), payload.frame, payload.n)
 
 
 def install_from_file(path: str) -> None:
@@ -61,9 +64,11 @@ def uninstall(payload_id: str) -> None:
 def run_task(task: Task) -> TaskRecord:
     """Rehearse one iteration for one (configuration, repetition) and record the outcome."""
     try:
-        spec, frame = _INSTALLED[task.payload_id]
+        spec, frame, n = _INSTALLED[task.payload_id]
     except KeyError:
         raise RuntimeError("dry-run payload not installed in this worker") from None
+    if n is not None:  # each task rehearses on its own resample of the proxy at size n
+        frame = resample_to_n(frame, n, size_seed(task.seed, n))
     ctx = PrivacyContext.simulation(task.seed, neighbour=spec.budget.neighbour,
                                     noise=noise_source(task.noise, task.seed))
     start = time.perf_counter()

@@ -86,25 +86,20 @@ def estimate(
     iters: int,
     warm: object | None = None,
 ) -> object:
-    """Mirror descent on the L2 loss Σ‖μ_c − y_c‖²/(2σ_c²); ``warm`` is a previous estimate
+    """Mirror descent on the L2 loss Σ‖μ_c − y_c‖²/(2σ_c²) until it converges, at most
+    ``iters`` steps (:mod:`workbench.generators.mbi_descent`); ``warm`` is a previous estimate
     whose potentials start the descent (AIM refits after every new measurement)."""
-    mbi = _require_mbi()
-    import jax.numpy as jnp
-    from mbi import estimation, marginal_loss
+    _require_mbi()
+    from mbi.marginal_loss import maximal_subset
 
-    mdomain = mbi.Domain(domain.names, domain.sizes)
-    measurements = [
-        mbi.LinearMeasurement(jnp.asarray(m.counts.ravel(), dtype=float), m.clique, m.sigma)
-        for m in measured
-    ]
-    loss = marginal_loss.from_linear_measurements(measurements)
-    loss = marginal_loss.MarginalLossFn(
-        loss.cliques, loss.loss_fn, lipschitz(domain, measured, loss.cliques)
-    )
-    potentials = warm.potentials.expand(loss.cliques) if warm is not None else None
-    return estimation.mirror_descent(
-        mdomain, loss, known_total=float(total), iters=iters, potentials=potentials
-    )
+    from workbench.generators.mbi_descent import mirror_descent
+
+    cliques = maximal_subset([m.clique for m in measured])
+    model, _info = mirror_descent(
+        domain, [(m.clique, m.counts, m.sigma) for m in measured], cliques,
+        lipschitz(domain, measured, cliques), total, iters,
+        potentials=warm.potentials if warm is not None else None)
+    return model
 
 
 def model_marginal(model: object, clique: Clique) -> np.ndarray:

@@ -13,11 +13,14 @@ below a tenth of the threshold's margin), so the ε share already carries the th
 per-kind multipliers are hyperparameters of the search space. A criterion spreads its weight
 evenly over the multi-way cliques it declares and a clique's weight is the sum it receives.
 The 1-way marginal of every column is always measured, with ``one_way_share`` of ε_gen split
-evenly over the columns; the rest goes to the multi-way cliques in proportion to their weight.
+evenly over the columns (0: the multi-way cliques carry the 1-ways); the rest goes to the
+multi-way cliques in proportion to their weight. Two options of issue 15: faithfulness's
+cliques derived from its cost rule, and weights scaled by the cliques' cell counts.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -52,8 +55,11 @@ class Workload:
             raise ValueError("workload: no columns")
         total_weight = sum(i.weight for i in self.items)
         share = self.one_way_share if total_weight > 0 else 1.0
+        covered = {c for i in self.items if i.weight > 0 for c in i.clique}
+        if share == 0 and not set(self.columns) <= covered:
+            raise ValueError("workload: one_way_share 0 needs every column in a weighted clique")
         one = epsilon * share / len(self.columns)
-        out: list[tuple[Clique, float]] = [((c,), one) for c in self.columns]
+        out: list[tuple[Clique, float]] = [((c,), one) for c in self.columns] if share else []
         rest = epsilon - one * len(self.columns)
         out += [(i.clique, rest * i.weight / total_weight) for i in self.items if i.weight > 0]
         # Put the rounding residue on the last measurement so the ε add up exactly.
@@ -67,7 +73,7 @@ class Workload:
         lines = [
             f"1-way marginals of all {len(self.columns)} columns, share {self.one_way_share:g}"
         ]
-        if epsilon is not None:
+        if epsilon is not None and self.one_way_share:
             lines[0] += f" (ε {eps[(self.columns[0],)]:.4g} each)"
         for item in self.items:
             e = f", ε {eps[item.clique]:.4g}" if item.clique in eps else ""
@@ -78,13 +84,50 @@ class Workload:
         return lines
 
 
+def faithfulness_rule_cliques(spec: Spec, order: int = 2) -> list[Clique]:
+    """Cliques the faithfulness cost rule needs (issue 15): a record matches within α only if
+    its exact-match columns agree and its ordinal (distance) columns are close, so the joint of
+    those columns decides β_max, not the distance columns' 2-ways alone. ``order`` 2: every
+    pair of the rule's columns; 3: also each pair of ordinal columns with one other rule column
+    (an exact one, or the third ordinal), the smallest cliques that tie a cell's neighbours
+    (one ordinal step) to the columns that must match."""
+    rule = spec.faithfulness
+    names = [c for c in spec.column_names if c in rule.exact or c in rule.distance]
+    out = pairs(names)
+    if order >= 3:
+        ordinal = [c for c in names if c in rule.distance]
+        for a, b in pairs(ordinal):
+            out += [(a, b, x) for x in names if x not in (a, b)]
+    return out
+
+
+def size_factors(cliques: Sequence[Clique], sizes: Mapping[str, int],
+                 power: float) -> dict[Clique, float]:
+    """(cells of c / geometric mean of cells)^power per clique: with Laplace noise the L1 error
+    of a marginal grows with its cell count, so wider marginals need more of the budget."""
+    if power == 0 or not cliques:
+        return dict.fromkeys(cliques, 1.0)
+    cells = {q: math.prod(sizes[c] for c in q) for q in cliques}
+    mean = math.exp(sum(math.log(v) for v in cells.values()) / len(cells))
+    return {q: (cells[q] / mean) ** power for q in cliques}
+
+
 def derive_workload(
     spec: Spec,
     *,
     one_way_share: float = 0.25,
     multipliers: Mapping[str, float] | None = None,
+    faithfulness_order: int = 0,
+    size_power: float = 0.0,
+    sizes: Mapping[str, int] | None = None,
 ) -> Workload:
-    """The weighted marginal workload of ``spec``'s criteria (public inputs only)."""
+    """The weighted marginal workload of ``spec``'s criteria (public inputs only).
+
+    ``faithfulness_order`` 2 or 3 replaces the faithfulness criterion's cliques by those its
+    cost rule derives (:func:`faithfulness_rule_cliques`; 0 keeps the kind's own);
+    ``size_power`` scales each clique's weight by :func:`size_factors` of the configuration's
+    public bin counts ``sizes``.
+    """
     mult = {g: 1.0 for g in WORKLOAD_GROUPS} | dict(multipliers or {})
     criteria = list(spec.criteria)
     eps_sum = sum(c.epsilon for c in criteria)
@@ -95,10 +138,15 @@ def derive_workload(
         share = c.epsilon / eps_sum if eps_sum > 0 else 1.0 / len(criteria)
         kind = kinds.get(c.kind)
         weight = float(mult[kind.workload_group]) * share
-        cliques = {tuple(sorted(q, key=order.__getitem__)) for q in kind.marginals(spec, c)}
+        declared = (faithfulness_rule_cliques(spec, faithfulness_order)
+                    if faithfulness_order and c.kind == "faithfulness" else kind.marginals(spec, c))
+        cliques = {tuple(sorted(q, key=order.__getitem__)) for q in declared}
         for q in sorted(cliques, key=lambda q: [order[x] for x in q]):
             weights[q] = weights.get(q, 0.0) + weight / len(cliques)
             sources.setdefault(q, []).append(c.id)
+    if size_power and sizes is not None:
+        factor = size_factors(list(weights), sizes, size_power)
+        weights = {q: w * factor[q] for q, w in weights.items()}
     items = tuple(
         WorkloadItem(q, weights[q], tuple(sources[q]))
         for q in sorted(weights, key=lambda q: (len(q), [order[x] for x in q]))

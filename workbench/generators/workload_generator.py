@@ -51,7 +51,7 @@ from workbench.generators.measurement import noisy_marginal
 from workbench.generators.missing import MISSING_PARAMS, layout_for
 from workbench.generators.workload import Workload, all_pairs_workload, derive_workload
 from workbench.privacy.records import discrete_laplace_sigma
-from workbench.spec.params import Param, non_negative, one_of, open_interval, whole_at_least
+from workbench.spec.params import Param, non_negative, one_of, whole_at_least
 from workbench.transform import Domain
 
 if TYPE_CHECKING:
@@ -59,6 +59,12 @@ if TYPE_CHECKING:
     from workbench.spec import Configuration, Spec
 
 ALGORITHMS = ("fixed", "aim")
+
+
+def _share(value: object) -> str | None:
+    """A share in [0, 1): 0 leaves the 1-way marginals to the multi-way cliques."""
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < 1
+    return None if ok else "must be a number in [0, 1)"
 #: Share of each AIM round's ε spent on selecting the clique (AIM uses 10%).
 AIM_SELECT_SHARE = 0.1
 
@@ -74,11 +80,14 @@ class WorkloadGenerator(GeneratorFamily):
                    "fitted with Private-PGM (algorithm 'fixed', or a pure-ε AIM)")
     hyperparameters = MappingProxyType({
         "algorithm": Param("fixed", one_of(*ALGORITHMS), "'fixed' workload or adaptive 'aim'"),
-        "one_way_share": Param(0.25, open_interval(0, 1), "share of ε for the 1-way marginals"),
+        "one_way_share": Param(0.25, _share, "share of ε for the 1-way marginals (may be 0)"),
         "regression_weight": Param(1.0, non_negative, "multiplier of regression criteria"),
         "mean_weight": Param(1.0, non_negative, "multiplier of conditional-mean criteria"),
         "marginal_weight": Param(1.0, non_negative, "multiplier of marginal criteria"),
         "faithfulness_weight": Param(1.0, non_negative, "multiplier of faithfulness"),
+        "faithfulness_cliques": Param(0, one_of(0, 2, 3), "0: the kind's distance pairs; "
+                                      "2 or 3: cliques of that order from the cost rule"),
+        "size_power": Param(0.0, non_negative, "clique weight × (cells / mean cells)^power"),
         "iters": Param(3000, whole_at_least(1), "mirror-descent steps of the final fit"),
         "rounds": Param(6, whole_at_least(1), "AIM rounds"),
         **MISSING_PARAMS,
@@ -100,9 +109,14 @@ class WorkloadGenerator(GeneratorFamily):
     def bind_spec(self, spec: Spec, configuration: Configuration | None = None) -> None:
         """Derive the workload from the spec's criteria (public; the configuration is unused)."""
         self.bound_spec_ = spec
-        self.bind_workload(
-            derive_workload(spec, one_way_share=self.one_way_share, multipliers=self.multipliers())
-        )
+        sizes = None
+        if configuration is not None:
+            domain = spec.table_codec(configuration).domain
+            sizes = dict(zip(domain.names, domain.sizes, strict=True))
+        self.bind_workload(derive_workload(
+            spec, one_way_share=self.one_way_share, multipliers=self.multipliers(),
+            faithfulness_order=self.faithfulness_cliques, size_power=self.size_power,
+            sizes=sizes))
 
     def describe(self, label: str, epsilon: float) -> list[str]:
         """The derived workload with each measurement's ε (AIM: its candidates and rounds)."""

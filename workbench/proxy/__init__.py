@@ -1,7 +1,9 @@
 """Public proxy data: aggregate facts from a public US natality sample, and rows sampled from them.
 
 The proxy stands in for the confidential registry during co-design (Hod & Canetti §4.10).
-It is synthetic: rows are drawn from low-order frequency tables, never copied from any source.
+Two kinds: a seeded record sample of the public-domain source (the default, ``records``), and
+synthetic rows drawn from low-order frequency tables (``sampler``), for when only published
+tables exist.
 """
 
 from workbench.proxy.facts import (
@@ -18,6 +20,7 @@ from workbench.proxy.realism import (
     total_variation,
     weight_bins_100g,
 )
+from workbench.proxy.records import clean_records, csv_gz_bytes, record_sample
 from workbench.proxy.sampler import ProxySampler, sample_proxy
 from workbench.proxy.us_natality import PROXY_COLUMNS, read_us_sample, sha256_of, to_schema
 
@@ -26,10 +29,13 @@ __all__ = [
     "PROXY_COLUMNS",
     "ProxySampler",
     "build_facts",
+    "clean_records",
     "cleaning_rule_masks",
+    "csv_gz_bytes",
     "default_facts_path",
     "load_facts",
     "read_us_sample",
+    "record_sample",
     "removed_shares",
     "sample_proxy",
     "sha256_of",

@@ -159,6 +159,11 @@ class ExpectedN:
     def is_range(self) -> bool:
         return self.high != self.low
 
+    @property
+    def size(self) -> int | tuple[int, int]:
+        """What dry runs take as ``n``: the number, or the (low, high) range."""
+        return (self.low, self.high) if self.is_range else self.low
+
     def label(self) -> str:
         """``95,000`` or ``95,000–160,000``."""
         return f"{self.low:,}" if not self.is_range else f"{self.low:,}–{self.high:,}"

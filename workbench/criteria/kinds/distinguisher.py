@@ -129,7 +129,7 @@ class Distinguisher(ShareKind):
 
     def template_params(self, document: Mapping[str, Any]) -> dict[str, Any]:
         """The repository's public births proxy (edit for other data), a random forest."""
-        return {"proxy": "data_public/proxy_births_166k.csv.gz", "classifier": "random_forest",
+        return {"proxy": "data_public/proxy_facts_166k.csv.gz", "classifier": "random_forest",
                 "train_size": 5000, "seed": 0}
 
     def template(self, criterion_id: str, document: Mapping[str, Any]) -> dict[str, Any]:

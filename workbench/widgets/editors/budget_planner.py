@@ -19,6 +19,7 @@ import ipywidgets as widgets
 
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.widgets.editors.base import EditorBase, heading, note, png_image
+from workbench.widgets.editors.design_panel import DesignPanel
 from workbench.widgets.editors.fields import error_html, message_widget
 from workbench.widgets.editors.plots import BudgetBarFigure, SigmaFigure
 from workbench.widgets.model.budget import (
@@ -70,6 +71,7 @@ class BudgetPlanner(EditorBase):
         self._sigma_key = ""
         self._bar_figure = BudgetBarFigure()
         self._sigma_figure = SigmaFigure()
+        self.design = DesignPanel(session, lab)  # the design assistant's button
         self.lock.observe(self._on_lock, names="value")
         self.eps_generator.observe(lambda c: self._moved(GENERATOR_KEY, c["new"]), names="value")
         self.widget = widgets.VBox([
@@ -83,6 +85,7 @@ class BudgetPlanner(EditorBase):
             self.bar,
             heading("Noise σ against ε per criterion"),
             self.sigma_plot,
+            self.design.widget,
         ])
         self.refresh()
 

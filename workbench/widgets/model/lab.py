@@ -110,7 +110,7 @@ class ProxyLab:
     """Caches and computes every proxy-derived quantity the editors show."""
 
     def __init__(self, proxy: pd.DataFrame, *, seed: int = 0, cache_size: int = 8) -> None:
-        """``proxy``: the PUBLIC proxy's raw values (e.g. data_public/proxy_births_166k.csv.gz)."""
+        """``proxy``: the PUBLIC proxy's raw values (e.g. data_public/proxy_sample_166k.csv.gz)."""
         self.proxy = proxy
         self.preview = PreviewSettings(seed=seed)
         self._cache = {k: _Cache(cache_size) for k in

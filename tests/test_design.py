@@ -1,0 +1,191 @@
+"""The design assistant (``workbench design``): per-criterion ε, ε_gen and mode from the proxy."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from workbench.cli.main import main
+from workbench.criteria import kinds
+from workbench.design import design, needed_epsilon, pass_probability
+from workbench.design.rules import laplace_cdf, round_up
+from workbench.privacy.budget_plan import BudgetPlan
+from workbench.proxy import sample_proxy
+from workbench.spec import build_spec, load_spec
+
+REPO = Path(__file__).resolve().parents[1]
+LEAN = REPO / "examples" / "israel_births_2014_lean.frozen.json"
+LENIENT = {"marginals": 0.05, "mean_gestation": 3.0, "regression_coefficients": 5000.0,
+           "regression_mae": 400.0, "faithfulness": 0.9}
+
+
+def _document(**thresholds: float) -> dict:
+    """The lean design with a fast generator and lenient thresholds (a small public test)."""
+    doc = load_spec(LEAN).to_document()
+    keep = {**LENIENT, **thresholds}
+    doc["criteria"] = [dict(c, threshold=keep[c["id"]]) for c in doc["criteria"]
+                       if c["id"] in keep]
+    doc["budget"]["epsilon_criteria"] = round(sum(c["epsilon"] for c in doc["criteria"]), 10)
+    doc["generator"] = {"family": "privbayes", "search_space": [{"degree": [2]}]}
+    doc["face_privacy"]["min_count"] = [1]
+    doc["selection"] = {"gamma": 0, "max_iterations": 1, "epsilon_0": 0}
+    doc["schema"]["expected_n"] = [15000, 20000]
+    return doc
+
+
+@pytest.fixture(scope="module")
+def proxy():
+    return sample_proxy(25000, seed=4)
+
+
+@pytest.fixture(scope="module")
+def result(proxy):
+    return design(build_spec(_document()), proxy, epsilon_generators=(1.0, 3.0),
+                  divisors=(2.0, 10.0), repetitions=2, draws=3, seed=1, target_p=0.5)
+
+
+# --- the rules -----------------------------------------------------------------------------
+def test_needed_epsilon_keeps_sigma_below_margin_over_k(example_doc: dict) -> None:
+    spec = build_spec(example_doc)
+    faith = spec.criterion("faithfulness")  # threshold 5%
+    delta = 1 / 95_000
+    eps = needed_epsilon(faith, 0.04, delta, 10)
+    assert eps == round_up(10 * math.sqrt(2) * delta / 0.01)
+    assert math.sqrt(2) * delta / eps <= 0.01 / 10 + 1e-15
+    assert needed_epsilon(faith, 0.05, delta, 10) == math.inf  # no margin
+    assert round_up(0.0123) == 0.013 and round_up(1.41) == 1.5
+
+
+def test_relative_one_way_rule_accounts_for_t_prime(example_doc: dict) -> None:
+    """At the ε the rule gives, σ ≤ (T′ − v)/K with T′ = λ + (Δ/ε)·ln 2p (Prop. 6)."""
+    spec = build_spec(example_doc)
+    rel = spec.criterion("relative_1way")
+    delta, v, k = 0.036, 1.2, 4
+    eps = needed_epsilon(rel, v, delta, k)
+    t_prime = 2.0 + (delta / eps) * math.log(2 * 0.05)
+    assert math.sqrt(2) * delta / eps <= (t_prime - v) / k + 1e-12
+
+
+def test_pass_probability_is_the_laplace_tail(example_doc: dict) -> None:
+    spec = build_spec(example_doc)
+    faith = spec.criterion("faithfulness")
+    assert pass_probability(faith, 0.01, 0.05, 1e-3, {}) == pytest.approx(0.5)
+    assert pass_probability(faith, 0.01, 0.04, 1e-3, {}) == pytest.approx(
+        laplace_cdf(0.01, 0.1))
+    # relative 1-way: a value clipped at λ passes with the spec's false-pass probability
+    rel = spec.criterion("relative_1way")
+    details = {"lambda": 2.0}
+    assert pass_probability(rel, 0.3, 5.0, 0.029, details) == pytest.approx(0.05)
+    assert kinds.get("relative_one_way").adjusted_threshold(rel, 0.029, details) < 2
+
+
+# --- the assistant -------------------------------------------------------------------------
+def test_design_rehearses_at_the_low_end_of_expected_n(result) -> None:
+    assert result.n == 15000
+    assert result.document["selection"]["forecast"]["n"] == 15000
+    assert result.document["schema"]["expected_n"] == [15000, 20000]
+
+
+def test_every_alternative_is_priced_by_the_budget_plan(result) -> None:
+    assert len(result.alternatives) == 4
+    priced = [a for a in result.alternatives if all(map(math.isfinite, a.epsilons.values()))]
+    assert priced
+    for a in priced:
+        assert 0.0 <= a.p <= 1.0
+        loop = sum(a.epsilons[c] for c in a.epsilons if c != "regression_coefficients")
+        once = a.epsilons["regression_coefficients"]
+        factor = 1 if a.mode == "single attempt" else None
+        plan = BudgetPlan(a.epsilon_generator, loop, once, 0.0, factor)
+        assert a.epsilon_total == pytest.approx(plan.epsilon_total)
+        # the cheaper mode at p: a single attempt iff ε₁/p < 2ε₁
+        assert (a.mode == "single attempt") == (a.p > 0.5)
+    # a larger K asks for less noise: every criterion's ε grows
+    for g in (1.0, 3.0):
+        by_k = {a.divisor: a for a in result.alternatives if a.epsilon_generator == g}
+        assert all(by_k[10.0].epsilons[c] >= by_k[2.0].epsilons[c] for c in by_k[2.0].epsilons
+                   if math.isfinite(by_k[2.0].epsilons[c]))
+
+
+def test_the_chosen_design_is_the_cheapest_reaching_the_target(result) -> None:
+    assert result.reached
+    feasible = [a for a in result.alternatives if a.p >= result.target_p]
+    assert result.chosen.epsilon_total == min(a.epsilon_total for a in feasible)
+    spec = build_spec(result.document)  # the draft is a valid spec
+    assert spec.epsilon_total == pytest.approx(result.chosen.epsilon_total)
+    assert spec.budget.epsilon_generator == result.chosen.epsilon_generator
+    assert {c.id: c.epsilon for c in spec.criteria} == pytest.approx(result.chosen.epsilons)
+    assert spec.selection.forecast.p == pytest.approx(result.chosen.p, abs=1e-6)
+    assert spec.selection.max_iterations == (1 if result.chosen.mode == "single attempt"
+                                             else None)
+    weights = spec.criterion("regression_coefficients").params["statistic_weights"]
+    assert weights == result.weights and weights
+    assert "← chosen" in result.table()
+
+
+def test_an_unreachable_target_is_reported_not_hidden(proxy) -> None:
+    res = design(build_spec(_document(faithfulness=0.0001)), proxy, 2000,
+                 epsilon_generators=(1.0,), divisors=(3.0,), repetitions=1, draws=2)
+    assert not res.reached and res.chosen.p == 0.0
+    assert "∞: no margin" in res.criteria_table(build_spec(_document(faithfulness=0.0001)))
+    build_spec(res.document)  # still a valid draft (the unreachable criterion keeps its ε)
+
+
+@pytest.mark.slow
+def test_cli_prints_the_derivation_and_writes_the_draft(tmp_path: Path, proxy,
+                                                        capsys: pytest.CaptureFixture) -> None:
+    spec_path, proxy_path = tmp_path / "spec.json", tmp_path / "proxy.csv"
+    spec_path.write_text(json.dumps(_document()))
+    proxy.to_csv(proxy_path, index=False)
+    draft, frozen = tmp_path / "draft.json", tmp_path / "draft.frozen.json"
+    code = main(["design", str(spec_path), str(proxy_path), "--n", "2000:3000",
+                 "--target-p", "0.5", "--eps-gen", "2", "--divisors", "3", "--repetitions",
+                 "1", "--draws", "2", "--quiet", "--out", str(draft), "--freeze", str(frozen)])
+    out = capsys.readouterr().out
+    assert code in (0, 1)
+    assert "design at n = 2,000" in out and "| ε_gen | K |" in out and "chosen:" in out
+    assert "ε_total = " in out and "| criterion | threshold |" in out
+    assert build_spec(json.loads(draft.read_text())).selection.forecast.n == 2000
+    assert load_spec(frozen, require_frozen=True).selection.forecast is not None
+
+
+# --- the Budget tab's button ---------------------------------------------------------------
+def test_budget_tab_button_designs_and_applies_the_draft(proxy) -> None:
+    from conftest import widget_by_class
+
+    from workbench.widgets.editors.budget_planner import BudgetPlanner
+    from workbench.widgets.editors.design_panel import DesignPanel
+    from workbench.widgets.model.lab import ProxyLab
+    from workbench.widgets.model.session import Session
+
+    session = Session(_document(), proxy)
+    lab = ProxyLab(proxy)
+    planner = BudgetPlanner(session, lab)
+    assert widget_by_class(planner.widget, "wb-design-button") is planner.design.button
+    panel = DesignPanel(session, lab, epsilon_generators=(3.0,), divisors=(10.0,),
+                        repetitions=1, draws=2)
+    panel.target.value = 0.5
+    panel.button.click()
+    assert panel.result is not None and "← chosen" in panel.output.value
+    assert not panel.apply_button.disabled
+    panel.apply_button.click()
+    chosen = panel.result.chosen
+    assert session.spec.budget.epsilon_generator == chosen.epsilon_generator
+    assert session.spec.selection.forecast.p == pytest.approx(chosen.p, abs=1e-6)
+    assert session.undo() and session.spec.selection.forecast is None
+
+
+def test_the_designed_lean_example_records_its_derivation() -> None:
+    """examples/israel_births_2014_lean_designed.*: made by `workbench design` (a new file; the
+    earlier examples keep their hashes)."""
+    designed = load_spec(REPO / "examples" / "israel_births_2014_lean_designed.frozen.json",
+                         require_frozen=True)
+    draft = build_spec(json.loads(
+        (REPO / "examples" / "israel_births_2014_lean_designed.json").read_text()))
+    assert designed.sha256 == draft.sha256
+    assert designed.selection.max_iterations == 1 and designed.selection.forecast.n == 95_000
+    assert designed.epsilon_total <= 4.1
+    assert designed.expected_n.low == 95_000
+    assert load_spec(LEAN).sha256 == json.loads(LEAN.read_text())["frozen"]["sha256"]

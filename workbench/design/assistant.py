@@ -1,0 +1,271 @@
+"""``design``: the smallest ε_total whose forecast P(all pass) reaches the target at n.
+
+Steps (public proxy only, simulation contexts):
+1. the proxy, cleaned as a run cleans, resampled to n (the low end of ``schema.expected_n``
+   unless ``n`` is given; ``dryrun.size``), encoded with the configuration;
+2. regression statistic weights tuned on it (``regression_fit.tuned_statistic_weights``);
+3. for every ε_gen alternative, ``repetitions`` candidates made by the engine's own steps
+   (:mod:`workbench.design.facts`); the margin of each criterion is its threshold minus the
+   candidates' median exact error;
+4. for every noise divisor K, each criterion's ε from the rule σ ≤ margin/K
+   (:mod:`workbench.design.rules`), and the forecast p = mean over candidates of Π P(pass):
+   exact Laplace probabilities, and for the regression group the share of ``draws`` DP
+   releases that pass (its noise is not one Laplace draw);
+5. the mode, single attempt (ε₁ + once) or loop (2ε₁ + once), whichever expects less ε until
+   a release at p, and ε_total — both from ``privacy.budget_plan.BudgetPlan``;
+6. the cheapest alternative with p ≥ target (else the most likely one, flagged) becomes the
+   draft: its ε's, weights, selection mode and recorded forecast.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import statistics
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from workbench.criteria import evaluate_criterion, kinds, release_once
+from workbench.criteria.cells import distinct_cells
+from workbench.criteria.regression import RegressionDesign
+from workbench.criteria.regression_fit import tuned_statistic_weights
+from workbench.design.facts import CandidateFacts, candidate_facts
+from workbench.design.rules import needed_epsilon, pass_probability
+from workbench.dryrun.proxy import prepare_proxy
+from workbench.dryrun.size import resample_to_n, size_seed
+from workbench.privacy import PrivacyContext
+from workbench.privacy.budget_plan import BudgetPlan
+from workbench.privacy.noise import SeededNoise
+from workbench.spec import Configuration, Spec, build_spec
+
+DEFAULT_DIVISORS = (2.0, 3.0, 4.0, 6.0, 10.0)
+SINGLE, LOOP = "single attempt", "loop"
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """One (ε_gen, K) design: its ε's, forecast p, cheaper mode and ε_total (BudgetPlan)."""
+
+    epsilon_generator: float
+    divisor: float
+    epsilons: Mapping[str, float]
+    p: float
+    mode: str
+    plan: BudgetPlan
+    #: mean P(pass) per criterion over the candidates (the regression group: jointly)
+    per_criterion: Mapping[str, float] = field(default_factory=dict)
+
+    @property
+    def epsilon_total(self) -> float:
+        return self.plan.epsilon_total
+
+    @property
+    def expected_epsilon(self) -> float:
+        """ε expected until a release at the forecast p (retrying a single attempt)."""
+        return self.plan.expected_epsilon_until_release(self.p)
+
+
+@dataclass
+class DesignResult:
+    """The derivation: every alternative, the chosen one and the draft spec document."""
+
+    n: int
+    target_p: float
+    configuration: Configuration
+    alternatives: list[Alternative]
+    chosen: Alternative
+    reached: bool
+    margins: dict[float, dict[str, float]]
+    document: dict[str, Any]
+    weights: dict[str, float] = field(default_factory=dict)
+
+    def table(self) -> str:
+        """The alternatives, cheapest first, with the chosen one marked."""
+        rows = ["| ε_gen | K | Σ ε criteria | P(all pass) | mode | ε_total | E[ε] until release |",
+                "|---|---|---|---|---|---|---|"]
+        for a in sorted(self.alternatives, key=lambda a: (a.epsilon_total, -a.p)):
+            mark = " ← chosen" if a is self.chosen else ""
+            crit = math.fsum(a.epsilons.values())
+            rows.append(f"| {a.epsilon_generator:g} | {a.divisor:g} | {crit:.4g} | {a.p:.3f} | "
+                        f"{a.mode} | {a.epsilon_total:.4g} | {a.expected_epsilon:.4g} |{mark}")
+        return "\n".join(rows)
+
+    def criteria_table(self, spec: Spec) -> str:
+        """Per criterion of the chosen design: threshold, median exact, margin, ε."""
+        margins = self.margins[self.chosen.epsilon_generator]
+        rows = ["| criterion | threshold | median exact on the proxy | margin | ε |",
+                "|---|---|---|---|---|"]
+        for c in spec.criteria:
+            v = margins.get(c.id, math.nan)
+            eps = self.chosen.epsilons.get(c.id, c.epsilon)
+            shown = f"{eps:g}" if math.isfinite(eps) else f"∞: no margin (kept {c.epsilon:g})"
+            rows.append(f"| {c.id} | {c.threshold:g} | {v:.4g} | {c.threshold - v:.4g} | "
+                        f"{shown} |")
+        return "\n".join(rows)
+
+
+def _variant(spec: Spec, eps_gen: float, epsilons: Mapping[str, float] | None = None,
+             weights: Mapping[str, float] | None = None) -> Spec:
+    """The spec at ε_gen with the given criterion ε's and regression weights (validated)."""
+    doc = spec.to_document()
+    doc["budget"]["epsilon_generator"] = float(eps_gen)
+    for grid in doc["generator"]["search_space"]:
+        if "epsilon" in grid:
+            grid["epsilon"] = [float(eps_gen)]
+    if doc["selection"].get("configurations"):
+        for c in doc["selection"]["configurations"]:
+            c["generator"].pop("epsilon", None)
+    for c in doc["criteria"]:
+        if epsilons and math.isfinite(epsilons.get(c["id"], math.inf)):
+            c["epsilon"] = float(epsilons[c["id"]])  # ∞ (margin ≤ 0): the spec's ε stays
+        if weights and c["kind"] == "regression_coefficients":
+            c.setdefault("params", {})["statistic_weights"] = dict(weights)
+    doc["budget"]["epsilon_criteria"] = round(math.fsum(c["epsilon"] for c in doc["criteria"]),
+                                              10)
+    doc["selection"].pop("forecast", None)
+    return build_spec(doc)
+
+
+def _plain(configuration: Configuration) -> Configuration:
+    """The configuration without its own ε_gen (the budget's ε_gen applies)."""
+    d = configuration.to_dict()
+    d["generator"].pop("epsilon", None)
+    return Configuration.from_dict(d)
+
+
+def _regression_group(spec: Spec) -> list[str]:
+    """Criteria whose noise is not one Laplace draw on an exact value (the regression kinds)."""
+    return [c.id for c in spec.criteria
+            if kinds.get(c.kind).workload_group == "regression" and c.epsilon > 0]
+
+
+def _sigma_epsilon(spec: Spec, config: Configuration, real: np.ndarray, synth: np.ndarray,
+                   criterion_id: str, draws: int, seed: int) -> float:
+    """σ·ε of a criterion's DP value, measured at ε = 1 over ``draws`` releases."""
+    at_one = _variant(spec, spec.budget.epsilon_generator, {criterion_id: 1.0})
+    values = []
+    for d in range(max(draws, 2)):
+        ctx = PrivacyContext.simulation(seed=seed + d, noise=SeededNoise(seed + d))
+        once = release_once(at_one, config, real, ctx)
+        values.append(evaluate_criterion(at_one, config, criterion_id, real, synth, ctx,
+                                         once_results=once).value)
+    return statistics.stdev(values)
+
+
+def _group_pass(spec: Spec, config: Configuration, real: np.ndarray, synth: np.ndarray,
+                ids: Sequence[str], draws: int, seed: int) -> float:
+    """Share of ``draws`` DP releases in which every criterion of ``ids`` passes."""
+    passed = 0
+    for d in range(draws):
+        ctx = PrivacyContext.simulation(seed=seed + d, noise=SeededNoise(seed + d))
+        once = release_once(spec, config, real, ctx)
+        passed += all(evaluate_criterion(spec, config, i, real, synth, ctx,
+                                         once_results=once).passed for i in ids)
+    return passed / draws
+
+
+def _plans(eps_gen: float, spec: Spec, epsilons: Mapping[str, float]
+           ) -> dict[str, BudgetPlan]:
+    """Single-attempt and loop plans of these ε's (the one place ε_total is computed)."""
+    loop = math.fsum(epsilons[c.id] for c in spec.criteria if c.in_loop)
+    once = math.fsum(epsilons[c.id] for c in spec.criteria if c.once)
+    return {SINGLE: BudgetPlan(eps_gen, loop, once, 0.0, 1),
+            LOOP: BudgetPlan(eps_gen, loop, once, 0.0, None)}
+
+
+def _alternative(spec: Spec, config: Configuration, real: np.ndarray, eps_gen: float,
+                 divisor: float, facts: Sequence[CandidateFacts], margins: Mapping[str, float],
+                 sigma_eps: Mapping[str, float], draws: int, seed: int) -> Alternative:
+    """Price one (ε_gen, K): ε's from the rule, forecast p, cheaper mode."""
+    delta = {c.id: max((f.sensitivity[c.id] or 0.0) for f in facts) for c in spec.criteria}
+    epsilons = {c.id: 0.0 if c.epsilon == 0 else needed_epsilon(
+        c, margins[c.id], delta[c.id], divisor, sigma_eps.get(c.id)) for c in spec.criteria}
+    plans = _plans(eps_gen, spec, {c.id: epsilons[c.id] if math.isfinite(epsilons[c.id])
+                                   else c.epsilon for c in spec.criteria})
+    if not all(math.isfinite(v) for v in epsilons.values()):
+        return Alternative(eps_gen, divisor, epsilons, 0.0, SINGLE, plans[SINGLE])
+    at = _variant(spec, eps_gen, epsilons)
+    group = _regression_group(at)
+    ps, each = [], []
+    for i, f in enumerate(facts):
+        one = {c.id: pass_probability(c, c.epsilon, f.exact[c.id], f.sensitivity[c.id],
+                                      f.details[c.id]) for c in at.criteria if c.id not in group}
+        if group:
+            joint = _group_pass(at, config, real, f.synth, group, draws, seed + 1000 * i)
+            one |= dict.fromkeys(group, joint)
+        ps.append(math.prod(v for k, v in one.items() if k not in group[1:]))
+        each.append(one)
+    p = float(np.mean(ps))
+    mode = min(plans, key=lambda m: (plans[m].expected_epsilon_until_release(p), m != SINGLE))
+    per = {c.id: float(np.mean([e[c.id] for e in each])) for c in at.criteria}
+    return Alternative(eps_gen, divisor, epsilons, p, mode, plans[mode], per)
+
+
+def _draft(spec: Spec, config: Configuration, chosen: Alternative, weights: Mapping[str, float],
+           n: int, repetitions: int, proxy_name: str | None) -> dict[str, Any]:
+    """The draft spec document of the chosen alternative, with its recorded forecast."""
+    doc = _variant(spec, chosen.epsilon_generator, chosen.epsilons, weights).to_document()
+    forecast: dict[str, Any] = {"p": round(chosen.p, 6), "repetitions": repetitions,
+                                "min_pass": 0.0, "n": int(n)}
+    if proxy_name:
+        forecast["proxy"] = proxy_name
+    doc["selection"] = {"gamma": 0, "max_iterations": 1 if chosen.mode == SINGLE else None,
+                        "epsilon_0": 0, "configurations": [config.to_dict()],
+                        "forecast": forecast}
+    build_spec(doc)
+    return doc
+
+
+def design(spec: Spec, proxy: pd.DataFrame | str | os.PathLike[str], n: int | None = None, *,
+           target_p: float = 0.6, epsilon_generators: Sequence[float] = (1.5, 2.0, 2.5),
+           divisors: Sequence[float] = DEFAULT_DIVISORS, repetitions: int = 4, draws: int = 10,
+           seed: int = 0, configuration: Configuration | None = None,
+           progress: Progress | None = None) -> DesignResult:
+    """Derive each criterion's ε, ε_gen and the selection mode on the proxy at n (module doc)."""
+    if not 0 < target_p < 1:
+        raise ValueError("target_p must lie in (0, 1)")
+    if repetitions < 1 or draws < 1 or not epsilon_generators or not divisors:
+        raise ValueError("repetitions, draws, epsilon_generators and divisors must be non-empty")
+    say = progress or (lambda _m: None)
+    config = _plain(configuration or next(iter(spec.configurations())))
+    frame = prepare_proxy(spec, proxy)
+    if n is None:
+        n = spec.expected_n.low if spec.expected_n is not None else len(frame)
+    frame = resample_to_n(frame, int(n), size_seed(seed, int(n)))
+    table = _variant(spec, spec.budget.epsilon_generator).table_codec(config)
+    real = table.encode(frame)
+    weights: dict[str, float] = {}
+    for c in spec.criteria:
+        if c.kind == "regression_coefficients":
+            rd = RegressionDesign.build(spec, table, c)
+            weights = tuned_statistic_weights(rd, *distinct_cells(real, table.domain))
+    alternatives: list[Alternative] = []
+    margins: dict[float, dict[str, float]] = {}
+    for eps_gen in epsilon_generators:
+        at = _variant(spec, eps_gen, weights=weights)
+        facts = []
+        for rep in range(repetitions):
+            say(f"ε_gen {eps_gen:g}: candidate {rep + 1} of {repetitions}")
+            facts.append(candidate_facts(at, config, real, seed + 7919 * rep))
+        margins[eps_gen] = {c.id: statistics.median(f.exact[c.id] for f in facts)
+                            for c in at.criteria}
+        sigma_eps = {c.id: _sigma_epsilon(at, config, real, facts[0].synth, c.id, 2 * draws,
+                                          seed) for c in at.criteria
+                     if c.kind == "regression_coefficients" and c.epsilon > 0}
+        for k in divisors:
+            say(f"ε_gen {eps_gen:g}: pricing K = {k:g}")
+            alternatives.append(_alternative(at, config, real, eps_gen, k, facts,
+                                             margins[eps_gen], sigma_eps, draws, seed))
+    feasible = [a for a in alternatives if a.p >= target_p]
+    reached = bool(feasible)
+    chosen = (min(feasible, key=lambda a: (a.epsilon_total, -a.p)) if feasible
+              else max(alternatives, key=lambda a: (a.p, -a.epsilon_total)))
+    name = None if isinstance(proxy, pd.DataFrame) else os.path.basename(os.fspath(proxy))
+    document = _draft(spec, config, chosen, weights, int(n), repetitions, name)
+    return DesignResult(int(n), target_p, config, alternatives, chosen, reached, margins,
+                        document, weights)

@@ -1,0 +1,66 @@
+"""``workbench design``: arguments and printing only (the derivation is ``design.design``)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The command's options (kept here so the CLI module stays a list of commands)."""
+    p.add_argument("spec", help="path to a spec file: criteria, thresholds, generator")
+    p.add_argument("proxy", help="path to the PUBLIC proxy CSV (may be gzipped)")
+    p.add_argument("--n", default=None, metavar="N|LOW:HIGH",
+                   help="the registry's expected size after cleaning (default: the low end "
+                   "of schema.expected_n, else the proxy's size); a range counts at its low end")
+    p.add_argument("--target-p", type=float, default=0.6,
+                   help="forecast P(all criteria pass) the design must reach (default 0.6)")
+    p.add_argument("--eps-gen", type=float, nargs="+", default=[1.5, 2.0, 2.5],
+                   help="ε_gen alternatives to try")
+    p.add_argument("--divisors", type=float, nargs="+", default=None,
+                   help="noise rule σ ≤ margin/K: the K to try (default 2 3 4 6 10)")
+    p.add_argument("--repetitions", type=int, default=4, help="candidates per ε_gen")
+    p.add_argument("--draws", type=int, default=10,
+                   help="DP releases per candidate for the regression criteria's forecast")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", default=None, metavar="DRAFT.json",
+                   help="write the draft spec here (and --freeze also frozen)")
+    p.add_argument("--freeze", default=None, metavar="OUT.frozen.json",
+                   help="also write the draft frozen, with its SHA-256")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Derive, print the tables, write the draft; 0 when the target is reached, 1 if not."""
+    from workbench.design.assistant import design
+    from workbench.dryrun.size import low_end, parse_n
+    from workbench.spec import load_spec, save_spec
+    from workbench.spec.document import write_document
+
+    try:
+        spec = load_spec(args.spec)
+        n = low_end(parse_n(args.n)) if args.n is not None else None
+        kwargs = {} if args.divisors is None else {"divisors": tuple(args.divisors)}
+        result = design(spec, args.proxy, n, target_p=args.target_p,
+                        epsilon_generators=tuple(args.eps_gen), repetitions=args.repetitions,
+                        draws=args.draws, seed=args.seed,
+                        progress=None if args.quiet else lambda m: print(m, file=sys.stderr),
+                        **kwargs)
+    except (ValueError, ImportError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"design at n = {result.n:,} on {args.proxy}, target P(all pass) ≥ {args.target_p:g}")
+    print(result.table())
+    c = result.chosen
+    print(f"\nchosen: ε_gen {c.epsilon_generator:g}, K {c.divisor:g}, {c.mode}, forecast "
+          f"p = {c.p:.3f}, {c.plan.formula()}")
+    if not result.reached:
+        print(f"target not reached: no alternative forecasts p ≥ {args.target_p:g}; the draft "
+              "is the most likely one")
+    print("\n" + result.criteria_table(spec))
+    if args.out:
+        write_document(result.document, args.out)
+        print(f"draft spec written: {args.out}")
+    if args.freeze:
+        print(f"frozen: {args.freeze} (sha256 {save_spec(result.document, args.freeze)})")
+    return 0 if result.reached else 1

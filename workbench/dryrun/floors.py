@@ -1,0 +1,209 @@
+"""Feasibility floors: the value each criterion takes for an ideal generator at n records.
+
+The ideal generator is a bootstrap resample of the data itself. Run through the iteration's
+own post-processing (rejection against the synthetic rules, the min_count projection) and
+compared with the data exactly, it shows how far below a threshold even a perfect model can
+get at n (issue 15: 1 − β_max of a bootstrap resample is 3–5% at 95k records). A threshold
+below, or within one SD of, its floor is "infeasible at n" before anyone spends a thought on
+ε. Everything here runs on PUBLIC proxy data in a simulation context (exact values).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from workbench.criteria.evaluate import kind_of
+from workbench.criteria.evaluation import Evaluation
+from workbench.dryrun.proxy import prepare_proxy
+from workbench.dryrun.size import DEFAULT_DRAWS, SizeSpec, check_n, resample_to_n, size_ends
+from workbench.dryrun.tasks import task_seed
+from workbench.postprocess import project_min_count, sample_valid_for
+from workbench.privacy import PrivacyContext
+from workbench.spec import Configuration, Spec
+
+
+class _Bootstrap:
+    """The ideal generator: samples rows of R with replacement (a sampler for rejection)."""
+
+    def __init__(self, codes: np.ndarray) -> None:
+        self.codes = codes
+
+    def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        return self.codes[rng.integers(0, self.codes.shape[0], size=n)]
+
+
+@dataclass(frozen=True)
+class Floor:
+    """One criterion's floor at n: mean and SD over the draws, beside its threshold."""
+
+    criterion: str
+    threshold: float
+    mean: float
+    sd: float
+    draws: int
+
+    @property
+    def infeasible(self) -> bool:
+        """Whether the threshold is below, or within one SD of, the floor (criteria pass
+        below their threshold)."""
+        return self.threshold <= self.mean + self.sd
+
+    @property
+    def headroom(self) -> float:
+        """What the threshold leaves a real generator above the floor."""
+        return self.threshold - self.mean
+
+    def words(self) -> str:
+        """``floor 3.1e-02 ± 1.2e-03`` and the flag, for tables and editors."""
+        flag = "  INFEASIBLE at n" if self.infeasible else ""
+        return f"floor {self.mean:.4g} ± {self.sd:.2g}{flag}"
+
+
+@dataclass(frozen=True)
+class FloorTable:
+    """The floors of every criterion for one configuration at one size n."""
+
+    n: int
+    configuration: Configuration
+    floors: tuple[Floor, ...]
+
+    def by_id(self) -> dict[str, Floor]:
+        """Floors keyed by criterion id."""
+        return {f.criterion: f for f in self.floors}
+
+    @property
+    def infeasible(self) -> list[str]:
+        """Ids of the criteria flagged infeasible at n."""
+        return [f.criterion for f in self.floors if f.infeasible]
+
+    def frame(self) -> pd.DataFrame:
+        """One row per criterion: threshold, floor, SD, headroom and the flag."""
+        return pd.DataFrame(
+            [{"criterion": f.criterion, "threshold": f.threshold, "floor": f.mean, "sd": f.sd,
+              "headroom": f.headroom, "infeasible at n": f.infeasible} for f in self.floors]
+        ).set_index("criterion")
+
+    def summary(self) -> str:
+        """The table as text (the CLI prints this)."""
+        with pd.option_context("display.width", 200, "display.max_columns", None):
+            return self.frame().to_string(float_format=lambda v: f"{v:.4g}")
+
+
+def effective_threshold(ev: Evaluation, criterion_id: str) -> float:
+    """The threshold a DP value is compared with: T, or min(T, T′) where the kind adjusts it
+    (T′ from Δ, which depends on n, the spec and S only)."""
+    criterion = ev.spec.criterion(criterion_id)
+    kind = kind_of(criterion)
+    threshold = float(criterion.threshold)
+    delta, details = kind.sensitivity(ev.spec, ev.table, criterion, ev.pc)
+    adjusted = kind.adjusted_threshold(criterion, delta, details) if delta is not None else None
+    return threshold if adjusted is None else min(threshold, float(adjusted))
+
+
+def floor_draw(spec: Spec, configuration: Configuration, codes: np.ndarray,
+               ctx: PrivacyContext) -> tuple[dict[str, float], dict[str, float]]:
+    """(exact errors, effective thresholds) of one bootstrap resample of ``codes`` (R at its
+    size) through the synthetic rules and the projection, against R itself."""
+    synth = sample_valid_for(spec, configuration, _Bootstrap(codes), codes.shape[0], ctx.rng)
+    synth = project_min_count(synth, configuration.min_count, ctx.rng)
+    ev = Evaluation(spec, configuration, codes, synth, ctx, None)
+    exact = {c.id: float(kind_of(c).exact(ev, c)) for c in spec.criteria}
+    return exact, {c.id: effective_threshold(ev, c.id) for c in spec.criteria}
+
+
+def feasibility_floors(
+    spec: Spec,
+    proxy: pd.DataFrame | str | os.PathLike[str],
+    configuration: Configuration | None = None,
+    n: int | None = None,
+    draws: int = DEFAULT_DRAWS,
+    seed: int = 0,
+    *,
+    prepared: bool = False,
+) -> FloorTable:
+    """Every criterion's floor at ``n`` records (None: the cleaned proxy's size), averaged
+    over ``draws`` draws. Each draw takes R = the proxy resampled to n
+    (:func:`workbench.dryrun.size.resample_to_n`) and S = a bootstrap of R. ``configuration``
+    defaults to the spec's first one. ``prepared``: ``proxy`` is already cleaned."""
+    n = check_n(n)  # type: ignore[assignment]
+    if isinstance(n, tuple):
+        raise ValueError("feasibility_floors takes one size n; use floors_at for a range")
+    if isinstance(draws, bool) or not isinstance(draws, int) or draws < 2:
+        raise ValueError("draws must be an integer >= 2 (the SD needs two)")
+    frame = proxy if prepared else prepare_proxy(spec, proxy)
+    assert isinstance(frame, pd.DataFrame)
+    config = configuration if configuration is not None else next(spec.configurations())
+    codec = spec.table_codec(config)
+    values: dict[str, list[float]] = {c.id: [] for c in spec.criteria}
+    thresholds: dict[str, list[float]] = {c.id: [] for c in spec.criteria}
+    size = len(frame) if n is None else n
+    for d in range(draws):
+        ctx = PrivacyContext.simulation(task_seed(seed, f"floor:n={size}", d),
+                                        neighbour=spec.budget.neighbour)
+        real = frame if n is None else resample_to_n(frame, n, ctx.rng)
+        exact, eff = floor_draw(spec, config, codec.encode(real), ctx)
+        for cid in values:
+            values[cid].append(exact[cid])
+            thresholds[cid].append(eff[cid])
+    floors = tuple(
+        Floor(cid, float(np.mean(thresholds[cid])), _mean(vals), _sd(vals), draws)
+        for cid, vals in values.items()
+    )
+    return FloorTable(size, config, floors)
+
+
+def floors_at(spec: Spec, proxy: pd.DataFrame | str | os.PathLike[str],
+              configurations: Sequence[Configuration] | None = None, n: SizeSpec = None,
+              draws: int = DEFAULT_DRAWS, seed: int = 0) -> dict[int, list[FloorTable]]:
+    """Floors per rehearsed size (both ends of a range) and configuration: what the dry run's
+    table, ``describe --proxy`` and the editors show. The widgets call this."""
+    frame = prepare_proxy(spec, proxy)
+    if n is None and spec.expected_n is not None:  # schema.expected_n, both ends
+        n = spec.expected_n.size
+    configs = floor_configurations(configurations if configurations is not None
+                                   else [next(spec.configurations())])
+    out: dict[int, list[FloorTable]] = {}
+    for size in size_ends(check_n(n)) or (None,):
+        tables = [feasibility_floors(spec, frame, c, size, draws, seed, prepared=True)
+                  for c in configs]
+        out[tables[0].n] = tables
+    return out
+
+
+def floor_configurations(configurations: Sequence[Configuration]) -> list[Configuration]:
+    """One configuration per (transformations, min_count): all a floor depends on (the ideal
+    generator has no hyperparameters)."""
+    seen: dict[tuple, Configuration] = {}
+    for c in configurations:
+        seen.setdefault((c.transforms, c.min_count), c)
+    return list(seen.values())
+
+
+def floors_words(tables: Mapping[int, Sequence[FloorTable]]) -> str:
+    """Each size's floor tables as text, the flagged criteria named."""
+    lines: list[str] = []
+    for size, items in sorted(tables.items()):
+        for table in items:
+            lines.append(f"feasibility floors at n = {size:,} (ideal generator: a bootstrap of "
+                         f"the proxy at n, min_count {table.configuration.min_count}, "
+                         f"{table.floors[0].draws} draws):")
+            lines.append(table.summary())
+            if table.infeasible:
+                lines.append("infeasible at n: " + ", ".join(table.infeasible))
+    return "\n".join(lines)
+
+
+def _mean(values: Sequence[float]) -> float:
+    finite = [v for v in values if math.isfinite(v)]
+    return float(np.mean(finite)) if finite else math.nan
+
+
+def _sd(values: Sequence[float]) -> float:
+    finite = [v for v in values if math.isfinite(v)]
+    return float(np.std(finite, ddof=1)) if len(finite) > 1 else math.nan

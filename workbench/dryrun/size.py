@@ -1,0 +1,93 @@
+"""Rehearse at the registry's size: the proxy resampled to n records before each dry run.
+
+Criteria such as faithfulness have a floor that depends on n (an ideal generator leaves more
+records unmatched in a smaller table), so a dry run at the proxy's own size is optimistic for
+a smaller registry (issue 15). ``n`` is public: an estimate of the registry's size after
+cleaning, one number or a range (low, high); with a range, the low end is the one that counts.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+#: Bootstrap draws per feasibility floor unless told otherwise (the SD needs two or more).
+DEFAULT_DRAWS = 5
+
+#: What a size may be: one number, a (low, high) range, or None (the proxy's own size).
+SizeSpec = int | tuple[int, int] | None
+
+_RANGE = re.compile(r"^\s*([0-9][0-9_,]*)\s*(?::\s*([0-9][0-9_,]*)\s*)?$")
+
+
+def parse_n(text: str) -> int | tuple[int, int]:
+    """``"95000"`` → 95000, ``"95000:160000"`` → (95000, 160000); ``_``/``,`` group digits.
+
+    >>> parse_n("95_000"), parse_n("95000:158,500")
+    (95000, (95000, 158500))
+    """
+    m = _RANGE.match(str(text))
+    if m is None:
+        raise ValueError(f"expected a record count N or a range LOW:HIGH, not {text!r}")
+    low = int(m.group(1).replace("_", "").replace(",", ""))
+    if m.group(2) is None:
+        return check_n(low)
+    return check_n((low, int(m.group(2).replace("_", "").replace(",", ""))))
+
+
+def check_n(n: SizeSpec, name: str = "n") -> SizeSpec:
+    """``n`` as given, or a ValueError naming ``name`` (counts ≥ 2, a range with low ≤ high)."""
+    if n is None:
+        return None
+    values = n if isinstance(n, tuple) else (n,)
+    if len(values) != 2 and isinstance(n, tuple):
+        raise ValueError(f"{name} must be a number or a (low, high) pair, not {n!r}")
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < 2:
+            raise ValueError(f"{name} must be whole record counts of at least 2, not {n!r}")
+    if isinstance(n, tuple) and n[0] > n[1]:
+        raise ValueError(f"{name}: the range's low end {n[0]} is above its high end {n[1]}")
+    return (int(n[0]), int(n[1])) if isinstance(n, tuple) else int(n)
+
+
+def size_ends(n: SizeSpec) -> tuple[int, ...]:
+    """The sizes to rehearse at: () for the proxy's own size, (n,), or (low, high).
+
+    >>> size_ends(None), size_ends(95000), size_ends((95000, 95000)), size_ends((9, 12))
+    ((), (95000,), (95000,), (9, 12))
+    """
+    n = check_n(n)
+    if n is None:
+        return ()
+    if isinstance(n, tuple):
+        return (n[0],) if n[0] == n[1] else n
+    return (n,)
+
+
+def low_end(n: SizeSpec) -> int | None:
+    """The size that counts: the number, or the low end of a range (None: the proxy's size)."""
+    ends = size_ends(n)
+    return ends[0] if ends else None
+
+
+def resample_rows(n_rows: int, n: int, rng: np.random.Generator) -> np.ndarray:
+    """Row indices of a size-``n`` resample: without replacement when n ≤ n_rows (at n_rows
+    that is the proxy itself), with replacement when n is larger."""
+    if n_rows < 1:
+        raise ValueError("cannot resample an empty proxy")
+    if n <= n_rows:
+        return np.sort(rng.choice(n_rows, size=n, replace=False))
+    return rng.integers(0, n_rows, size=n)
+
+
+def resample_to_n(frame: pd.DataFrame, n: int, rng: np.random.Generator) -> pd.DataFrame:
+    """The (public) proxy resampled to ``n`` records (see :func:`resample_rows`)."""
+    rows = resample_rows(len(frame), int(check_n(n)), rng)  # type: ignore[arg-type]
+    return frame.iloc[rows].reset_index(drop=True)
+
+
+def size_seed(seed: int, n: int) -> np.random.Generator:
+    """The Generator of a resample: seeded by (task seed, n), apart from the task's own draws."""
+    return np.random.default_rng([int(seed), int(n), 0x5E5A])
