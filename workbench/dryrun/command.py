@@ -15,7 +15,7 @@ from workbench.dryrun.executors import make_executor
 from workbench.dryrun.files import write_records, write_result
 from workbench.dryrun.floors import floors_at, floors_words
 from workbench.dryrun.run import select_configurations
-from workbench.dryrun.size import DEFAULT_DRAWS, SizeSpec
+from workbench.dryrun.size import DEFAULT_DRAWS, SizeSpec, spec_n
 from workbench.dryrun.sized import SizedDryRun, dry_run_at
 from workbench.spec import Configuration, Spec, load_spec, save_spec
 
@@ -71,6 +71,7 @@ def run_command(args: argparse.Namespace) -> int:
         args.floor_draws = _draws(args)
         if args.floor_draws < 0 or args.floor_draws == 1:
             raise ValueError("--floor-draws must be 0 (no floors) or at least 2")
+        args.n = spec_n(spec, args.n)  # --n, else the spec's schema.expected_n
         sized = dry_run_at(spec, args.proxy, configs, args.n, repetitions=args.repetitions,
                            seed=args.seed, executor=make_executor(args.workers, args.scheduler),
                            cache=cache, progress=not args.quiet, noise=args.noise)
@@ -82,7 +83,8 @@ def run_command(args: argparse.Namespace) -> int:
         _report(sized, spec, args)
         print_floors(spec, args.proxy, configs, args.n, args.floor_draws, args.seed)
         if args.write_narrowed:
-            document = result.narrowed_document(spec, args.min_pass)
+            document = result.narrowed_document(spec, args.min_pass,
+                                                proxy=Path(args.proxy).name)
             digest = save_spec(document, args.write_narrowed)
             print(f"narrowed spec written, frozen: {args.write_narrowed} (sha256 {digest})")
     except (ValueError, ImportError) as exc:
@@ -98,7 +100,7 @@ def describe_floors(args: argparse.Namespace, spec: Spec) -> int:
         if args.floor_draws < 2:
             raise ValueError("--floor-draws must be at least 2 with --proxy")
         configs = select_configurations(spec)
-        print_floors(spec, args.proxy, configs, args.n, args.floor_draws, 0)
+        print_floors(spec, args.proxy, configs, spec_n(spec, args.n), args.floor_draws, 0)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
