@@ -10,6 +10,16 @@ the share of iterations passing all 8 criteria over ``--iterations`` (≥ 20) it
 from the narrowed search space of examples/israel_births_2014_narrowed.frozen.json.
 
 Run: python benchmarks/engine_iteration.py [--iterations 20] [--repeats 3] [--skip-4m]
+
+``--lean`` (issue 15, must-show 4) instead times one iteration of the lean design
+(examples/israel_births_2014_lean.json, the workload generator at ε_gen 2) at 166,000 records
+(the shipped proxy, data_public/proxy_sample_166k.csv.gz; target ≤ 10 s), with the old fit
+(``mbi.estimation.mirror_descent``, a fixed step count, recompiled on every fit) and the new one
+(``workbench.generators.mbi_descent``: compiled once per model shape, stopped at convergence),
+and prints both pass rates side by side; ``--new-spec PATH`` adds a second design (e.g. the
+re-derived lean example) run with the new fit.
+
+    python benchmarks/engine_iteration.py --lean [--iterations 20] [--new-spec PATH]
 """
 
 from __future__ import annotations
@@ -45,7 +55,14 @@ def main() -> None:
     ap.add_argument("--iterations", type=int, default=20)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--skip-4m", action="store_true")
+    ap.add_argument("--lean", action="store_true", help="the lean design, old vs new fit")
+    ap.add_argument("--new-spec", type=Path, default=None, help="with --lean: a second design")
     args = ap.parse_args()
+    if args.lean:
+        from _lean_iteration import lean_iterations
+
+        lean_iterations(args.iterations, args.new_spec)
+        return
     if not DATA.exists():
         sys.exit(f"benchmark data not found: {DATA}")
     spec = load_spec(SPEC)

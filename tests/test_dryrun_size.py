@@ -160,3 +160,26 @@ def test_cli_describe_with_proxy_shows_floors(files, capsys) -> None:
     assert "feasibility floors at n = 2,000" in out and "threshold" in out
     assert main(["describe", files[0], "--n", "2000"]) == 2
     assert "--n needs --proxy" in capsys.readouterr().err
+
+
+def test_without_n_the_spec_expected_n_is_the_size(cheap_spec) -> None:
+    from workbench.dryrun import spec_n
+
+    doc = _cheap_document()
+    doc["schema"]["expected_n"] = [1_500, 3_000]
+    assert spec_n(build_spec(doc)) == (1_500, 3_000)
+    assert spec_n(build_spec(doc), 2_000) == 2_000  # --n wins
+    assert spec_n(cheap_spec) is None
+
+
+def test_proxy_lab_gives_the_floors_the_editors_show(proxy_6k) -> None:
+    from workbench.widgets.model.lab import ProxyLab
+
+    doc = _cheap_document()
+    doc["schema"]["expected_n"] = [1_000, 3_000]
+    spec = build_spec(doc)
+    lab = ProxyLab(proxy_6k, seed=0)
+    table = lab.floors(spec, draws=2)
+    assert table.n == 1_000  # the low end of schema.expected_n
+    assert table is lab.floors(spec, draws=2)  # cached
+    assert "floor" in table.by_id()["faithfulness"].words()

@@ -324,3 +324,63 @@ def test_describe_shows_aim_rounds(example_doc) -> None:
     text = describe_spec(build_spec(_workload_doc(example_doc, algorithm=["aim"], rounds=[8])))
     assert "AIM candidates; after the 1-way marginals, 8 rounds of ε 0.375" in text  # 4·0.75/8
     assert "(ε 1 in all)" in text
+
+
+# --- the compiled mirror descent (issue 15: speed, same estimator) ---------------------------
+def _small_problem(noise: float) -> tuple:
+    """Noisy 1- and 2-way marginals of a random 3-column table (public test data)."""
+    from workbench.generators.mbi_model import NoisyMarginal
+
+    rng = np.random.default_rng(8)
+    domain = Domain(("a", "b", "c"), (2, 3, 4))
+    joint = rng.dirichlet(np.ones(24)).reshape(2, 3, 4) * 5_000
+    cliques = [("a",), ("b",), ("c",), ("a", "b"), ("b", "c")]
+    measured = []
+    for clique in cliques:
+        axes = tuple(i for i, n in enumerate(domain.names) if n not in clique)
+        counts = joint.sum(axis=axes) + noise * rng.standard_normal(
+            [domain.sizes[domain.index(n)] for n in clique])
+        measured.append(NoisyMarginal(clique, counts, max(noise, 1.0)))
+    return domain, measured, 5_000.0
+
+
+def test_compiled_descent_is_mbis_mirror_descent() -> None:
+    import jax.numpy as jnp
+    import mbi
+    from mbi import estimation, marginal_loss
+    from mbi.marginal_loss import maximal_subset
+
+    from workbench.generators.mbi_descent import BLOCK, mirror_descent
+    from workbench.generators.mbi_model import lipschitz
+
+    domain, measured, total = _small_problem(noise=20.0)
+    cliques = maximal_subset([m.clique for m in measured])
+    ours, info = mirror_descent(domain, [(m.clique, m.counts, m.sigma) for m in measured],
+                                cliques, lipschitz(domain, measured, cliques), total,
+                                4 * BLOCK, rtol=0.0)
+    loss = marginal_loss.from_linear_measurements(
+        [mbi.LinearMeasurement(jnp.asarray(m.counts.ravel()), m.clique, m.sigma)
+         for m in measured])
+    loss = marginal_loss.MarginalLossFn(loss.cliques, loss.loss_fn,
+                                        lipschitz(domain, measured, loss.cliques))
+    theirs = estimation.mirror_descent(mbi.Domain(domain.names, domain.sizes), loss,
+                                       known_total=total, iters=4 * BLOCK)
+    assert info.steps == 4 * BLOCK and not info.converged
+    for clique in cliques:
+        np.testing.assert_allclose(np.asarray(ours.project(clique).datavector()),
+                                   np.asarray(theirs.project(clique).datavector()), atol=1e-6)
+
+
+def test_compiled_descent_stops_when_converged() -> None:
+    from mbi.marginal_loss import maximal_subset
+
+    from workbench.generators.mbi_descent import BLOCK, mirror_descent
+    from workbench.generators.mbi_model import lipschitz
+
+    domain, measured, total = _small_problem(noise=0.0)  # consistent: the loss can reach 0
+    cliques = maximal_subset([m.clique for m in measured])
+    model, info = mirror_descent(domain, [(m.clique, m.counts, m.sigma) for m in measured],
+                                 cliques, lipschitz(domain, measured, cliques), total, 20_000)
+    assert info.converged and info.steps < 20_000 and info.steps % BLOCK == 0
+    fitted = np.asarray(model.project(("b", "c")).datavector(flatten=False))
+    np.testing.assert_allclose(fitted, measured[4].counts, atol=1.0)

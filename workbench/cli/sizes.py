@@ -21,6 +21,7 @@ def add_size_arguments(p: argparse.ArgumentParser) -> None:
                    help="rehearse at the registry's expected size after cleaning: the proxy "
                    "is resampled to N records (without replacement when N is at most the "
                    "proxy's size, with replacement otherwise); with a range both ends are "
-                   "reported and the low end counts (default: the proxy's own size)")
+                   "reported and the low end counts (default: the spec's schema.expected_n, else "
+                   "the proxy's own size)")
     p.add_argument("--floor-draws", type=int, default=None,
                    help="bootstrap draws per feasibility floor (default 5; 0: no floors)")

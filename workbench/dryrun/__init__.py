@@ -30,7 +30,14 @@ from workbench.dryrun.noise import noise_generator, noise_source
 from workbench.dryrun.proxy import prepare_proxy
 from workbench.dryrun.result import ALL, DryRunResult, wilson_interval
 from workbench.dryrun.run import dry_run, pick_configurations, select_configurations
-from workbench.dryrun.size import SizeSpec, low_end, parse_n, resample_to_n, size_ends
+from workbench.dryrun.size import (
+    SizeSpec,
+    low_end,
+    parse_n,
+    resample_to_n,
+    size_ends,
+    spec_n,
+)
 from workbench.dryrun.sized import SizedDryRun, dry_run_at
 from workbench.dryrun.tasks import CriterionOutcome, Task, TaskRecord, task_seed
 
@@ -68,6 +75,7 @@ __all__ = [
     "result_document",
     "select_configurations",
     "size_ends",
+    "spec_n",
     "task_seed",
     "wilson_interval",
     "write_records",

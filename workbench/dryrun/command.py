@@ -16,7 +16,7 @@ from workbench.dryrun.executors import make_executor
 from workbench.dryrun.files import write_records, write_result
 from workbench.dryrun.floors import FloorTable, floors_at, floors_words
 from workbench.dryrun.run import select_configurations
-from workbench.dryrun.size import DEFAULT_DRAWS, SizeSpec
+from workbench.dryrun.size import DEFAULT_DRAWS, SizeSpec, spec_n
 from workbench.dryrun.sized import SizedDryRun, dry_run_at
 from workbench.spec import Configuration, Spec, load_spec, save_spec
 
@@ -95,6 +95,7 @@ def run_command(args: argparse.Namespace) -> int:
         args.floor_draws = _draws(args)
         if args.floor_draws < 0 or args.floor_draws == 1:
             raise ValueError("--floor-draws must be 0 (no floors) or at least 2")
+        args.n = spec_n(spec, args.n)  # --n, else the spec's schema.expected_n
         proxy = masked_proxy(spec, args.proxy, getattr(args, "missingness", None) or [],
                              args.seed)
         sized = dry_run_at(spec, proxy, configs, args.n, repetitions=args.repetitions,
@@ -128,7 +129,7 @@ def describe_floors(args: argparse.Namespace, spec: Spec) -> int:
         if args.floor_draws < 2:
             raise ValueError("--floor-draws must be at least 2 with --proxy")
         configs = select_configurations(spec)
-        print_floors(spec, args.proxy, configs, args.n, args.floor_draws, 0)
+        print_floors(spec, args.proxy, configs, spec_n(spec, args.n), args.floor_draws, 0)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

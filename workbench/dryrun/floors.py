@@ -26,6 +26,7 @@ from workbench.dryrun.tasks import task_seed
 from workbench.postprocess import project_min_count, sample_valid_for
 from workbench.privacy import PrivacyContext
 from workbench.spec import Configuration, Spec
+from workbench.spec.model import Criterion
 
 
 class _Bootstrap:
@@ -51,8 +52,8 @@ class Floor:
     @property
     def infeasible(self) -> bool:
         """Whether the threshold is below, or within one SD of, the floor (criteria pass
-        below their threshold)."""
-        return self.threshold <= self.mean + self.sd
+        below their threshold); never for an unknown (NaN) floor."""
+        return bool(self.threshold <= self.mean + (0.0 if math.isnan(self.sd) else self.sd))
 
     @property
     def headroom(self) -> float:
@@ -106,6 +107,14 @@ def effective_threshold(ev: Evaluation, criterion_id: str) -> float:
     return threshold if adjusted is None else min(threshold, float(adjusted))
 
 
+def _exact(ev: Evaluation, criterion: Criterion) -> float:
+    """The exact error, or NaN for a kind that declares none (its floor is then unknown)."""
+    try:
+        return float(kind_of(criterion).exact(ev, criterion))
+    except NotImplementedError:
+        return math.nan
+
+
 def floor_draw(spec: Spec, configuration: Configuration, codes: np.ndarray,
                ctx: PrivacyContext) -> tuple[dict[str, float], dict[str, float]]:
     """(exact errors, effective thresholds) of one bootstrap resample of ``codes`` (R at its
@@ -113,7 +122,7 @@ def floor_draw(spec: Spec, configuration: Configuration, codes: np.ndarray,
     synth = sample_valid_for(spec, configuration, _Bootstrap(codes), codes.shape[0], ctx.rng)
     synth = project_min_count(synth, configuration.min_count, ctx.rng)
     ev = Evaluation(spec, configuration, codes, synth, ctx, None)
-    exact = {c.id: float(kind_of(c).exact(ev, c)) for c in spec.criteria}
+    exact = {c.id: _exact(ev, c) for c in spec.criteria}
     return exact, {c.id: effective_threshold(ev, c.id) for c in spec.criteria}
 
 

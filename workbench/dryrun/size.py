@@ -52,6 +52,18 @@ def check_n(n: SizeSpec, name: str = "n") -> SizeSpec:
     return (int(n[0]), int(n[1])) if isinstance(n, tuple) else int(n)
 
 
+def spec_n(spec: object, n: SizeSpec = None) -> SizeSpec:
+    """``n`` if given, else the spec's ``schema.expected_n`` (a number or (low, high)), else
+    None (the proxy's own size)."""
+    if n is not None:
+        return check_n(n)
+    expected = getattr(spec, "expected_n", None)
+    if expected is None:
+        return None
+    return check_n(expected.low if expected.low == expected.high
+                   else (expected.low, expected.high))
+
+
 def size_ends(n: SizeSpec) -> tuple[int, ...]:
     """The sizes to rehearse at: () for the proxy's own size, (n,), or (low, high).
 

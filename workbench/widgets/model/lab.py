@@ -25,6 +25,7 @@ from workbench.constraints import Predicate
 from workbench.criteria import kinds
 from workbench.criteria.cells import PairedCells
 from workbench.criteria.evaluate import exact_errors
+from workbench.dryrun.floors import FloorTable
 from workbench.faithfulness import FaithfulnessCost, beta_max
 from workbench.postprocess import semantics_for
 from workbench.privacy import PrivacyContext
@@ -114,7 +115,7 @@ class ProxyLab:
         self.proxy = proxy
         self.preview = PreviewSettings(seed=seed)
         self._cache = {k: _Cache(cache_size) for k in
-                       ("clean", "real", "sample", "paired", "exact", "faith")}
+                       ("clean", "real", "sample", "paired", "exact", "faith", "floors")}
         self._cache["hist"] = _Cache(64)  # small arrays, one per column and alternative
         self._cache["share"] = _Cache(1024)  # one float per rule text
         self._readouts: tuple[str, dict[str, Readout]] | None = None
@@ -224,6 +225,19 @@ class ProxyLab:
                for c in spec.criteria}
         self._readouts = (key, out)
         return dict(out)
+
+    def floors(self, spec: Spec, n: int | None = None, draws: int = 3) -> FloorTable:
+        """Each criterion's feasibility floor at ``n`` (default: the low end of
+        ``schema.expected_n``, else the proxy's size) under the preview configuration, to show
+        beside its threshold (``Floor.words()``; ``infeasible`` flags it)."""
+        from workbench.dryrun import low_end, spec_n
+        from workbench.dryrun.floors import feasibility_floors
+
+        config = self.configuration(spec)
+        size = n if n is not None else low_end(spec_n(spec))
+        key = digest("floors", self._clean_key(spec), spec.sha256, config.key, size, draws)
+        return self._cache["floors"].get(key, lambda: feasibility_floors(
+            spec, self.cleaned(spec), config, size, draws, self.preview.seed, prepared=True))
 
     # --- schema and constraints ------------------------------------------------------------
     def histogram_key(self, spec: Spec, column: str, alternative: str) -> str:
