@@ -269,7 +269,9 @@ def test_out_of_domain_error_policy_never_echoes_the_value(workdir: Path,
     assert main(["run", str(spec), str(data), "--out", str(out), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert "mother_age" in err and str(CANARY_AGE) not in err and CANARY_TEXT not in err
-    assert json.loads((out / "status.json").read_text())["status"] == "failed"
+    status = json.loads((out / "status.json").read_text())
+    assert status["status"] == "refused" and "mother_age" in status["reason"]
+    assert str(CANARY_AGE) not in status["reason"]
     assert not (out / "release").exists()
 
 

@@ -28,6 +28,7 @@ from workbench.privacy import Accountant, Ledger, PrivacyContext, private_select
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.budget_store import BudgetStoreError, DatasetBudget
 from workbench.spec import Spec, load_spec
+from workbench.transform import EncodingError
 from workbench.transform.clean import clean
 from workbench.transform.raw import apply_domain_policy, check_missing, read_raw
 
@@ -71,12 +72,26 @@ class _Progress:
             self.bar.close()
 
 
+#: The fewest cleaned records a run accepts (n is public under replace-one neighbours).
+MIN_RECORDS = 2
+
+
 def load_confidential(spec: Spec, data_path: str | os.PathLike[str]):
-    """Read only the spec's columns, apply the domain policies, check missing, clean."""
+    """Read only the spec's columns, apply the domain policies, check missing, clean.
+
+    An empty or header-only file, or one with fewer than :data:`MIN_RECORDS` records after
+    cleaning, is refused here with an EncodingError, before the ledger opens.
+    """
     frame = read_raw(data_path, spec.columns)
+    if len(frame) == 0:
+        raise EncodingError(f"the data file {os.fspath(data_path)!r} has a header but no "
+                            "records; nothing was run and no budget was spent")
     frame = apply_domain_policy(frame, spec.columns)
     frame = clean(frame, spec)
     check_missing(frame, spec.columns)
+    if len(frame) < MIN_RECORDS:
+        raise EncodingError(f"fewer than {MIN_RECORDS} records remain after cleaning; nothing "
+                            "was run and no budget was spent")
     return frame
 
 
@@ -109,6 +124,12 @@ def _guarded(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory,
              book: DatasetBudget, quiet: bool, spend_again: bool) -> RunOutcome:
     """Under the dataset's lock: the budget guard, then the run with its two ledgers."""
     plan, kept = check_budget(spec, book, spend_again)
+    try:
+        frame = load_confidential(spec, data_path)
+    except EncodingError as exc:  # refused before the ledger opens: one reason, one message
+        rd.prepare()
+        rd.set_status("refused", reason=str(exc))
+        raise
     rd.prepare()
     run_id = uuid.uuid4().hex
     ledger = Ledger(rd.ledger_path, run_id=run_id, mirrors=[book.ledger_path])
@@ -118,7 +139,7 @@ def _guarded(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory,
                  epsilon_charged_planned=plan.epsilon_charged, epsilon_prior=plan.epsilon_prior,
                  once_reused=plan.once_reused)
     try:
-        outcome = _run(spec, data_path, rd, book, ledger, plan, kept, quiet)
+        outcome = _run(spec, frame, rd, book, ledger, plan, kept, quiet)
     except BaseException as exc:
         ledger.event("run_end", status="failed", error=type(exc).__name__)
         rd.set_status("failed", run_id=run_id, error=type(exc).__name__)
@@ -152,12 +173,11 @@ def _once_statistics(spec: Spec, frame: Any, ctx: PrivacyContext, book: DatasetB
     return once
 
 
-def _run(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory, book: DatasetBudget,
+def _run(spec: Spec, frame: Any, rd: RunDirectory, book: DatasetBudget,
          ledger: Ledger, plan: BudgetPlan, kept: OnceStatistics | None,
          quiet: bool) -> RunOutcome:
     """The steps after the guards; every ε goes through one accountant and one ledger."""
     run_id = ledger.run_id
-    frame = load_confidential(spec, data_path)
     fingerprint = book.fingerprint(frame)
     warnings = tuple(_warn(w) for w in data_warnings(spec, book, fingerprint, kept))
     ledger.event("data_loaded", data_fingerprint=fingerprint)
