@@ -94,6 +94,17 @@ class PreviewSettings:
 
 
 @dataclass(frozen=True)
+class AllPass:
+    """The forecast that a candidate passes every criterion, over the quick samples."""
+
+    probability: float
+    low: float
+    high: float
+    samples: int
+    left_out: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class FaithfulnessPreview:
     """β_max between the proxy and the quick sample, and β at increasing cost levels."""
 
@@ -130,6 +141,7 @@ class ProxyLab:
         self._cache["hist"] = _Cache(64)  # small arrays, one per column and alternative
         self._cache["share"] = _Cache(1024)  # one float per rule text
         self._readouts: tuple[str, dict[str, Readout]] | None = None
+        self._runs: list[dict[str, Readout]] = []
 
     # --- the preview configuration ---------------------------------------------------------
     def configuration(self, spec: Spec) -> Configuration:
@@ -250,7 +262,28 @@ class ProxyLab:
                          for c in spec.criteria})
         out = average_readouts(runs)
         self._readouts = (key, out)
+        self._runs = runs
         return dict(out)
+
+    def all_pass(self, spec: Spec) -> AllPass | None:
+        """Forecast P(every criterion passes): per quick sample the product of the criteria's
+        P(pass) (their noises are independent), averaged over the samples, with the range."""
+        self.readouts(spec)
+        products, left_out = [], set()
+        for run in self._runs:
+            p = 1.0
+            for r in run.values():
+                if r.probability_pass is not None:
+                    p *= r.probability_pass
+                elif r.epsilon <= 0 and r.value is not None:  # no noise: pass or fail for sure
+                    p *= 1.0 if r.value < r.threshold else 0.0
+                else:
+                    left_out.add(r.id)
+            products.append(p)
+        if not products:
+            return None
+        return AllPass(sum(products) / len(products), min(products), max(products),
+                       len(products), tuple(sorted(left_out)))
 
     # --- schema and constraints ------------------------------------------------------------
     def histogram_key(self, spec: Spec, column: str, alternative: str) -> str:
