@@ -339,12 +339,17 @@ def voila(name: str, tmp: Path) -> Iterator[str]:
 
 
 @contextmanager
-def browser(tmp: Path, base: str) -> Iterator[Any]:
-    """A 1280×800 Chromium page that may only talk to ``base``; yields (page, blocked URLs)."""
+def browser(tmp: Path, base: str, requests: list[str] | None = None) -> Iterator[Any]:
+    """A 1280×800 Chromium page that may only talk to ``base``; yields (page, blocked URLs).
+
+    Every request the browser makes (pages, scripts, styles, fonts, images, websockets) is
+    recorded in ``requests``; one to any host but 127.0.0.1 fails the test (offline for real).
+    """
     sync_api = pytest.importorskip("playwright.sync_api")
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian's chromium is not installed")
     blocked: list[str] = []
+    seen: list[str] = [] if requests is None else requests
 
     def route(r: Any) -> None:
         if r.request.url.startswith(base):
@@ -358,14 +363,24 @@ def browser(tmp: Path, base: str) -> Iterator[Any]:
             str(tmp / "chromium"), executable_path=CHROMIUM, headless=True, args=BROWSER_ARGS,
             viewport={"width": 1280, "height": 800}, accept_downloads=True)
         try:
+            ctx.on("request", lambda r: seen.append(r.url))
             page = ctx.new_page()
+            page.on("websocket", lambda ws: seen.append(ws.url))
             page.set_default_timeout(WIDGETS_TIMEOUT_MS)
             page.route("**/*", route)
             yield page, blocked
         finally:
             ctx.close()
-    # Only Voilà's optional Font Awesome stylesheets come from a CDN; no script may.
-    assert not [u for u in blocked if "fontawesome" not in u], blocked
+    assert not blocked, blocked
+    assert not outside_hosts(seen), outside_hosts(seen)
+
+
+def outside_hosts(urls: list[str]) -> list[str]:
+    """URLs whose host is not 127.0.0.1 (data: and blob: URLs stay in the page)."""
+    from urllib.parse import urlsplit
+
+    return [u for u in urls if urlsplit(u).scheme not in ("data", "blob")
+            and urlsplit(u).hostname != "127.0.0.1"]
 
 
 def _open(page: Any, url: str, selector: str = ".wb-review-tabs") -> None:

@@ -54,7 +54,7 @@ def _run(args: argparse.Namespace) -> int:
 
     outcome = run(args.spec, args.data, args.out, quiet=args.quiet,
                   spend_again=args.spend_again, budget_store=args.budget_store,
-                  allow_unbounded=args.allow_unbounded)
+                  allow_unbounded=args.allow_unbounded, proxy=args.proxy)
     if outcome.status == "complete":
         from workbench.engine import verify_bundle
 
@@ -148,6 +148,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("spec", help="path to a frozen spec file")
     p.add_argument("data", help="path to the confidential CSV file (may be gzipped)")
     p.add_argument("--out", required=True, help="run directory (new or from an earlier run)")
+    p.add_argument("--proxy", default=None, metavar="PUBLIC.csv",
+                   help="PUBLIC proxy data the report overlays on the release (optional)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--spend-again", action="store_true",
                    help="allow another run on a dataset that already has spend; the bundle "

@@ -27,7 +27,7 @@ def read_raw(path: str | os.PathLike[str], columns: Sequence[ColumnSpec]) -> pd.
     except pd.errors.EmptyDataError:
         raise EncodingError(f"the data file {os.fspath(path)!r} is empty (no header, no "
                             "records); nothing was run and no budget was spent") from None
-    except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+    except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise EncodingError(
             f"cannot read data file {os.fspath(path)!r} ({type(exc).__name__})"
         ) from None

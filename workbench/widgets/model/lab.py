@@ -25,12 +25,12 @@ from workbench.constraints import Predicate
 from workbench.criteria import kinds
 from workbench.criteria.cells import PairedCells
 from workbench.criteria.evaluate import exact_errors
+from workbench.dryrun.noise import noise_source
 from workbench.faithfulness import FaithfulnessCost, beta_max
 from workbench.postprocess import semantics_for
 from workbench.privacy import PrivacyContext
 from workbench.spec import Configuration, Spec
 from workbench.transform.clean import clean
-from workbench.dryrun.noise import noise_source
 from workbench.widgets.model.readouts import (
     DEFAULT_SAMPLES,
     Readout,

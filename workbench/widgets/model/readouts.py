@@ -22,7 +22,6 @@ One quick sample is noisy, so the lab makes several (:data:`DEFAULT_SAMPLES`) an
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -132,7 +131,8 @@ def _range(values: list[float | None]) -> tuple[float, float] | None:
 
 
 def average_readouts(runs: list[Mapping[str, Readout]]) -> dict[str, Readout]:
-    """One readout per criterion from several quick samples: means, with the range of each.
+    """One readout per criterion from several quick samples: value, P(pass) and P(false fail)
+    averaged, with the range of the first two; Δ, σ, T′ (which may read S) of the first sample.
 
     >>> a = Readout("m", "k", 1.0, 0.1, 10, value=0.2, probability_pass=0.9)
     >>> b = Readout("m", "k", 1.0, 0.1, 10, value=0.4, probability_pass=0.7)
@@ -147,11 +147,8 @@ def average_readouts(runs: list[Mapping[str, Readout]]) -> dict[str, Readout]:
         passes = [r.probability_pass for r in rows]
         p_pass = _mean(passes)
         fails = [r.false_fail for r in rows]
-        out[cid] = _replace(
+        out[cid] = _replace(  # Δ, σ, T′ and P(false pass): those of the first sample
             first, value=_mean(values), probability_pass=p_pass,
-            sensitivity=_mean([r.sensitivity for r in rows]),
-            sigma=_mean([r.sigma for r in rows]),
-            false_pass=_mean([r.false_pass for r in rows]),
             false_fail=_mean(fails) if any(f is not None for f in fails) else None,
             samples=len(rows), value_range=_range(values), pass_range=_range(passes))
     return out
