@@ -22,9 +22,12 @@ from workbench.report.spec_summary import format_number
 #: success: passed by at least one noise σ; warning: passed by less; danger: failed.
 STATUS_WORDS = {
     "success": "passed with room: the DP value is more than one noise σ below the threshold",
-    "warning": "passed narrowly: the DP value is within one noise σ of the threshold",
+    "warning": "passed narrowly: the DP value is within one noise σ of the threshold (within "
+               "10% of it where σ is not the noise on the value itself)",
     "danger": "failed: the DP value is above the threshold",
 }
+#: Where σ is not the noise on the value, "narrow" means within this share of the threshold.
+NARROW_SHARE = 0.10
 STATUS_COLOURS = {"success": "#1a7f37", "warning": "#bf8700", "danger": "#cf222e"}
 
 
@@ -52,7 +55,7 @@ def reading_note(result: Mapping[str, Any]) -> str:
     """How to read one DP value (noise can make an error negative; where σ applies)."""
     value, sigma = result.get("value"), result.get("sigma")
     notes = []
-    if result.get("kind") == "regression_coefficients":
+    if _noise_not_on_value(str(result.get("kind"))):
         notes.append("Δ and σ are those of the noise on the regression's sufficient statistics "
                      "(X'X, X'y), not of this value; the value is the largest coefficient error "
                      "computed from the noisy statistics")
@@ -66,6 +69,16 @@ def reading_note(result: Mapping[str, Any]) -> str:
     return "; ".join(notes)
 
 
+def _noise_not_on_value(kind: str) -> bool:
+    """Whether the kind's σ is on something else (e.g. the regression's statistics)."""
+    from workbench.criteria import kinds
+
+    try:
+        return bool(kinds.get(kind).noise_note)
+    except ValueError:
+        return False
+
+
 def margins(results: Sequence[Mapping[str, Any]]) -> list[CriterionMargin]:
     """Every criterion's margin (T_eff − DP value) and its success / warning / danger."""
     out = []
@@ -74,6 +87,8 @@ def margins(results: Sequence[Mapping[str, Any]]) -> list[CriterionMargin]:
         value = r.get("value")
         margin = None if not isinstance(value, int | float) else t - float(value)
         sigma = float(r.get("sigma") or 0.0)
+        if _noise_not_on_value(str(r.get("kind"))):
+            sigma = NARROW_SHARE * abs(t)
         if not r.get("passed"):
             status = "danger"
         elif margin is not None and margin < sigma:
