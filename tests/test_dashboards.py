@@ -9,6 +9,7 @@ screenshots to ``artifacts/dashboards/`` and stop the server by its PID.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shutil
@@ -133,7 +134,8 @@ def test_criterion_review_false_pass_by_kind(example_spec: Any) -> None:
     readout = Readout(c.id, c.kind, c.threshold, c.epsilon, 1000, sensitivity=0.34, sigma=2.83)
     reviews = {r.id: r for r in criterion_reviews(example_spec, {c.id: readout})}
     bw = reviews["mean_birth_weight"]
-    assert bw.false_pass.startswith("50%") and bw.sigma == 2.83
+    # the one definition: a true value 10% above T = 100, b = 0.34 / 0.17 = 2: ½·e^(−10/2)
+    assert bw.false_pass == f"{0.5 * math.exp(-5):.2%}" == "0.34%" and bw.sigma == 2.83
     assert bw.margin == pytest.approx(0.34 / 0.17 * MARGIN_5PCT)
     assert reviews["relative_1way"].false_pass.startswith("5%")
     assert reviews["regression_coefficients"].false_pass == "—"

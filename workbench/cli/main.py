@@ -10,7 +10,7 @@ from workbench.engine.rundir import RunRefused
 from workbench.spec import SpecError, load_spec
 from workbench.transform import EncodingError
 
-EXIT_OK, EXIT_USAGE = 0, 2
+EXIT_OK, EXIT_USAGE, EXIT_FAILED = 0, 2, 1
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -239,6 +239,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # no input may end in a bare traceback
+        print(unexpected_message(args.command, exc), file=sys.stderr)
+        return EXIT_FAILED
+
+
+def unexpected_message(command: str, exc: BaseException) -> str:
+    """One line for an unexpected failure; a run's message is withheld (it may quote data).
+
+    >>> unexpected_message("run", ValueError("secret 42"))[:60]
+    'error: `workbench run` failed (ValueError) before publishing'
+    >>> unexpected_message("describe", ValueError("bad"))
+    'error: `workbench describe` failed (ValueError): bad'
+    """
+    name = type(exc).__name__
+    if command == "run":
+        return (f"error: `workbench run` failed ({name}) before publishing anything; the "
+                "message is withheld because it could quote confidential data. status.json "
+                "and the enclave ledger record the failure.")
+    return f"error: `workbench {command}` failed ({name}): {exc}"
 
 
 if __name__ == "__main__":
