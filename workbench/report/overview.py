@@ -132,13 +132,13 @@ def margin_chart_png(rows: Sequence[CriterionMargin]) -> bytes:
 
 
 def overlay_png(column: str, order: Sequence[str], release: pd.Series,
-                proxy: pd.Series | None) -> bytes:
+                proxy: pd.Series | None, size: tuple[float, float] = (5.6, 2.8)) -> bytes:
     """A column's shares in the release, and in the public proxy beside them if given."""
     from matplotlib.figure import Figure
 
     x = range(len(order))
     width = 0.42 if proxy is not None else 0.8
-    fig = Figure(figsize=(5.6, 2.8), dpi=90, layout="constrained")
+    fig = Figure(figsize=size, dpi=90, layout="constrained")
     ax = fig.subplots()
     shift = -width / 2 if proxy is not None else 0.0
     ax.bar([i + shift for i in x], release.to_numpy(), width=width, color="#4c72b0",

@@ -10,7 +10,6 @@ It reads only the bundle's public files and public proxy data.
 
 from __future__ import annotations
 
-import io
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -24,7 +23,7 @@ import pandas as pd
 from workbench.engine.verify import Verification, bundle_dir, verify_bundle
 from workbench.report.datasheet import TABLE2_COLUMNS, criteria_rows
 from workbench.report.guarantee import as_guarantee, guarantee_html
-from workbench.report.overview import binned_like_release, shares
+from workbench.report.overview import binned_like_release, overlay_png, shares
 from workbench.report.spec_summary import format_number
 from workbench.spec import Configuration, Spec
 from workbench.widgets.dashboards.budget_section import budget_formula
@@ -221,27 +220,7 @@ def proxy_labels(proxy: pd.DataFrame, spec: Spec, configuration: Mapping[str, An
 def marginal_png(column: str, order: Sequence[str], release: pd.Series,
                  proxy: pd.Series | None = None) -> bytes:
     """Bar chart of a column's shares in the release, with the proxy's beside them if given."""
-    from matplotlib.figure import Figure
-
-    x = range(len(order))
-    width = 0.42 if proxy is not None else 0.8
-    fig = Figure(figsize=(12.5, 3.8), dpi=90, layout="constrained")
-    ax = fig.subplots()
-    shift = -width / 2 if proxy is not None else 0.0
-    ax.bar([i + shift for i in x], release.to_numpy(), width=width, color="#4c72b0",
-           label="release")
-    if proxy is not None:
-        ax.bar([i + width / 2 for i in x], proxy.to_numpy(), width=width, color="#dd8452",
-               label="public proxy")
-        ax.legend(frameon=False)
-    ax.set_xticks(list(x), [str(o) for o in order], rotation=60 if len(order) > 12 else 0,
-                  fontsize=8, ha="right" if len(order) > 12 else "center")
-    ax.set_ylabel("share of records")
-    ax.set_title(f"{column}: 1-way marginal")
-    ax.grid(axis="y", alpha=0.3)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    return buf.getvalue()
+    return overlay_png(column, order, release, proxy, size=(12.5, 3.8))
 
 
 class Marginals:
