@@ -69,7 +69,7 @@ def shoot(name: str, query: dict, selector: str, out: Path, tmp: Path,
                 page = ctx.new_page()
                 page.set_default_timeout(240_000)
 
-                def route(r, base=base):
+                def route(r):
                     if r.request.url.startswith(base):
                         r.continue_()
                     else:
