@@ -564,7 +564,6 @@ def test_guided_flow_lists_what_each_step_lacks_and_exports(tmp_path, proxy) -> 
     row = app.criteria.rows[0]
     row.epsilon.value = 0.0  # a criterion that reads R needs an ε
     assert any("no ε" in x for x in guide.lacking["criteria"])
-    assert "last valid design" in app.budget.total.value or session.valid
     row.epsilon.value = 0.05
     guide.next.click()
     assert app.tabs.titles[app.tabs.selected_index] == "Budget"
@@ -573,3 +572,27 @@ def test_guided_flow_lists_what_each_step_lacks_and_exports(tmp_path, proxy) -> 
     assert guide.lacking["signoff"] == []
     assert "done ✓" in guide.checklist.value
     assert "wb-summary" in guide.summary_widget._dom_classes
+
+
+def test_small_faults_of_the_co_design_tabs(app, session) -> None:
+    """Feasibility: no image before the first run, full labels, a table that scrolls; the ε
+    slider steps on a two-digit grid; with ε = 0 typed in the Budget total, like the
+    criteria, shows the last valid design."""
+    from workbench.privacy.budget_plan import BudgetPlan
+
+    feas = app.feasibility
+    assert feas.heatmap.layout.display == "none" and feas.heatmap.value == b""
+    assert feas.which.style.description_width == "initial"
+    assert feas.table.layout.overflow == "auto"
+    before = session.draft["budget"]["epsilon_generator"]
+    app.budget.eps_generator.value = before * 10 ** 0.01  # one arrow-key step of the log slider
+    after = session.draft["budget"]["epsilon_generator"]
+    assert after == round(after, 1 if after >= 1 else 2) and after > before
+    assert app.budget.eps_generator.value == after
+    valid_total = BudgetPlan.of_spec(session.spec).epsilon_total
+    row = app.criteria.row("regression_mae")
+    row.epsilon.value = 0.0
+    assert not session.valid
+    assert "last valid design" in app.budget.total.value
+    assert f"<b>{valid_total:.6g}</b>" in app.budget.total.value
+    assert "last valid design" in row.readout_html.value

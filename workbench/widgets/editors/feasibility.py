@@ -43,7 +43,7 @@ class FeasibilityPanel(EditorBase):
         self.run_button = widgets.Button(description="Run dry run")
         self.progress = widgets.IntProgress(value=0, min=0, max=1, description="tasks")
         self.status = widgets.HTML()
-        self.table = widgets.HTML(layout=widgets.Layout(overflow_x="auto", max_width="100%")
+        self.table = widgets.HTML(layout=widgets.Layout(overflow="auto", max_width="100%")
                                   ).add_class("wb-feasibility-table")
         self.heatmap = png_image().add_class("wb-feasibility-heatmap")  # hidden until a run
         self.min_pass = widgets.FloatSlider(value=0.1, min=0.0, max=1.0, step=0.05,
