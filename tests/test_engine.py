@@ -332,13 +332,15 @@ def test_report_renders_in_headless_chromium(released: Path) -> None:
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 800})
             page.goto(report.as_uri())
-            table = page.locator("#criteria + p + table")
+            table = page.locator("#criteria + p + div.fit > table")
             assert table.is_visible()
             rows = table.locator("tbody tr")
             assert rows.count() == 3
             assert "max_marginal_error" in rows.nth(0).inner_text()
             box = table.bounding_box()
             assert box is not None and box["y"] < 800 and box["width"] <= 1280
+            assert page.evaluate("document.documentElement.scrollWidth") <= 1280  # fits
+            assert page.locator("#overview").is_visible()
             assert page.locator("img").count() >= 6  # inline plots, no network needed
             assert page.evaluate("document.images[0].naturalWidth") > 0
             page.screenshot(path=str(shots / "report_first_screen.png"))

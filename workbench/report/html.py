@@ -161,8 +161,6 @@ def render_report(
  <span class="pill">{e(promise.label)}</span>
  &nbsp;{len(release):,} synthetic records · every acceptance criterion passed with DP</p>
 {guarantee_html(promise)}
-<h2 id="overview">Overview: each DP value against its threshold</h2>
-<div class="fit">{overview}</div>
 <h2 id="criteria">Acceptance criteria</h2>
 <p class="muted">Layout of the paper's Table 2. The DP result is what was compared with the
 threshold; Δ is the global sensitivity and σ the standard deviation of the noise. For the
@@ -170,6 +168,8 @@ regression coefficients, Δ and σ are those of the noise on the sufficient stat
 not of the coefficient error itself. A DP error can be negative: the noise was negative; read it
 as an error close to 0.</p>
 <div class="fit">{crit}</div>
+<h2 id="overview">Overview: each DP value against its threshold</h2>
+<div class="fit">{overview}</div>
 <h2 id="budget">Privacy budget</h2>
 <p>{e(total_loss_line(eps, guarantee))}</p>
 {_table(["item", "value"], budget_rows)}
