@@ -52,6 +52,9 @@ _CRITERIA: list[dict[str, Any]] = [
      "params": {"way": 2, "aggregate": "mean"}},
     {"id": "tstr", "kind": "tstr", "threshold": 0.5, "bounds": [0, 1],
      "params": {"target": "g", "features": ["x"], "classifier": "decision_tree"}},
+    {"id": "knn_imputed_mean", "kind": "knn_imputed_mean", "threshold": 1.0, "epsilon": 8.0,
+     "params": {"target": "y", "features": ["x"], "subgroup_column": "g",
+                "subgroup_values": ["a"]}},
     {"id": "face_privacy_count", "kind": "face_privacy_count", "threshold": 0, "epsilon": 0,
      "params": {"measure": "unique_rows"}},
 ]
@@ -149,6 +152,10 @@ _NEIGHBOURS: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, float, str]] = 
     "tv_marginals": (
         _BASE, _replace(_BASE, 0, (1, 1, 1)), _BASE, 1 / 4,
         "S = R; R′ changes all three columns of one record: every 2-way TV is 1/n (Δ = 1/n)"),
+    "knn_imputed_mean": (
+        _BASE, _replace(_BASE, 0, (1, 0, 0)), _BASE, 1.0,
+        "the subgroup g = a loses one record: its Laplace count moves by 1 (Δ = 1); the "
+        "mean's smooth release is audited in audits.smooth"),
     "tstr": (
         _BASE, _replace(_BASE, 0, (1, 0, 0)), _BASE, 2.0,
         "the classifier is fitted on S; one record's class a → b with its features kept leaves "
@@ -187,7 +194,8 @@ def criterion_scenario(kind: str) -> Scenario:
                          "audit (see noiseless_check)")
     real, real_prime, synth, delta, how = _NEIGHBOURS[kind]
     mechanism = {"regression_coefficients": "Laplace on the weighted sufficient statistics "
-                 "(vector)", "tstr": "Laplace on the confusion matrix (vector)"}.get(
+                 "(vector)", "tstr": "Laplace on the confusion matrix (vector)",
+                 "knn_imputed_mean": "Laplace on the subgroup count"}.get(
                      kind, "Laplace on the criterion value")
     return scenario(kind, mechanism, how, delta, _runner(kind, (real, real_prime), synth))
 

@@ -6,6 +6,7 @@ import math
 import textwrap
 
 from workbench.privacy.budget_plan import BudgetPlan
+from workbench.report.amplification import amplification_figure
 from workbench.spec import Spec
 
 
@@ -142,6 +143,10 @@ def describe_spec(spec: Spec) -> str:
     out.append(f"  neighbour relation       {b.neighbour}")
     plan = BudgetPlan.of_spec(spec)
     out.append(f"  {plan.formula(ascii=True)}")
+    figure = amplification_figure(spec)
+    if figure is not None:
+        out += [textwrap.fill(line, width=96, initial_indent="  ", subsequent_indent="    ")
+                for line in figure.lines(ascii=True)[1:]]
     if b.epsilon_lifetime_max is not None:
         out.append(f"  lifetime cap on the dataset: epsilon <= "
                    f"{format_number(b.epsilon_lifetime_max)} over every run")

@@ -34,6 +34,9 @@ class ColumnSpec:
     missing: str
     out_of_domain: str
     description: str = ""
+    #: A declared MCAR missingness rate φ (public; only for the amplification accountant's
+    #: secondary figure — nothing is charged at it). None when not declared.
+    mcar_rate: float | None = None
 
     @property
     def numeric(self) -> bool:
