@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -57,7 +58,20 @@ _CRITERIA: list[dict[str, Any]] = [
                 "subgroup_values": ["a"]}},
     {"id": "face_privacy_count", "kind": "face_privacy_count", "threshold": 0, "epsilon": 0,
      "params": {"measure": "unique_rows"}},
+    {"id": "distinguisher", "kind": "distinguisher", "threshold": 0.9,
+     "params": {"proxy": "", "classifier": "logistic_regression"}},
 ]
+
+
+@lru_cache(maxsize=1)
+def audit_proxy() -> str:
+    """A tiny PUBLIC proxy for the distinguisher (g = b only; x, y as in S), in a temp file."""
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="workbench-audit-"))
+    path = folder / "proxy.csv"
+    path.write_text("g,x,y\nb,0,0\nb,1,5\nb,2,10\nb,0,5\n", encoding="utf-8")
+    return str(path)
 
 
 def audited_kinds() -> set[str]:
@@ -68,6 +82,9 @@ def audited_kinds() -> set[str]:
 def audit_document() -> dict[str, Any]:
     """The tiny public spec document: one criterion of every kind, ε = 1 each."""
     criteria = [{"epsilon": _EPS, **c} for c in _CRITERIA]
+    for c in criteria:
+        if c["kind"] == "distinguisher":
+            c["params"] = {**c["params"], "proxy": audit_proxy()}
     return {
         "spec_version": "1.0",
         "metadata": {"title": "Privacy audit design", "owner": "workbench audits",
@@ -160,6 +177,13 @@ _NEIGHBOURS: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, float, str]] = 
         _BASE, _replace(_BASE, 0, (1, 0, 0)), _BASE, 2.0,
         "the classifier is fitted on S; one record's class a → b with its features kept leaves "
         "the cell (a, ŷ) for (b, ŷ): the confusion matrix moves by 2 in L1 (Δ = 2)"),
+    "distinguisher": (
+        _rows((1, 0, 0), (1, 1, 1), (1, 2, 2), (1, 0, 1)),
+        _rows((0, 0, 0), (1, 1, 1), (1, 2, 2), (1, 0, 1)),
+        _rows((0, 0, 0), (0, 1, 1), (0, 2, 2), (0, 0, 1)), 1 / 8,
+        "trained on S (all g = a) against the proxy (all g = b): g = a is called synthetic; "
+        "R is all g = b (called real), R′ moves one record to g = a: the accuracy on R ∪ S "
+        "goes 8/8 → 7/8 (Δ = 1/(n_R + n_S))"),
 }
 
 

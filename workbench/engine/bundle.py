@@ -46,6 +46,9 @@ BUNDLE_FILES = (
     "README.md",
 )
 MANIFEST = "MANIFEST.json"
+#: Events of the accepted iteration published with its measurements: why a parallel group
+#: is charged its max, and the plausible-deniability test's parameters.
+ITERATION_EVENTS = frozenset({"parallel_composition", "plausible_deniability_test"})
 #: Ledger fields that never leave the enclave: times, and the data's fingerprint.
 ENCLAVE_ONLY_FIELDS = frozenset({"timestamp", "data_fingerprint"})
 
@@ -74,7 +77,8 @@ def release_ledger(enclave_ledger: Path, run_id: str, accepted_iteration: int,
         elif event == "selection_plan" or (event == "measurement"
                                            and entry.get("stage") == "once"):
             keep.append(_public(entry))
-        elif event == "measurement" and entry.get("iteration") == accepted_iteration:
+        elif (event == "measurement" or event in ITERATION_EVENTS) \
+                and entry.get("iteration") == accepted_iteration:
             keep.append(_public(entry, iteration="accepted"))
     for i, line in enumerate(keep, start=1):
         line["run_id"], line["seq"] = run_id, i

@@ -21,6 +21,7 @@ from workbench.generators import Guarantee, guarantee_for
 from workbench.postprocess import distinct_rows, reject_counts, semantics_for
 from workbench.privacy import Ledger
 from workbench.privacy.budget_plan import BudgetPlan
+from workbench.privacy.parallel import charged_epsilon
 from workbench.spec import Configuration, Spec, SpecError, build_spec
 from workbench.transform import EncodingError
 
@@ -201,6 +202,9 @@ def _check_guarantee(root: Path, v: Verification, spec: Spec, config: Configurat
 def _check_ledger(root: Path, v: Verification, spec: Spec | None) -> list[dict[str, Any]] | None:
     """The ledger's once-measurements and selection plan add up to ε_total, within budget.
 
+    The accepted iteration's measurements are priced with parallel groups at their max
+    (:func:`~workbench.privacy.parallel.charged_epsilon`).
+
     Sums come from the one budget plan (:class:`~workbench.privacy.budget_plan.BudgetPlan`):
     ε_total = f·ε₁ + ε₀ + Σ once; the run's charge leaves out once-measurements marked
     ``reused``; the cumulative ε is the earlier runs' plus the charge.
@@ -212,8 +216,7 @@ def _check_ledger(root: Path, v: Verification, spec: Spec | None) -> list[dict[s
         return None
     plans = [e for e in ledger if e.get("event") == "selection_plan"]
     once_lines = [e for e in ledger if e.get("event") == "measurement" and e.get("stage") == "once"]
-    loop = [float(e["epsilon"]) for e in ledger
-            if e.get("event") == "measurement" and e.get("stage") == "loop"]
+    loop = [e for e in ledger if e.get("event") == "measurement" and e.get("stage") == "loop"]
     summary = _summary(ledger)
     if len(plans) != 1 or not summary:
         v.failed("ledger", "needs exactly one selection plan and a summary line")
@@ -231,7 +234,7 @@ def _check_ledger(root: Path, v: Verification, spec: Spec | None) -> list[dict[s
     if not math.isclose(float(plans[0]["epsilon_selection"]), plan.epsilon_selection,
                         abs_tol=_TOL):
         problems.append(f"the selection plan's cost is not {plan.loop_factor}ε₁ + ε₀")
-    if math.fsum(loop) > plan.epsilon_per_iteration + _TOL:
+    if charged_epsilon(loop) > plan.epsilon_per_iteration + _TOL:
         problems.append("the accepted iteration spent more than ε₁")
     if not math.isclose(plan.epsilon_total, stated, abs_tol=_TOL):
         problems.append(f"measurements add up to ε = {plan.epsilon_total:g}, the summary "

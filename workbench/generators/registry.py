@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from workbench.generators.family import GeneratorFamily, Guarantee
 from workbench.generators.independent import IndependentMarginals
 from workbench.generators.perturbed_histogram import PerturbedHistogram
+from workbench.generators.plausible_deniability import PlausibleDeniability
 from workbench.generators.privbayes import PrivBayes
 from workbench.generators.workload_generator import WorkloadGenerator
 
@@ -92,5 +93,6 @@ def guarantee_for(spec: Spec, configuration: Configuration) -> Guarantee:
     return generator_for(spec, configuration).guarantee()
 
 
-for _cls in (PrivBayes, IndependentMarginals, PerturbedHistogram, WorkloadGenerator):
+for _cls in (PrivBayes, IndependentMarginals, PerturbedHistogram, WorkloadGenerator,
+             PlausibleDeniability):
     register(_cls)

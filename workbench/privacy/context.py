@@ -32,6 +32,7 @@ from workbench.privacy import _checks, mechanisms, sensitivity, smooth
 from workbench.privacy.accountant import Accountant
 from workbench.privacy.ledger import Ledger
 from workbench.privacy.noise import NoiseSource, OpenDPNoise
+from workbench.privacy.parallel import charged_epsilon
 from workbench.privacy.records import (
     MeasurementRecord,
     Noisy,
@@ -98,6 +99,8 @@ class PrivacyContext:
         self.ledger = ledger
         self.records: list[MeasurementRecord] = []
         self._iteration: int | None = None
+        #: (group, part) while measurements read one disjoint part (``privacy.parallel``).
+        self.parallel_part: tuple[str, str] | None = None
         if accountant is not None and ledger is not None:
             accountant.bind_ledger(ledger)
 
@@ -209,6 +212,7 @@ class PrivacyContext:
     ) -> MeasurementRecord:
         """A record stamped with this context's stage and iteration."""
         stage = "once" if self._iteration is None else "loop"
+        group, part = self.parallel_part or (None, None)
         return MeasurementRecord(
             **smoothness,
             purpose=purpose,
@@ -221,6 +225,8 @@ class PrivacyContext:
             stage=stage,
             iteration=self._iteration,
             timestamp=utc_now(),
+            group=group,
+            part=part,
         )
 
     def laplace(
@@ -343,5 +349,6 @@ class PrivacyContext:
         return Noisy(noisy, record)
 
     def epsilon_recorded(self) -> float:
-        """Σ ε over this context's records (basic composition, before selection pricing)."""
-        return float(sum(r.epsilon for r in self.records))
+        """ε over this context's records: basic composition, parallel groups at their max
+        (before selection pricing)."""
+        return charged_epsilon(r.as_dict() for r in self.records)

@@ -45,6 +45,21 @@ def _family_lines(spec: Spec) -> list[str]:
     return out
 
 
+def _record_parts(spec: Spec) -> list[tuple[str, float, float]]:
+    """(label, ε, δ) of every distinct per-record guarantee the hyperparameter sets declare."""
+    from workbench.generators import make_generator
+
+    found: list[tuple[str, float, float]] = []
+    for params in spec.generator.hyperparameter_sets():
+        own = {k: v for k, v in params.items() if k != "epsilon"}
+        g = make_generator(spec.generator.family, **own).guarantee()
+        if not g.dataset_level and {"epsilon", "delta"} <= set(g.parameters):
+            part = (g.label, float(g.parameters["epsilon"]), float(g.parameters["delta"]))
+            if part not in found:
+                found.append(part)
+    return found
+
+
 def family_words(spec: Spec) -> str:
     """The generator family in plain words, and the declared defaults no grid overrides."""
     from workbench.generators import family_class
@@ -143,6 +158,8 @@ def describe_spec(spec: Spec) -> str:
     out.append(f"  neighbour relation       {b.neighbour}")
     plan = BudgetPlan.of_spec(spec)
     out.append(f"  {plan.formula(ascii=True)}")
+    for label, eps, delta in _record_parts(spec):  # the second part, never added to the first
+        out.append(f"  {plan.with_records(label, eps, delta).records_text(ascii=True)}")
     figure = amplification_figure(spec)
     if figure is not None:
         out += [textwrap.fill(line, width=96, initial_indent="  ", subsequent_indent="    ")
