@@ -9,6 +9,7 @@ screenshots to ``artifacts/dashboards/`` and stop the server by its PID.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shutil
@@ -133,7 +134,8 @@ def test_criterion_review_false_pass_by_kind(example_spec: Any) -> None:
     readout = Readout(c.id, c.kind, c.threshold, c.epsilon, 1000, sensitivity=0.34, sigma=2.83)
     reviews = {r.id: r for r in criterion_reviews(example_spec, {c.id: readout})}
     bw = reviews["mean_birth_weight"]
-    assert bw.false_pass.startswith("50%") and bw.sigma == 2.83
+    # the one definition: a true value 10% above T = 100, b = 0.34 / 0.17 = 2: ½·e^(−10/2)
+    assert bw.false_pass == f"{0.5 * math.exp(-5):.2%}" == "0.34%" and bw.sigma == 2.83
     assert bw.margin == pytest.approx(0.34 / 0.17 * MARGIN_5PCT)
     assert reviews["relative_1way"].false_pass.startswith("5%")
     assert reviews["regression_coefficients"].false_pass == "—"
@@ -236,6 +238,13 @@ def _write(path: Path, doc: Any) -> Path:
 
 
 # --- release review content ----------------------------------------------------------------
+def test_report_html_has_the_overview_notes_and_fits_the_page(bundle: Path) -> None:
+    text = (bundle / "release" / "report.html").read_text()
+    assert 'id="overview"' in text and "margin chart" in text and "DP value ÷ threshold" not in text
+    assert "sufficient statistics" in text and "noise was negative" in text
+    assert text.count('<div class="fit">') == 2 and ".fit table{width:100%" in text
+
+
 def test_release_review_of_a_good_bundle(bundle: Path) -> None:
     from workbench.engine import verify_bundle
     from workbench.widgets.dashboards.release_review import ReleaseReview, load_bundle
@@ -274,6 +283,58 @@ def test_release_review_overlays_the_proxy_binned_like_the_release(bundle: Path)
     assert "after cleaning" in widget_by_class(root, "wb-proxy-note").value
     overlay.value = True
     assert plot.value != plain
+
+
+def test_release_overview_sorts_margins_and_offers_the_bundle_files(bundle: Path) -> None:
+    """Overview tab: success / warning / danger from margin vs σ, a margin chart, overlays
+    against the proxy, and downloads carrying release.csv, report.html and the bundle zip."""
+    import base64
+    import io
+    import zipfile
+
+    from workbench.report.overview import margins, status_counts
+    from workbench.widgets.dashboards.release_review import release_review_dashboard
+
+    root = release_review_dashboard(bundle, dash.DEFAULT_PROXY)
+    html_text = widget_by_class(root, "wb-release-overview").value
+    results = json.loads((bundle / "release" / "criteria.json").read_text())["criteria"]
+    rows = margins(results)
+    counts = status_counts(rows)
+    assert sum(counts.values()) == 3 and counts["danger"] == 0
+    assert f"{counts['success']} success" in html_text and "margin chart" in html_text
+    assert "against the public proxy" in html_text
+    for r, row in zip(results, rows, strict=True):
+        sigma = r["sigma"] or 0.0
+        t = min(r["threshold"], r["adjusted_threshold"] or r["threshold"])
+        assert row.margin == pytest.approx(t - r["value"])
+        assert row.status == ("success" if t - r["value"] >= sigma else "warning")
+
+    def payload(slug: str) -> bytes:
+        m = re.search(rf"wb-download-{slug}' download='[^']+' href='data:[^;]+;base64,([^']+)'",
+                      html_text)
+        return base64.b64decode(m.group(1))
+
+    release = bundle / "release"
+    assert payload("release") == (release / "release.csv").read_bytes()
+    assert payload("report") == (release / "report.html").read_bytes()
+    names = zipfile.ZipFile(io.BytesIO(payload("bundle"))).namelist()
+    assert {f"release/{p.name}" for p in release.iterdir()} == set(names)
+
+
+def test_report_shows_the_overview_and_how_to_read_each_value() -> None:
+    from workbench.report.overview import margins, reading_note
+
+    results = [
+        {"id": "reg", "kind": "regression_coefficients", "threshold": 30.0, "value": 12.0,
+         "passed": True, "epsilon": 0.5, "sigma": 95.33, "adjusted_threshold": None},
+        {"id": "mae", "kind": "regression_mae", "threshold": 0.2, "value": -0.15,
+         "passed": True, "epsilon": 0.08, "sigma": 0.05, "adjusted_threshold": None},
+        {"id": "m", "kind": "max_marginal_error", "threshold": 0.01, "value": 0.02,
+         "passed": False, "epsilon": 0.01, "sigma": 0.001, "adjusted_threshold": None},
+    ]
+    assert "sufficient statistics" in reading_note(results[0])
+    assert "noise drawn was negative" in reading_note(results[1])
+    assert [r.status for r in margins(results)] == ["success", "success", "danger"]
 
 
 def test_release_review_explains_how_to_pass_a_bundle() -> None:
@@ -339,12 +400,17 @@ def voila(name: str, tmp: Path) -> Iterator[str]:
 
 
 @contextmanager
-def browser(tmp: Path, base: str) -> Iterator[Any]:
-    """A 1280×800 Chromium page that may only talk to ``base``; yields (page, blocked URLs)."""
+def browser(tmp: Path, base: str, requests: list[str] | None = None) -> Iterator[Any]:
+    """A 1280×800 Chromium page that may only talk to ``base``; yields (page, blocked URLs).
+
+    Every request the browser makes (pages, scripts, styles, fonts, images, websockets) is
+    recorded in ``requests``; one to any host but 127.0.0.1 fails the test (offline for real).
+    """
     sync_api = pytest.importorskip("playwright.sync_api")
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian's chromium is not installed")
     blocked: list[str] = []
+    seen: list[str] = [] if requests is None else requests
 
     def route(r: Any) -> None:
         if r.request.url.startswith(base):
@@ -358,14 +424,24 @@ def browser(tmp: Path, base: str) -> Iterator[Any]:
             str(tmp / "chromium"), executable_path=CHROMIUM, headless=True, args=BROWSER_ARGS,
             viewport={"width": 1280, "height": 800}, accept_downloads=True)
         try:
+            ctx.on("request", lambda r: seen.append(r.url))
             page = ctx.new_page()
+            page.on("websocket", lambda ws: seen.append(ws.url))
             page.set_default_timeout(WIDGETS_TIMEOUT_MS)
             page.route("**/*", route)
             yield page, blocked
         finally:
             ctx.close()
-    # Only Voilà's optional Font Awesome stylesheets come from a CDN; no script may.
-    assert not [u for u in blocked if "fontawesome" not in u], blocked
+    assert not blocked, blocked
+    assert not outside_hosts(seen), outside_hosts(seen)
+
+
+def outside_hosts(urls: list[str]) -> list[str]:
+    """URLs whose host is not 127.0.0.1 (data: and blob: URLs stay in the page)."""
+    from urllib.parse import urlsplit
+
+    return [u for u in urls if urlsplit(u).scheme not in ("data", "blob")
+            and urlsplit(u).hostname != "127.0.0.1"]
 
 
 def _open(page: Any, url: str, selector: str = ".wb-review-tabs") -> None:
@@ -525,6 +601,105 @@ def test_release_review_dashboard_failed_in_a_browser(tmp_path: Path, tampered: 
         _shot(page, "release_review_failed")
         _tab(page, "Verify checks")
         _shot(page, "release_review_failed_checks")
+
+
+def _dashboard_url(name: str, base: str, bundle: Path) -> str:
+    return base + ("?" + dash.dashboard_query({"bundle": bundle}) if name == "release" else "")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["codesign", "spec", "release"])
+def test_no_request_leaves_127_0_0_1(tmp_path: Path, bundle: Path, name: str) -> None:
+    """Every request of the page (HTML, scripts, styles, fonts, images, websockets) is
+    recorded; any host but 127.0.0.1 fails (Font Awesome comes from Voilà's own bundle)."""
+    requests: list[str] = []
+    selector = ".wb-codesign-tabs" if name == "codesign" else ".wb-review-tabs"
+    with voila(name, tmp_path) as base, browser(tmp_path, base, requests) as (page, blocked):
+        _open(page, _dashboard_url(name, base, bundle), selector)
+        page.wait_for_timeout(1500)
+        fonts = page.evaluate("() => document.fonts.size")
+    assert len(requests) > 10 and not blocked
+    assert not outside_hosts(requests), outside_hosts(requests)
+    assert not any("cdn" in u for u in requests)
+    assert fonts >= 0
+
+
+@pytest.mark.slow
+def test_guided_flow_from_an_empty_draft_to_an_exported_frozen_spec(tmp_path: Path) -> None:
+    draft = REPO / "examples" / "births_empty_draft.json"
+    with voila("codesign", tmp_path) as base, browser(tmp_path, base) as (page, _blocked):
+        _open(page, base + "?" + dash.dashboard_query({"spec": draft}), ".wb-codesign-tabs")
+        page.wait_for_selector(".wb-checklist")
+        assert "no acceptance criterion yet" in page.locator(".wb-checklist").inner_text()
+        assert "ε_total = 1" in page.locator(".wb-summary").inner_text()
+        _shot(page, "guided_empty_draft")
+        page.locator(".wb-step-data").click()
+        page.locator(".wb-next").click()  # Data & schema → Constraints
+        page.locator(".wb-step-criteria").click()
+        page.locator(".wb-section-criteria select").first.select_option("max_marginal_error")
+        page.get_by_role("button", name="add criterion").click()
+        page.wait_for_function("() => !document.querySelector('.wb-checklist').innerText"
+                               ".includes('no acceptance criterion yet')")
+        page.wait_for_selector(".wb-section-criteria .wb-readout table")
+        assert "from 5 quick samples of the proxy" in page.locator(
+            ".wb-section-criteria").inner_text()
+        page.locator(".wb-step-budget").click()
+        page.locator(".wb-step-signoff").click()
+        page.get_by_role("button", name="Freeze and export").click()
+        link = page.locator(".wb-download a[download]")
+        link.wait_for()
+        page.wait_for_function("() => document.querySelector('.wb-checklist').innerText"
+                               ".includes('Sign-off & export: done')")
+        _shot(page, "guided_exported")
+        with page.expect_download() as info:
+            link.click()
+        saved = tmp_path / "guided.frozen.json"
+        info.value.save_as(saved)
+    spec = load_spec(saved, require_frozen=True)
+    assert [c.kind for c in spec.criteria] == ["max_marginal_error"]
+    assert spec.epsilon_total == pytest.approx(1.0 + spec.criteria[0].epsilon)
+
+
+@pytest.mark.slow
+def test_same_seed_gives_the_same_readouts_on_two_page_loads(tmp_path: Path) -> None:
+    def readouts(page: Any) -> tuple[str, str, int]:
+        _tab(page, "Criteria")
+        page.wait_for_selector("text=P(false pass)")
+        page.wait_for_selector(".wb-spread")
+        cells = page.locator(".wb-section-criteria .wb-readout").all_inner_texts()
+        return "\n".join(cells), page.locator(".wb-summary").inner_text(), \
+            page.locator(".wb-spread").count()
+
+    with voila("codesign", tmp_path) as base, browser(tmp_path, base) as (page, _blocked):
+        _open(page, base, ".wb-codesign-tabs")
+        first = readouts(page)
+        _open(page, base, ".wb-codesign-tabs")
+        second = readouts(page)
+    assert first == second
+    assert first[2] >= 8 and "from 5 quick samples of the proxy" in first[0]
+    assert "forecast P(all pass)" in first[1]
+
+
+@pytest.mark.slow
+def test_release_dashboard_downloads(tmp_path: Path, bundle: Path) -> None:
+    import zipfile
+
+    release = bundle / "release"
+    with voila("release", tmp_path) as base, browser(tmp_path, base) as (page, _blocked):
+        _open(page, base + "?" + dash.dashboard_query({"bundle": bundle}))
+        page.wait_for_selector(".wb-release-overview .wb-margins")
+        assert "success" in page.locator(".wb-overview-summary").inner_text()
+        _shot(page, "release_review_overview")
+        saved = {}
+        for slug in ("release", "report", "bundle"):
+            with page.expect_download() as info:
+                page.locator(f".wb-download-{slug}").click()
+            saved[slug] = tmp_path / info.value.suggested_filename
+            info.value.save_as(saved[slug])
+    assert saved["release"].read_bytes() == (release / "release.csv").read_bytes()
+    assert saved["report"].read_bytes() == (release / "report.html").read_bytes()
+    with zipfile.ZipFile(saved["bundle"]) as zf:
+        assert zf.read("release/MANIFEST.json") == (release / "MANIFEST.json").read_bytes()
 
 
 @pytest.mark.slow

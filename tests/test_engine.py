@@ -271,7 +271,9 @@ def test_out_of_domain_error_policy_never_echoes_the_value(workdir: Path,
     assert main(["run", str(spec), str(data), "--out", str(out), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert "mother_age" in err and str(CANARY_AGE) not in err and CANARY_TEXT not in err
-    assert json.loads((out / "status.json").read_text())["status"] == "failed"
+    status = json.loads((out / "status.json").read_text())
+    assert status["status"] == "refused" and "mother_age" in status["reason"]
+    assert str(CANARY_AGE) not in status["reason"]
     assert not (out / "release").exists()
 
 
@@ -330,13 +332,15 @@ def test_report_renders_in_headless_chromium(released: Path) -> None:
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 800})
             page.goto(report.as_uri())
-            table = page.locator("#criteria + p + table")
+            table = page.locator("#criteria + p + div.fit > table")
             assert table.is_visible()
             rows = table.locator("tbody tr")
             assert rows.count() == 3
             assert "max_marginal_error" in rows.nth(0).inner_text()
             box = table.bounding_box()
             assert box is not None and box["y"] < 800 and box["width"] <= 1280
+            assert page.evaluate("document.documentElement.scrollWidth") <= 1280  # fits
+            assert page.locator("#overview").is_visible()
             assert page.locator("img").count() >= 6  # inline plots, no network needed
             assert page.evaluate("document.images[0].naturalWidth") > 0
             page.screenshot(path=str(shots / "report_first_screen.png"))
@@ -436,3 +440,57 @@ def test_many_rejected_iterations_leave_no_trace_of_time(
     assert "moment of publication" in readme and "publishing at a time fixed" in readme
     assert time.gmtime(PUBLISHED_MTIME)[:6] == (1980, 1, 1, 0, 0, 0)
     assert "set to 1 January 1980, 00:00 UTC" in readme
+
+
+@pytest.mark.parametrize(("name", "content", "said"), [
+    ("empty.csv", "", "is empty (no header, no records)"),
+    ("header_only.csv", None, "has a header but no records"),
+    ("text_in_weight.csv", "text", "data problem in column 'birth_weight'"),
+])
+def test_bad_data_is_refused_before_any_budget_with_one_reason(
+        workdir: Path, budget_store: Path, capsys: pytest.CaptureFixture, name: str,
+        content: str | None, said: str) -> None:
+    """An empty, header-only or text-in-numbers file: exit 2, one message that is also
+    status.json's reason, no ledger line in the run or the dataset's store, no traceback."""
+    from workbench.proxy import sample_proxy
+
+    doc = _test_document()
+    for col in doc["schema"]["columns"]:
+        if col["name"] == "birth_weight":
+            col["out_of_domain"] = "error"
+    spec = workdir / f"bad-{name}.frozen.json"
+    save_spec(doc, spec)
+    frame = sample_proxy(500, seed=2)
+    data = workdir / name
+    if content == "":
+        data.write_text("")
+    elif content is None:
+        frame.head(0).to_csv(data, index=False)
+    else:
+        bad = frame.astype(object)
+        bad.loc[3, "birth_weight"] = "3kg"
+        bad.to_csv(data, index=False)
+    out = workdir / f"run-{name}"
+    assert main(["run", str(spec), str(data), "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    status = json.loads((out / "status.json").read_text())
+    assert status == {"status": "refused", "reason": err.removeprefix("error: ").strip()}
+    assert said in err and "Traceback" not in err and "3kg" not in err
+    assert not (out / "enclave" / "ledger.jsonl").exists()
+    assert not list(budget_store.rglob("ledger.jsonl"))
+
+
+def test_text_in_a_numeric_column_is_dropped_by_the_drop_policy(workdir: Path) -> None:
+    from workbench.engine.run import load_confidential
+    from workbench.proxy import sample_proxy
+    from workbench.spec import load_spec
+
+    spec_path = workdir / "drop.frozen.json"
+    save_spec(_test_document(), spec_path)
+    spec = load_spec(spec_path)
+    assert next(c for c in spec.columns if c.name == "mother_age").out_of_domain == "drop"
+    bad = sample_proxy(400, seed=3).astype(object)
+    bad.loc[[1, 2], "mother_age"] = "n/a"
+    bad.to_csv(workdir / "drop.csv", index=False)
+    frame = load_confidential(spec, workdir / "drop.csv")
+    assert frame["mother_age"].dtype == "float64" and len(frame) <= 398

@@ -157,8 +157,9 @@ def test_every_problem_is_listed_at_once(example_doc):
     example_doc["budget"]["epsilon_generator"] = -1
     example_doc["constraints"]["raw"][2]["reject_if"] = "gestation_week <"
     msgs = problems_of(example_doc)
-    # schema problems are reported first; fix them and the semantic ones appear together
+    # schema and semantic problems are reported in one pass
     assert any(m.startswith("budget.epsilon_generator") for m in msgs)
+    assert any(m.startswith("constraints.raw[2].reject_if") for m in msgs)
     example_doc["budget"]["epsilon_generator"] = 4
     msgs = problems_of(example_doc)
     assert any(m.startswith("criteria[3].threshold") for m in msgs)
@@ -386,3 +387,21 @@ def test_json_schema_kind_enum_comes_from_the_registry():
     assert enum == list(kinds.names())
     json_schema()["properties"].clear()  # callers get a copy
     assert json_schema()["properties"]["criteria"]
+
+
+def test_schema_and_semantic_problems_are_reported_in_one_pass(example_doc, tmp_path, capsys):
+    """A shape error no longer hides the rule-syntax and ε-sum errors: `validate` lists all."""
+    from workbench.cli.main import main
+
+    doc = copy.deepcopy(example_doc)
+    doc["schema"]["columns"][0]["type"] = "banana"
+    doc["constraints"]["synthetic"][0]["reject_if"] = "mother_age <<< 3"
+    doc["budget"]["epsilon_criteria"] = 5.0
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(doc))
+    assert main(["validate", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "schema.columns[0].type: must be one of" in err
+    assert "constraints.synthetic[0].reject_if: unknown operator '<<<'" in err
+    assert "budget.epsilon_criteria: 5 does not equal the sum of the criteria's ε" in err
+    assert "Traceback" not in err

@@ -53,6 +53,7 @@ def app(session, lab, tmp_path):
 
     lab.preview.transforms, lab.preview.hyper_index, lab.preview.min_count = {}, 0, None
     lab.preview.seed = 0
+    lab.preview.samples = 1  # worked numbers of one quick sample; averaging is tested apart
     return CoDesignApp(session, lab, export_path=str(tmp_path / "design.frozen.json"))
 
 
@@ -481,7 +482,8 @@ def test_feasibility_tab_matches_the_dry_run_api_and_narrows(tmp_path, monkeypat
 
 
 def test_false_pass_readout_follows_the_threshold(app) -> None:
-    """P(false pass) is judged 10% above T (or at a failing proxy value), so T moves it."""
+    """P(false pass) is judged 10% above T whatever the proxy says (one definition), so T
+    moves it."""
     from workbench.widgets.model.readouts import FALSE_PASS_MARGIN
 
     row = app.criteria.row("mean_birth_weight")
@@ -509,3 +511,88 @@ def test_budget_arithmetic_follows_a_single_attempt(example_doc):
     assert sum(moved.values()) == pytest.approx(4.99)
     example_doc["selection"] = {"gamma": 0, "max_iterations": None, "epsilon_0": 0}
     assert epsilon_total(example_doc) == pytest.approx(9.98)
+
+
+def test_readouts_average_seeded_quick_samples_and_show_their_spread(session, proxy) -> None:
+    """N quick samples (default 5), seeded: the same seed gives the same numbers in a fresh
+    lab; the value and P(pass) are means with their range; the label names N."""
+    from workbench.widgets import ProxyLab
+    from workbench.widgets.editors.criteria_editor import readout_html
+    from workbench.widgets.model.readouts import DEFAULT_SAMPLES
+
+    spec = session.spec
+    first, second = ProxyLab(proxy, seed=3), ProxyLab(proxy, seed=3)
+    assert first.preview.samples == DEFAULT_SAMPLES == 5
+    a, b = first.readouts(spec), second.readouts(spec)
+    assert a == b
+    r = a["mean_parity"]
+    assert r.samples == 5 and r.value_range[0] < r.value < r.value_range[1]
+    singles = [first.exact_values(spec, first.configuration(spec), i)["mean_parity"]
+               for i in range(5)]
+    assert r.value == pytest.approx(sum(singles) / 5) and len(set(singles)) == 5
+    assert "from 5 quick samples of the proxy" in readout_html(r)
+    assert "wb-spread" in readout_html(r)
+    other = ProxyLab(proxy, seed=4).readouts(spec)["mean_parity"]
+    assert other.value != r.value
+    forecast = first.all_pass(spec)
+    assert forecast.samples == 5 and forecast.low <= forecast.probability <= forecast.high
+
+
+def test_guided_flow_lists_what_each_step_lacks_and_exports(tmp_path, proxy) -> None:
+    """From the empty draft: the checklist asks for a criterion, a dry run and the export;
+    adding a criterion and exporting ticks them; the summary shows ε_total by BudgetPlan."""
+    from workbench.privacy.budget_plan import BudgetPlan
+    from workbench.widgets import CoDesignApp, ProxyLab, Session
+    from workbench.widgets.model.steps import STEPS
+
+    session = Session.from_files(REPO / "examples" / "births_empty_draft.json")
+    session = Session(session.draft, proxy)
+    lab = ProxyLab(proxy)
+    lab.preview.samples = 2
+    app = CoDesignApp(session, lab, export_path=str(tmp_path / "new.frozen.json"))
+    guide = app.guide
+    assert [s.key for s in STEPS] == ["data", "rules", "criteria", "budget", "feasibility",
+                                      "signoff"]
+    assert guide.lacking["criteria"] == ["no acceptance criterion yet: add at least one"]
+    assert guide.lacking["signoff"] == ["not frozen and exported yet"]
+    assert guide.summary.epsilon_total == BudgetPlan.of_spec(session.spec).epsilon_total
+    guide.go("criteria")
+    assert app.tabs.selected_index == app.tabs.titles.index("Criteria")
+    app.criteria.new_kind.value = "max_marginal_error"
+    assert app.criteria.add_criterion()
+    assert guide.lacking["criteria"] == []
+    row = app.criteria.rows[0]
+    row.epsilon.value = 0.0  # a criterion that reads R needs an ε
+    assert any("no ε" in x for x in guide.lacking["criteria"])
+    row.epsilon.value = 0.05
+    guide.next.click()
+    assert app.tabs.titles[app.tabs.selected_index] == "Budget"
+    guide.go("signoff")
+    app.export.freeze.click()
+    assert guide.lacking["signoff"] == []
+    assert "done ✓" in guide.checklist.value
+    assert "wb-summary" in guide.summary_widget._dom_classes
+
+
+def test_small_faults_of_the_co_design_tabs(app, session) -> None:
+    """Feasibility: no image before the first run, full labels, a table that scrolls; the ε
+    slider steps on a two-digit grid; with ε = 0 typed in the Budget total, like the
+    criteria, shows the last valid design."""
+    from workbench.privacy.budget_plan import BudgetPlan
+
+    feas = app.feasibility
+    assert feas.heatmap.layout.display == "none" and feas.heatmap.value == b""
+    assert feas.which.style.description_width == "initial"
+    assert feas.table.layout.overflow == "auto"
+    before = session.draft["budget"]["epsilon_generator"]
+    app.budget.eps_generator.value = before * 10 ** 0.01  # one arrow-key step of the log slider
+    after = session.draft["budget"]["epsilon_generator"]
+    assert after == round(after, 1 if after >= 1 else 2) and after > before
+    assert app.budget.eps_generator.value == after
+    valid_total = BudgetPlan.of_spec(session.spec).epsilon_total
+    row = app.criteria.row("regression_mae")
+    row.epsilon.value = 0.0
+    assert not session.valid
+    assert "last valid design" in app.budget.total.value
+    assert f"<b>{valid_total:.6g}</b>" in app.budget.total.value
+    assert "last valid design" in row.readout_html.value

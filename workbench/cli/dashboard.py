@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -102,13 +104,41 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(s.getsockname()[1])
 
 
+#: The offline template: Voilà's ``lab`` template without its CDN stylesheets.
+OFFLINE_TEMPLATE = "workbench-offline"
+_REMOTE_LINK = re.compile(r"^\s*<link[^>]*href=\"https?://[^>]*>\s*$", re.MULTILINE)
+
+
 def voila_command(notebook: Path, port: int, extra: Sequence[str] = ()) -> list[str]:
-    """The Voilà command line: localhost only, one fixed port, kernel culling, no browser."""
+    """The Voilà command line: localhost only, one fixed port, kernel culling, no browser,
+    the offline template (no request leaves 127.0.0.1)."""
     return [
         sys.executable, "-m", "voila", str(notebook), "--no-browser",
         "--Voila.ip=127.0.0.1", f"--port={port}", "--Voila.port_retries=0",
+        f"--template={OFFLINE_TEMPLATE}",
         "--VoilaConfiguration.show_tracebacks=True", *CULL_FLAGS, *extra,
     ]
+
+
+def offline_template_root() -> Path:
+    """A share/jupyter folder holding the offline template, made from the installed ``lab``.
+
+    Voilà's ``lab`` template links Font Awesome from a public CDN, yet its own bundle
+    (``voila.js``, served by Voilà) already carries Font Awesome and its fonts. The copy drops
+    every ``<link href="http(s)://…">``, so icons and fonts come from the installed packages.
+    """
+    import voila
+
+    source = Path(voila_data_path()) / "voila" / "templates" / "lab" / "index.html.j2"
+    root = Path(tempfile.gettempdir()) / f"workbench-voila-{voila.__version__}-{os.getuid()}"
+    folder = root / "voila" / "templates" / OFFLINE_TEMPLATE
+    text = _REMOTE_LINK.sub("", source.read_text(encoding="utf-8"))
+    folder.mkdir(parents=True, exist_ok=True)
+    if not (folder / "index.html.j2").exists() or \
+            (folder / "index.html.j2").read_text(encoding="utf-8") != text:
+        (folder / "index.html.j2").write_text(text, encoding="utf-8")
+        (folder / "conf.json").write_text('{"base_template": "lab"}\n', encoding="utf-8")
+    return root
 
 
 def voila_data_path() -> str:
@@ -127,7 +157,8 @@ def start_voila(notebook: Path, port: int, *, env: Mapping[str, str] | None = No
     """Start Voilà as its own process (stop it by its PID); output goes to ``log`` if given."""
     environment = dict(os.environ if env is None else env)
     paths = [p for p in environment.get("JUPYTER_PATH", "").split(os.pathsep) if p]
-    environment["JUPYTER_PATH"] = os.pathsep.join([*paths, voila_data_path()])
+    environment["JUPYTER_PATH"] = os.pathsep.join([str(offline_template_root()), *paths,
+                                                   voila_data_path()])
     out = open(log, "wb") if log is not None else subprocess.DEVNULL  # noqa: SIM115
     try:
         return subprocess.Popen(voila_command(notebook, port, extra), cwd=str(notebook.parent),

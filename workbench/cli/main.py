@@ -11,7 +11,7 @@ from workbench.engine.rundir import RunRefused
 from workbench.spec import SpecError, load_spec
 from workbench.transform import EncodingError
 
-EXIT_OK, EXIT_USAGE = 0, 2
+EXIT_OK, EXIT_USAGE, EXIT_FAILED = 0, 2, 1
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -74,7 +74,7 @@ def _run(args: argparse.Namespace) -> int:
 
     outcome = run(args.spec, args.data, args.out, quiet=args.quiet,
                   spend_again=args.spend_again, budget_store=args.budget_store,
-                  allow_unbounded=args.allow_unbounded)
+                  allow_unbounded=args.allow_unbounded, proxy=args.proxy)
     if outcome.status == "complete":
         from workbench.engine import verify_bundle
 
@@ -189,6 +189,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("spec", help="path to a frozen spec file")
     p.add_argument("data", help="path to the confidential CSV file (may be gzipped)")
     p.add_argument("--out", required=True, help="run directory (new or from an earlier run)")
+    p.add_argument("--proxy", default=None, metavar="PUBLIC.csv",
+                   help="PUBLIC proxy data the report overlays on the release (optional)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--spend-again", action="store_true",
                    help="allow another run on a dataset that already has spend; the bundle "
@@ -290,6 +292,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # no input may end in a bare traceback
+        print(unexpected_message(args.command, exc), file=sys.stderr)
+        return EXIT_FAILED
+
+
+def unexpected_message(command: str, exc: BaseException) -> str:
+    """One line for an unexpected failure; a run's message is withheld (it may quote data).
+
+    >>> unexpected_message("run", ValueError("secret 42"))[:60]
+    'error: `workbench run` failed (ValueError) before publishing'
+    >>> unexpected_message("describe", ValueError("bad"))
+    'error: `workbench describe` failed (ValueError): bad'
+    """
+    name = type(exc).__name__
+    if command == "run":
+        return (f"error: `workbench run` failed ({name}) before publishing anything; the "
+                "message is withheld because it could quote confidential data. status.json "
+                "and the enclave ledger record the failure.")
+    return f"error: `workbench {command}` failed ({name}): {exc}"
 
 
 if __name__ == "__main__":

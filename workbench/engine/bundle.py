@@ -109,6 +109,7 @@ def write_bundle(
     ledger_lines: Sequence[Mapping[str, Any]],
     guarantee: Mapping[str, Any],
     survey: Mapping[str, Any] | None = None,
+    proxy_labels: pd.DataFrame | None = None,
 ) -> None:
     """Write every bundle file into ``staging`` (not yet visible as a release); ``guarantee``
     is the chosen configuration's guarantee in its JSON form (``Guarantee.as_dict``); a survey
@@ -124,7 +125,8 @@ def write_bundle(
         for line in ledger_lines:
             fh.write(json.dumps(line, allow_nan=False) + "\n")
     (staging / "report.html").write_text(
-        render_report(spec, configuration, results, budget, release, label_order, guarantee),
+        render_report(spec, configuration, results, budget, release, label_order, guarantee,
+                      proxy_labels),
         encoding="utf-8",
     )
     (staging / "README.md").write_text(

@@ -38,6 +38,7 @@ from workbench.privacy import Accountant, Ledger, PrivacyContext, private_select
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.budget_store import BudgetStoreError, DatasetBudget
 from workbench.spec import Spec, load_spec
+from workbench.transform import EncodingError
 from workbench.transform.clean import clean
 from workbench.transform.raw import apply_domain_policy, check_missing, read_raw
 
@@ -81,12 +82,26 @@ class _Progress:
             self.bar.close()
 
 
+#: The fewest cleaned records a run accepts (n is public under replace-one neighbours).
+MIN_RECORDS = 2
+
+
 def load_confidential(spec: Spec, data_path: str | os.PathLike[str]):
-    """Read only the spec's columns, apply the domain policies, check missing, clean."""
+    """Read only the spec's columns, apply the domain policies, check missing, clean.
+
+    An empty or header-only file, or one with fewer than :data:`MIN_RECORDS` records after
+    cleaning, is refused here with an EncodingError, before the ledger opens.
+    """
     frame = read_raw(data_path, spec.columns, spec.file_format, extra=extra_columns(spec))
+    if len(frame) == 0:
+        raise EncodingError(f"the data file {os.fspath(data_path)!r} has a header but no "
+                            "records; nothing was run and no budget was spent")
     frame = apply_domain_policy(frame, spec.columns)
     frame = clean(frame, spec)
     check_missing(frame, spec.columns)
+    if len(frame) < MIN_RECORDS:
+        raise EncodingError(f"fewer than {MIN_RECORDS} records remain after cleaning; nothing "
+                            "was run and no budget was spent")
     return frame
 
 
@@ -99,30 +114,41 @@ def run(
     spend_again: bool = False,
     budget_store: str | os.PathLike[str] | None = None,
     allow_unbounded: bool = False,
+    proxy: str | os.PathLike[str] | None = None,
 ) -> RunOutcome:
     """Run the frozen spec once; raise SpecError/RunRefused/EncodingError before spending.
 
     ``budget_store`` is the store's root (default: ``$WORKBENCH_BUDGET_STORE``, else the
     user's state directory; see :mod:`workbench.privacy.budget_store`). A γ = 0, T = ∞ spec
     without a forecast p ≥ 0.05 is refused unless ``allow_unbounded``
-    (:mod:`workbench.engine.unbounded`).
+    (:mod:`workbench.engine.unbounded`). ``proxy``: PUBLIC proxy data the report overlays
+    on the release (read here, before any budget, so a bad file fails early).
     """
     spec = load_spec(spec_path, require_frozen=True)
+    public = None if proxy is None else read_raw(proxy, spec.columns)
     check_bounded(spec, allow_unbounded)
     book = dataset_budget(spec, budget_store)
     if not Path(data_path).is_file():
         raise RunRefused(f"data file {os.fspath(data_path)!r} does not exist")
     try:
         with book.locked():
-            return _guarded(spec, data_path, RunDirectory(out_dir), book, quiet, spend_again)
+            return _guarded(spec, data_path, RunDirectory(out_dir), book, quiet, spend_again,
+                            public)
     except BudgetStoreError as exc:
         raise RunRefused(str(exc)) from None
 
 
 def _guarded(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory,
-             book: DatasetBudget, quiet: bool, spend_again: bool) -> RunOutcome:
+             book: DatasetBudget, quiet: bool, spend_again: bool,
+             public: Any = None) -> RunOutcome:
     """Under the dataset's lock: the budget guard, then the run with its two ledgers."""
     plan, kept = check_budget(spec, book, spend_again)
+    try:
+        frame = load_confidential(spec, data_path)
+    except EncodingError as exc:  # refused before the ledger opens: one reason, one message
+        rd.prepare()
+        rd.set_status("refused", reason=str(exc))
+        raise
     rd.prepare()
     run_id = uuid.uuid4().hex
     ledger = Ledger(rd.ledger_path, run_id=run_id, mirrors=[book.ledger_path])
@@ -132,7 +158,7 @@ def _guarded(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory,
                  epsilon_charged_planned=plan.epsilon_charged, epsilon_prior=plan.epsilon_prior,
                  once_reused=plan.once_reused)
     try:
-        outcome = _run(spec, data_path, rd, book, ledger, plan, kept, quiet)
+        outcome = _run(spec, frame, rd, book, ledger, plan, kept, quiet, public)
     except BaseException as exc:
         ledger.event("run_end", status="failed", error=type(exc).__name__)
         rd.set_status("failed", run_id=run_id, error=type(exc).__name__)
@@ -166,12 +192,11 @@ def _once_statistics(spec: Spec, frame: Any, ctx: PrivacyContext, book: DatasetB
     return once
 
 
-def _run(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory, book: DatasetBudget,
+def _run(spec: Spec, frame: Any, rd: RunDirectory, book: DatasetBudget,
          ledger: Ledger, plan: BudgetPlan, kept: OnceStatistics | None,
-         quiet: bool) -> RunOutcome:
+         quiet: bool, public: Any = None) -> RunOutcome:
     """The steps after the guards; every ε goes through one accountant and one ledger."""
     run_id = ledger.run_id
-    frame = load_confidential(spec, data_path)
     fingerprint = book.fingerprint(frame)
     warnings = tuple(_warn(w) for w in data_warnings(spec, book, fingerprint, kept))
     ledger.event("data_loaded", data_fingerprint=fingerprint)
@@ -229,11 +254,26 @@ def _run(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory, book: 
                                     {**budget, "n_records": len(release)}, reused),
         guarantee=promise.as_dict(),
         survey=survey_document(spec, raking),
+        proxy_labels=_public_labels(public, spec, candidate.configuration),
     )
     ledger.event("run_end", status="complete", **_scalars(budget))
     published = rd.publish(staging, run_id)
     rd.set_status("complete", run_id=run_id, release="release")
     return outcome("complete", published)
+
+
+def _public_labels(public: Any, spec: Spec, configuration: Any) -> Any:
+    """The PUBLIC proxy binned like the release, for the report's overlays (None if absent
+    or if it cannot be binned: the report then says so; the release is not held back)."""
+    if public is None:
+        return None
+    from workbench.report.overview import binned_like_release
+
+    try:
+        return binned_like_release(public, spec, configuration.to_dict())
+    except (EncodingError, ValueError, KeyError):
+        _warn("the public proxy could not be binned like the release: no overlays in the report")
+        return None
 
 
 def _budget(spec: Spec, plan: BudgetPlan, dataset: str,

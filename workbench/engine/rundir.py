@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-STATUSES = ("incomplete", "complete", "no_release", "failed")
+STATUSES = ("incomplete", "complete", "no_release", "failed", "refused")
 #: 1980-01-01T00:00:00Z: every published file's mtime (the earliest time a ZIP archive holds).
 PUBLISHED_MTIME = 315_532_800
 

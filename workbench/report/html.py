@@ -21,6 +21,13 @@ from workbench.report.datasheet import (
     total_loss_line,
 )
 from workbench.report.guarantee import as_guarantee, guarantee_html
+from workbench.report.overview import (
+    margin_chart_png,
+    margins,
+    overlay_png,
+    overview_html,
+    shares,
+)
 from workbench.report.spec_summary import format_number
 from workbench.spec import Spec
 
@@ -35,6 +42,9 @@ tr.fail td{background:#fde8e8}.pill{display:inline-block;padding:.1rem .6rem;
 border-radius:1rem;background:#e6f4ea;color:#135c2b;font-weight:600}
 .muted{color:#555}figure{display:inline-block;margin:.4rem}img{max-width:520px}
 pre{background:#f6f8fa;padding:.6rem;overflow:auto}
+.fit{max-width:100%;overflow-x:auto}.fit table{width:100%;font-size:.8rem}
+.fit td,.fit th{overflow-wrap:anywhere;padding:.25rem .4rem}img.wide{max-width:100%}
+@media print{.fit table{font-size:.7rem}}
 """
 
 
@@ -79,6 +89,24 @@ def marginal_plots(release: pd.DataFrame, label_order: Mapping[str, Sequence[str
     return out
 
 
+def _overlays(release: pd.DataFrame, label_order: Mapping[str, Sequence[str]],
+              proxy: pd.DataFrame | None) -> str:
+    """Overlay plots of the release against the PUBLIC proxy (binned like the release)."""
+    if proxy is None:
+        return ("<p class='muted'>No public proxy was given to <code>workbench run --proxy"
+                "</code>: the release review dashboard overlays one.</p>")
+    figures = []
+    for col in release.columns:
+        order = list(label_order.get(col, sorted(release[col].unique())))
+        other = shares(proxy[col], order) if col in proxy else None
+        data = base64.b64encode(overlay_png(col, order, shares(release[col], order), other))
+        figures.append(f'<figure><img alt="{html.escape(col)}" '
+                       f'src="data:image/png;base64,{data.decode("ascii")}"></figure>')
+    return ("<h2 id='overlays'>The release against the public proxy</h2><p class='muted'>The "
+            "proxy is public data standing in for a different population: differences are "
+            "expected; it is shown for orientation only.</p>" + "".join(figures))
+
+
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]],
            fails: Sequence[bool] = ()) -> str:
     """An HTML table with escaped cells."""
@@ -99,8 +127,10 @@ def render_report(
     release: pd.DataFrame,
     label_order: Mapping[str, Sequence[str]],
     guarantee: Mapping[str, Any] | None = None,
+    proxy_labels: pd.DataFrame | None = None,
 ) -> str:
-    """The whole page: guarantee, criteria table, budget, plots, configuration, datasheet."""
+    """The whole page: guarantee, overview, criteria table, budget, plots, configuration,
+    datasheet; ``proxy_labels`` (PUBLIC proxy binned like the release) adds overlay plots."""
     md = spec.metadata
     promise = as_guarantee(guarantee)
     eps = float(budget["epsilon_total"])
@@ -109,6 +139,10 @@ def render_report(
     budget_rows = [[k, format_number(v) if isinstance(v, float | int) else str(v)]
                    for k, v in budget.items()]
     plots = "".join(marginal_plots(release, label_order))
+    rows = margins(results)
+    overview = overview_html(rows, "data:image/png;base64,"
+                             + base64.b64encode(margin_chart_png(rows)).decode("ascii"))
+    overlays = _overlays(release, label_order, proxy_labels)
     uses = "".join(f"<li>{html.escape(u)}</li>" for u in md.intended_uses)
     not_uses = "".join(f"<li>{html.escape(u)}</li>" for u in md.unintended_uses)
     guaranteed = "".join(
@@ -129,8 +163,13 @@ def render_report(
 {guarantee_html(promise)}
 <h2 id="criteria">Acceptance criteria</h2>
 <p class="muted">Layout of the paper's Table 2. The DP result is what was compared with the
-threshold; Δ is the global sensitivity and σ the standard deviation of the noise.</p>
-{crit}
+threshold; Δ is the global sensitivity and σ the standard deviation of the noise. For the
+regression coefficients, Δ and σ are those of the noise on the sufficient statistics (X'X, X'y),
+not of the coefficient error itself. A DP error can be negative: the noise was negative; read it
+as an error close to 0.</p>
+<div class="fit">{crit}</div>
+<h2 id="overview">Overview: each DP value against its threshold</h2>
+<div class="fit">{overview}</div>
 <h2 id="budget">Privacy budget</h2>
 <p>{e(total_loss_line(eps, guarantee))}</p>
 {_table(["item", "value"], budget_rows)}
@@ -140,6 +179,7 @@ threshold; Δ is the global sensitivity and σ the standard deviation of the noi
 <h2 id="plots">Marginals of the release</h2>
 <p class="muted">Computed from the released records only.</p>
 {plots}
+{overlays}
 <h2 id="configuration">Configuration</h2>
 <pre>{e(json.dumps(configuration, indent=2, ensure_ascii=False, sort_keys=True))}</pre>
 <h2 id="datasheet">Datasheet</h2>

@@ -1,7 +1,9 @@
 """Validation of a spec document, collecting every problem with its JSON path, then building Spec.
 
-Two passes: the JSON Schema for shape and types (:mod:`workbench.spec.schema`), then the
-sections' semantic checks in order (:mod:`workbench.spec.sections`: cross references,
+One pass reports everything: the JSON Schema for shape and types (:mod:`workbench.spec.schema`),
+then the sections' semantic checks in order, run even when the schema found problems (a section
+the bad shape breaks is skipped; a semantic problem at a path the schema already flagged is left
+out) (:mod:`workbench.spec.sections`: cross references,
 binnings, rule syntax, criteria through their kinds, generator hyperparameters through their
 family, budget arithmetic, the private-selection theorem's condition) and the checks of the
 whole spec (:mod:`workbench.spec.checks`). A document that passes is turned into the
@@ -25,7 +27,7 @@ def build_spec(document: Mapping[str, Any], *, require_frozen: bool = False) -> 
     """Validate a document into an immutable Spec; one SpecError lists every problem."""
     problems = schema_problems(document)
     if problems:
-        raise SpecError(problems)
+        raise SpecError(sorted(set(problems) | set(_semantic_problems(document, problems))))
     try:
         return _build(document, require_frozen)
     except SpecError:
@@ -35,6 +37,28 @@ def build_spec(document: Mapping[str, Any], *, require_frozen: bool = False) -> 
             [Problem("", f"internal validation error ({type(exc).__name__}); "
                      "please report this spec")]
         ) from exc
+
+
+def _semantic_problems(document: Mapping[str, Any], flagged: list[Problem]) -> list[Problem]:
+    """The sections' problems of a document the schema rejected (rule syntax, ε sums, …)."""
+    ctx = BuildContext(document)
+    for section in SECTIONS:
+        try:
+            ctx.built[section.FIELD] = section.build(ctx)
+        except Exception:
+            continue
+    paths = [p.path for p in flagged]
+    return [p for p in ctx.problems if not any(_related(p.path, q) for q in paths)]
+
+
+def _related(a: str, b: str) -> bool:
+    """Whether one JSON path is the other or lies inside it.
+
+    >>> _related("schema.columns[0]", "schema.columns[0].type"), _related("a.b", "a.bc")
+    (True, False)
+    """
+    short, long = sorted((a, b), key=len)
+    return long == short or long.startswith((short + ".", short + "["))
 
 
 def _raise_if_any(ctx: BuildContext) -> None:

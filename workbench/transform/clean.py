@@ -8,7 +8,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from workbench.transform.raw import apply_domain_policy, check_missing, out_of_domain
+from workbench.transform.raw import (
+    apply_domain_policy,
+    as_numbers,
+    check_missing,
+    non_numeric,
+    out_of_domain,
+)
 
 if TYPE_CHECKING:
     from workbench.spec.model import Spec
@@ -23,12 +29,14 @@ class CleaningProfile:
     removed_total: float
     out_of_domain: dict[str, float]
     missing: dict[str, float]
+    non_numeric: dict[str, float] | None = None
 
 
 def rule_masks(frame: pd.DataFrame, spec: Spec) -> dict[str, np.ndarray]:
-    """Rows each raw cleaning rule rejects."""
+    """Rows each raw cleaning rule rejects (a text cell in a numeric column reads as missing)."""
+    numbers = as_numbers(frame, spec.columns)
     return {
-        r.name: np.asarray(r.predicate.evaluate_raw(frame), dtype=bool)
+        r.name: np.asarray(r.predicate.evaluate_raw(numbers), dtype=bool)
         for r in spec.constraints.raw
     }
 
@@ -59,4 +67,5 @@ def profile(frame: pd.DataFrame, spec: Spec) -> CleaningProfile:
         removed_total=share(total),
         out_of_domain={c.name: share(out_of_domain(frame, c)) for c in spec.columns},
         missing={c.name: share(frame[c.name].isna().to_numpy()) for c in spec.columns},
+        non_numeric={c.name: share(non_numeric(frame, c)) for c in spec.columns},
     )

@@ -1,12 +1,18 @@
-"""The co-design app: undo/redo, the preview configuration, and one tab per editor.
+"""The co-design app: the guided flow, undo/redo, the preview configuration, one tab per editor.
 
 ``CoDesignApp(session).widget`` is the whole UI (display it in a notebook or Voilà).
-:meth:`CoDesignApp.add_tab` is the hook for later tabs (the feasibility dry run).
+:data:`TABS` is the ONE list of tabs: each names its title, the guided step it belongs to
+(:data:`workbench.widgets.model.steps.STEPS`) and how to make its editor from the app. A new
+panel is one line, e.g. ``TABS.append(TabEntry("Missing data", "data", lambda app:
+MissingPanel(app.session, app.lab)))``; tabs are shown in step order, so it lands in its step.
+:meth:`CoDesignApp.add_tab` adds one to a running app.
 """
 
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import ipywidgets as widgets
@@ -23,9 +29,43 @@ from workbench.widgets.editors.preview_panel import PreviewPanel
 from workbench.widgets.editors.schema_editor import SchemaEditor
 from workbench.widgets.model.lab import ProxyLab
 from workbench.widgets.model.session import Change, Session
+from workbench.widgets.model.steps import STEPS
 
-TAB_TITLES = ("Data & schema", "Constraints", "Faithfulness", "Criteria", "Budget",
-              "Feasibility", "Export")
+
+@dataclass(frozen=True)
+class TabEntry:
+    """One tab: its title, its guided step (a key of ``STEPS``), and its editor's factory."""
+
+    title: str
+    step: str
+    make: Callable[[CoDesignApp], Any]
+    attribute: str | None = None  # the app keeps the editor under this name, e.g. app.budget
+
+
+#: Every tab of the app, in the order shown within a step; extend it with one line.
+TABS: list[TabEntry] = [
+    TabEntry("Data & schema", "data", lambda a: SchemaEditor(a.session, a.lab), "schema"),
+    TabEntry("Constraints", "rules", lambda a: ConstraintEditor(a.session, a.lab),
+             "constraints"),
+    TabEntry("Faithfulness", "rules", lambda a: FaithfulnessEditor(a.session, a.lab),
+             "faithfulness"),
+    TabEntry("Criteria", "criteria", lambda a: CriteriaEditor(a.session, a.lab), "criteria"),
+    TabEntry("Budget", "budget", lambda a: BudgetPlanner(a.session, a.lab), "budget"),
+    TabEntry("Feasibility", "feasibility", lambda a: FeasibilityPanel(a.session, a.lab),
+             "feasibility"),
+    TabEntry("Export", "signoff", lambda a: ExportPanel(a.session, a.lab, path=a.export_path),
+             "export"),
+]
+
+
+def ordered_tabs(entries: list[TabEntry] | None = None) -> list[TabEntry]:
+    """The tabs in step order (stable within a step)."""
+    order = {s.key: i for i, s in enumerate(STEPS)}
+    return sorted(TABS if entries is None else entries, key=lambda t: order.get(t.step, 99))
+
+
+#: The built-in tab titles in order (kept for callers that list them).
+TAB_TITLES = tuple(t.title for t in ordered_tabs())
 
 
 class CoDesignApp:
@@ -38,22 +78,24 @@ class CoDesignApp:
             lab = ProxyLab(session.proxy)
         self.session = session
         self.lab = lab
+        self.export_path = export_path
         self.preview = PreviewPanel(session, lab) if lab is not None else None
-        self.schema = SchemaEditor(session, lab)
-        self.constraints = ConstraintEditor(session, lab)
-        self.faithfulness = FaithfulnessEditor(session, lab)
-        self.criteria = CriteriaEditor(session, lab)
-        self.budget = BudgetPlanner(session, lab)
-        self.feasibility = FeasibilityPanel(session, lab)
-        self.export = ExportPanel(session, lab, path=export_path)
-        self.editors: list[Any] = [self.schema, self.constraints, self.faithfulness,
-                                   self.criteria, self.budget, self.feasibility, self.export]
-        self.tabs = tabs(TAB_TITLES, [e.widget for e in self.editors], "codesign-tabs")
+        self.editors: list[Any] = []
+        self.steps_of: list[str] = []
+        entries = ordered_tabs()
+        for entry in entries:
+            editor = entry.make(self)
+            if entry.attribute:
+                setattr(self, entry.attribute, editor)
+            self.editors.append(editor)
+            self.steps_of.append(entry.step)
+        self.tabs = tabs([t.title for t in entries], [e.widget for e in self.editors],
+                         "codesign-tabs")
         self.tabs.selected_index = 0
         self.tabs.observe(lambda _c: self._tab_shown(), names="selected_index")
         self._tab_shown()
         if lab is not None:  # issue 16: missing values on the proxy (its own module)
-            self.add_tab(MissingnessPanel.title, MissingnessPanel(session, lab))
+            self.add_tab(MissingnessPanel.title, MissingnessPanel(session, lab), step="data")
         self.undo_button = widgets.Button(description="undo", layout=widgets.Layout(width="80px"))
         self.redo_button = widgets.Button(description="redo", layout=widgets.Layout(width="80px"))
         self.undo_button.on_click(lambda _b: session.undo())
@@ -69,18 +111,25 @@ class CoDesignApp:
         if self.preview is not None:
             header.append(widgets.Accordion(children=[self.preview.widget],
                                             titles=("Preview configuration (proxy readouts)",)))
-        self.widget = widgets.VBox([*header, self.tabs]).add_class("wb-codesign-app")
         if session.draft.get("survey") is not None:  # issue 17: its own module, one hook
             from workbench.widgets.editors.survey_panel import SurveyPanel
 
-            self.add_tab("Survey", SurveyPanel(session, lab), index=len(self.editors) - 2)
+            self.add_tab("Survey", SurveyPanel(session, lab), index=len(self.editors) - 2,
+                         step="data")
+        from workbench.widgets.dashboards.guided import GuidedFlow
 
-    def add_tab(self, title: str, editor: Any, index: int | None = None) -> None:
-        """Add a tab (e.g. Feasibility); ``editor`` has ``.widget`` and may have
-        ``refresh_preview()``, called when the preview configuration changes."""
+        self.guide = GuidedFlow(self)
+        self.widget = widgets.VBox([self.guide.summary_widget, *header, self.guide.widget,
+                                    self.tabs]).add_class("wb-codesign-app")
+
+    def add_tab(self, title: str, editor: Any, index: int | None = None,
+                step: str = "feasibility") -> None:
+        """Add a tab to a running app (``TABS`` is the way for built-in ones); ``editor`` has
+        ``.widget`` and may have ``refresh_preview()``, called when the preview changes."""
         position = len(self.editors) if index is None else index
         selected = self.editors[self.tabs.selected_index or 0]
         self.editors.insert(position, editor)
+        self.steps_of.insert(position, step)
         titles = list(self.tabs.titles)
         titles.insert(position, title)
         editor.widget.add_class(f"wb-section-{slug(title)}")

@@ -10,7 +10,6 @@ It reads only the bundle's public files and public proxy data.
 
 from __future__ import annotations
 
-import io
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -24,10 +23,12 @@ import pandas as pd
 from workbench.engine.verify import Verification, bundle_dir, verify_bundle
 from workbench.report.datasheet import TABLE2_COLUMNS, criteria_rows
 from workbench.report.guarantee import as_guarantee, guarantee_html
+from workbench.report.overview import binned_like_release, overlay_png, shares
 from workbench.report.spec_summary import format_number
 from workbench.spec import Configuration, Spec
 from workbench.widgets.dashboards.budget_section import budget_formula
 from workbench.widgets.dashboards.pages import badge, esc, message_page, page, table_html, tabs
+from workbench.widgets.dashboards.release_overview import overview_page_html
 
 NO_BUNDLE = (
     "This dashboard reviews a release bundle made by <code>workbench run</code>. Start it with "
@@ -211,44 +212,15 @@ def label_orders(spec: Spec | None, configuration: Mapping[str, Any] | None,
     return {c: sorted(release[c].astype(str).unique()) for c in release.columns}
 
 
-def shares(labels: pd.Series, order: Sequence[str]) -> pd.Series:
-    """Share of records per label, in ``order`` (labels not in it are dropped)."""
-    counts = labels.astype(str).value_counts().reindex(list(order), fill_value=0)
-    return counts / max(len(labels), 1)
-
-
 def proxy_labels(proxy: pd.DataFrame, spec: Spec, configuration: Mapping[str, Any]) -> pd.DataFrame:
     """The PUBLIC proxy cleaned by the spec and binned with the release's configuration."""
-    from workbench.transform.clean import clean
-
-    table = spec.table_codec(Configuration.from_dict(configuration))
-    return table.decode(table.encode(clean(proxy, spec))).astype(str)
+    return binned_like_release(proxy, spec, configuration)
 
 
 def marginal_png(column: str, order: Sequence[str], release: pd.Series,
                  proxy: pd.Series | None = None) -> bytes:
     """Bar chart of a column's shares in the release, with the proxy's beside them if given."""
-    from matplotlib.figure import Figure
-
-    x = range(len(order))
-    width = 0.42 if proxy is not None else 0.8
-    fig = Figure(figsize=(12.5, 3.8), dpi=90, layout="constrained")
-    ax = fig.subplots()
-    shift = -width / 2 if proxy is not None else 0.0
-    ax.bar([i + shift for i in x], release.to_numpy(), width=width, color="#4c72b0",
-           label="release")
-    if proxy is not None:
-        ax.bar([i + width / 2 for i in x], proxy.to_numpy(), width=width, color="#dd8452",
-               label="public proxy")
-        ax.legend(frameon=False)
-    ax.set_xticks(list(x), [str(o) for o in order], rotation=60 if len(order) > 12 else 0,
-                  fontsize=8, ha="right" if len(order) > 12 else "center")
-    ax.set_ylabel("share of records")
-    ax.set_title(f"{column}: 1-way marginal")
-    ax.grid(axis="y", alpha=0.3)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    return buf.getvalue()
+    return overlay_png(column, order, release, proxy, size=(12.5, 3.8))
 
 
 class Marginals:
@@ -289,7 +261,7 @@ class Marginals:
 class ReleaseReview:
     """Header with the verify status, then tabs; ``widget`` is the root."""
 
-    TABS = ("Criteria", "Budget", "Marginals", "Datasheet", "Verify checks")
+    TABS = ("Overview", "Criteria", "Budget", "Marginals", "Datasheet", "Verify checks")
 
     def __init__(self, bundle: Bundle, verification: Verification,
                  proxy: pd.DataFrame | None = None, proxy_note: str = "") -> None:
@@ -297,14 +269,17 @@ class ReleaseReview:
         self.verification = verification
         b = bundle
         self.header = page(self._header(), "review-header")
+        orders = {} if b.release is None else label_orders(b.spec, b.configuration, b.release)
+        self.overview = page(overview_page_html(b.criteria, b.root, b.release, orders, proxy),
+                             "release-overview")
         if b.release is not None:
-            orders = label_orders(b.spec, b.configuration, b.release)
             self.marginals: Marginals | None = Marginals(b.release, orders, proxy, proxy_note)
             marginals: widgets.Widget = self.marginals.widget
         else:
             self.marginals = None
             marginals = page("<p>release.csv could not be read.</p>")
         self.tabs = tabs(self.TABS, [
+            self.overview,
             page(criteria_html(b.criteria, b.all_passed) + self._problems("criteria.json")),
             page(budget_html(b.summary, b.spec, b.configuration, b.guarantee)
                  + self._problems("ledger.jsonl") + self._problems("guarantee.json")),

@@ -19,6 +19,7 @@ import ipywidgets as widgets
 
 from workbench.constraints.words import rule_sentence
 from workbench.criteria import kinds
+from workbench.criteria.false_pass import FALSE_PASS_SENTENCE, false_pass_probability
 from workbench.dryrun import PassRates, read_pass_rates
 from workbench.privacy import expected_iterations, probability_bottom
 from workbench.report.spec_summary import family_words, format_number
@@ -67,10 +68,13 @@ def review_criterion(criterion: Any, readout: Readout | None) -> CriterionReview
     margin, note = None, ""
     if criterion.epsilon <= 0:
         false_pass, note = "0", "no noise: computed on the release alone"
-    elif (words := kinds.get(criterion.kind).review_false_pass(criterion)) is not None:
-        false_pass, note = words  # the kind's own words (T′ by construction, clipping, …)
-    else:
-        false_pass = "50% at T"
+    elif kinds.get(criterion.kind).noise_note or delta is None:
+        words = kinds.get(criterion.kind).review_false_pass(criterion)
+        false_pass, note = words if words is not None else ("—", "")
+    else:  # the one definition (criteria.false_pass), as in the co-design readouts
+        t_eff = criterion.threshold if t_prime is None else min(criterion.threshold, t_prime)
+        p = false_pass_probability(criterion, delta, t_eff)
+        false_pass = "—" if p is None else _percent(p)
         margin = None if scale is None else scale * MARGIN_5PCT
     if readout is not None and readout.note and not note:
         note = readout.note
@@ -80,6 +84,17 @@ def review_criterion(criterion: Any, readout: Readout | None) -> CriterionReview
         threshold=criterion.threshold, adjusted_threshold=t_prime, epsilon=criterion.epsilon,
         bounds=criterion.bounds, stage=stage_of(criterion), sensitivity=delta, sigma=sigma,
         false_pass=false_pass, margin=margin, note=note)
+
+
+def _percent(p: float) -> str:
+    """A probability for reading, without alarming exponents.
+
+    >>> _percent(0.0092), _percent(1e-9), _percent(1.0)
+    ('0.92%', '<0.01%', '100%')
+    """
+    if 0 < p < 1e-4:
+        return "<0.01%"
+    return f"{p:.0%}" if p in (0.0, 1.0) else f"{p:.2%}"
 
 
 def criterion_reviews(spec: Spec, readouts: Mapping[str, Readout] | None) -> list[CriterionReview]:
@@ -115,9 +130,8 @@ def criteria_html(spec: Spec, reviews: Sequence[CriterionReview], delta_source: 
               "Δ", "σ", "P(false pass)", "5% margin"]
     assumptions = (
         "<p class='wb-muted'>A criterion passes when its DP value (exact value + Laplace noise "
-        "of scale b = Δ/ε, σ = √2·b) is below T. <b>P(false pass)</b> assumes a failing value "
-        "sitting exactly at the threshold: Laplace noise is symmetric, so it passes with "
-        "probability 50%; at T + σ with 12%. <b>5% margin</b> = b·ln 10: a value that exceeds "
+        f"of scale b = Δ/ε, σ = √2·b) is below T. {esc(FALSE_PASS_SENTENCE)} "
+        "<b>5% margin</b> = b·ln 10: a value that exceeds "
         "T by more than this passes with probability below 5%. For the relative 1-way error "
         "the threshold is lowered to T′ so that a value clipped at λ passes with probability "
         f"p. {esc(delta_source)}</p>")

@@ -27,6 +27,7 @@ from workbench.widgets.model.budget import (
     budget_items,
     epsilon_0,
     epsilon_total,
+    nice_epsilon,
     rebalance,
     segments,
 )
@@ -112,8 +113,13 @@ class BudgetPlanner(EditorBase):
             return
         self.message.value = ""
         path = self.paths[key]
+        previous = self.session.get(path)
+        value = nice_epsilon(float(value), previous if isinstance(previous, float | int)
+                             and not isinstance(previous, bool) else None)
         if not self.lock.value:
-            self.session.apply(path, float(value), label=f"ε of {key}")
+            self.session.apply(path, value, label=f"ε of {key}")
+            if self.session.get(path) == value:
+                self._sync_sliders(budget_items(self.session.draft))  # show the snapped ε
             return
         doc = self.session.draft
         try:
@@ -181,7 +187,11 @@ class BudgetPlanner(EditorBase):
             self._syncing = False
 
     def _show_total(self, doc: dict[str, Any]) -> None:
-        """The formula with the draft's numbers, and the cap if the spec sets one."""
+        """The formula with the numbers of the last valid design (as the criteria readouts),
+        and the cap if the spec sets one."""
+        stale = not self.session.valid and self.session.spec is not None
+        if stale:
+            doc = dict(self.session.spec.document)  # type: ignore[union-attr]
         plan = BudgetPlan.of_document(doc)
         total = None if plan is None else plan.epsilon_total
         text = ("ε_total = <b>invalid</b>" if plan is None
@@ -194,6 +204,9 @@ class BudgetPlanner(EditorBase):
             text += f" — locked at {self.locked_total.value:.6g}"
         if plan is not None:
             text += f"<br><span class='wb-muted'>{html.escape(plan.retry_text())}</span>"
+        if stale:
+            text += ("<br><span style='color:#b00020'>the draft is invalid: this is ε_total of "
+                     "the last valid design</span>")
         self.total.value = text
 
     def _draw_bar(self, doc: dict[str, Any]) -> None:

@@ -35,7 +35,7 @@ from workbench.widgets.editors.fields import (
 from workbench.widgets.model.criteria_templates import fresh_id, kind_names, new_criterion
 from workbench.widgets.model.lab import ProxyLab
 from workbench.widgets.model.paths import MISSING
-from workbench.widgets.model.readouts import Readout
+from workbench.widgets.model.readouts import FALSE_PASS_SENTENCE, Readout, samples_label
 from workbench.widgets.model.sampling import PreviewError
 from workbench.widgets.model.session import Change, Session
 
@@ -223,12 +223,24 @@ class CriterionRow:
 
 
 def _fmt(x: float | None, pct: bool = False) -> str:
-    """A readout number for reading (— when it does not apply)."""
+    """A readout number for reading (— when it does not apply; tiny odds as bounds)."""
     if x is None:
         return "—"
     if pct:
-        return f"{x:.2%}" if x >= 1e-4 or x == 0 else f"{x:.1e}"
+        if 0 < x < 1e-4:
+            return "&lt;0.01%"
+        if 1 - 1e-4 < x < 1:
+            return "&gt;99.99%"
+        return f"{x:.2%}"
     return f"{x:.4g}"
+
+
+def _spread(x: float | None, span: tuple[float, float] | None, pct: bool = False) -> str:
+    """The mean with the range over the quick samples beneath it."""
+    if x is None or span is None or span[0] == span[1]:
+        return _fmt(x, pct)
+    return (f"{_fmt(x, pct)}<br><span class='wb-spread' style='color:#57606a;font-size:85%'>"
+            f"{_fmt(span[0], pct)} – {_fmt(span[1], pct)}</span>")
 
 
 def readout_html(r: Readout | None, stale: bool = False) -> str:
@@ -239,17 +251,18 @@ def readout_html(r: Readout | None, stale: bool = False) -> str:
         ("Δ", _fmt(r.sensitivity)),
         ("σ", _fmt(r.sigma)),
         ("T′", _fmt(r.adjusted_threshold)),
-        ("value on proxy", _fmt(r.value)),
-        ("P(pass)", _fmt(r.probability_pass, pct=True)),
+        ("value on proxy", _spread(r.value, r.value_range)),
+        ("P(pass)", _spread(r.probability_pass, r.pass_range, pct=True)),
         ("P(false pass)", _fmt(r.false_pass, pct=True)),
         ("P(false fail)", _fmt(r.false_fail, pct=True)),
     ]
     head = "".join(f"<th style='padding:0 8px'>{k}</th>" for k, _ in cells)
-    body = "".join(f"<td style='padding:0 8px;text-align:right'>{v}</td>" for _, v in cells)
-    extra = [r.note] if r.note else []
+    body = "".join(f"<td style='padding:0 8px;text-align:right;vertical-align:top'>{v}</td>"
+                   for _, v in cells)
+    extra = [f"value and P(pass): mean {samples_label(r.samples)} (range beneath)"]
+    extra += [r.note] if r.note else []
     if r.false_pass is not None:
-        extra.append("P(false pass): chance the DP test passes a candidate whose true value is "
-                     "the proxy's when it fails, else 10% above the threshold")
+        extra.append(FALSE_PASS_SENTENCE)
     if stale:
         extra.append("the draft is invalid: these readouts are for the last valid design")
     notes = "".join(f"<br>{note(t)}" for t in extra)
@@ -279,7 +292,8 @@ class CriteriaEditor(EditorBase):
         self.widget = widgets.VBox([
             widgets.HTML(note(
                 "A criterion passes when its DP value is below its threshold. Readouts use the "
-                "cleaned proxy as R and one quick synthetic sample as S."
+                "cleaned proxy as R and several quick synthetic samples as S (their number and "
+                "seed are in the preview configuration above)."
             )),
             self.message,
             self.rows_box,

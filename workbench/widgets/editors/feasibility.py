@@ -13,7 +13,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from workbench.dryrun import DryRunResult, dry_run, make_executor, select_configurations
-from workbench.widgets.editors.base import EditorBase, heading, note
+from workbench.widgets.editors.base import EditorBase, heading, note, png_image
 from workbench.widgets.editors.plots import to_png
 from workbench.widgets.model.lab import ProxyLab
 from workbench.widgets.model.session import Change, Session
@@ -29,7 +29,9 @@ class FeasibilityPanel(EditorBase):
         self.which = widgets.Dropdown(options=[("spec's list or full space", "auto"),
                                                ("full space", "all"),
                                                ("narrowed list", "narrowed")],
-                                      value="auto", description="configurations")
+                                      value="auto", description="configurations",
+                                      style={"description_width": "initial"},
+                                      layout=widgets.Layout(width="360px"))
         self.limit = widgets.IntText(value=6, description="at most")
         self.repetitions = widgets.IntText(value=2, description="repetitions")
         self.seed = widgets.IntText(value=0, description="seed")
@@ -41,8 +43,9 @@ class FeasibilityPanel(EditorBase):
         self.run_button = widgets.Button(description="Run dry run")
         self.progress = widgets.IntProgress(value=0, min=0, max=1, description="tasks")
         self.status = widgets.HTML()
-        self.table = widgets.HTML()
-        self.heatmap = widgets.Image(format="png")
+        self.table = widgets.HTML(layout=widgets.Layout(overflow="auto", max_width="100%")
+                                  ).add_class("wb-feasibility-table")
+        self.heatmap = png_image().add_class("wb-feasibility-heatmap")  # hidden until a run
         self.min_pass = widgets.FloatSlider(value=0.1, min=0.0, max=1.0, step=0.05,
                                             description="keep if P ≥", readout_format=".2f")
         self.forecast = widgets.HTML()
@@ -105,8 +108,10 @@ class FeasibilityPanel(EditorBase):
             return
         self.status.value = (f"{len(r.records)} tasks: {r.computed} computed, {r.cached} from "
                              f"the cache, {r.seconds:.1f} s")
-        self.table.value = r.table.drop(columns=["key"], errors="ignore").to_html(
+        table = r.table.drop(columns=["key"], errors="ignore").to_html(
             float_format=lambda v: f"{v:.2f}", border=0)
+        self.table.value = (f"<div style='overflow-x:auto;max-width:100%;font-size:85%'>{table}"
+                            "</div>")
         self.heatmap.value = to_png(r.heatmap())
         self.show_forecast()
 

@@ -13,6 +13,7 @@ import ipywidgets as widgets
 
 from workbench.widgets.editors.base import note
 from workbench.widgets.model.lab import ProxyLab, digest
+from workbench.widgets.model.readouts import samples_label
 from workbench.widgets.model.sampling import PreviewError
 from workbench.widgets.model.session import Change, Session
 
@@ -34,19 +35,24 @@ class PreviewPanel:
         self.min_count = widgets.Dropdown(description="min_count",
                                           layout=widgets.Layout(width="200px"))
         self.seed = widgets.IntText(value=lab.preview.seed, description="seed",
-                                    layout=widgets.Layout(width="160px"))
+                                    layout=widgets.Layout(width="160px")).add_class("wb-seed")
+        self.samples = widgets.BoundedIntText(
+            value=lab.preview.samples, min=1, max=20, description="samples",
+            layout=widgets.Layout(width="170px")).add_class("wb-samples")
         self.status = widgets.HTML()
         self.alt_box = widgets.HBox(layout=widgets.Layout(flex_flow="row wrap"))
         self._listeners: list[Callable[[], None]] = []
         self._structure = ""
         self._updating = False
-        for w in (self.hyperparameters, self.min_count, self.seed):
+        for w in (self.hyperparameters, self.min_count, self.seed, self.samples):
             w.observe(lambda _c: self._changed(), names="value")
         self.widget = widgets.VBox([
-            widgets.HTML(note("Proxy readouts are computed for this configuration "
-                              "(R = cleaned proxy, S = one quick DP sample in simulation mode).")),
+            widgets.HTML(note("Proxy readouts are computed for this configuration (R = cleaned "
+                              "proxy, S = quick DP samples in simulation mode; the seed fixes "
+                              "their records and their noise, the readouts average them).")),
             self.alt_box,
-            widgets.HBox([self.hyperparameters, self.min_count, self.seed]),
+            widgets.HBox([self.hyperparameters, self.min_count, self.seed, self.samples],
+                         layout=widgets.Layout(flex_flow="row wrap")),
             self.status,
         ])
         session.observe(self._on_session)
@@ -107,6 +113,7 @@ class PreviewPanel:
         preview.hyper_index = int(self.hyperparameters.value or 0)
         preview.min_count = self.min_count.value
         preview.seed = int(self.seed.value)
+        preview.samples = int(self.samples.value)
         for callback in list(self._listeners):
             callback()
         self.describe()
@@ -124,7 +131,9 @@ class PreviewPanel:
             self.status.value = f'<span style="color:#b00020">{html.escape(str(exc))}</span>'
             return
         extra = f" — {sample.note}" if sample.note else ""
+        n = self.lab.sample_count
         self.status.value = note(
             f"S: {config.family}({_hyper_label(config.params)}), ε_gen = "
-            f"{sample.epsilon:g}, seed {sample.seed}, n = {sample.codes.shape[0]:,}{extra}"
+            f"{sample.epsilon:g}, n = {sample.codes.shape[0]:,}; readouts "
+            f"{samples_label(n)} (seed {self.lab.preview.seed}){extra}"
         )

@@ -123,3 +123,27 @@ def rebalance(
     out = {it.path: it.epsilon * factor for it in others}
     out[target.path] = float(value)
     return out
+
+
+def nice_epsilon(value: float, previous: float | None = None) -> float:
+    """ε on a grid of two significant digits; a step that rounds back moves one grid point.
+
+    A log slider's arrow key multiplies ε by 10^0.01 (4 → 4.09, 3.8 → 3.89045): snapping
+    keeps the spec readable, and the step in the direction of motion keeps 1.0 from sticking.
+
+    >>> nice_epsilon(3.89045), nice_epsilon(4.093, 4.0), nice_epsilon(1.023, 1.0)
+    (3.9, 4.1, 1.1)
+    >>> nice_epsilon(0.977, 1.0), nice_epsilon(0.17)
+    (0.98, 0.17)
+    """
+    if not math.isfinite(value) or value <= 0:
+        return value
+    unit = 10.0 ** (math.floor(math.log10(value)) - 1)
+    snapped = round(round(value / unit) * unit, 12)
+    if previous is not None and math.isclose(snapped, previous, rel_tol=1e-9):
+        if value > previous:
+            snapped = round(snapped + unit, 12)
+        elif value < previous:
+            below = 10.0 ** (math.floor(math.log10(previous * (1 - 1e-9))) - 1)
+            snapped = round(snapped - below, 12)
+    return snapped

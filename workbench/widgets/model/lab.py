@@ -26,12 +26,18 @@ from workbench.criteria import kinds
 from workbench.criteria.cells import PairedCells
 from workbench.criteria.evaluate import exact_errors
 from workbench.dryrun.floors import FloorTable
+from workbench.dryrun.noise import noise_source
 from workbench.faithfulness import FaithfulnessCost, beta_max
 from workbench.postprocess import semantics_for
 from workbench.privacy import PrivacyContext
 from workbench.spec import Configuration, Spec
 from workbench.transform.clean import clean
-from workbench.widgets.model.readouts import Readout, criterion_readout
+from workbench.widgets.model.readouts import (
+    DEFAULT_SAMPLES,
+    Readout,
+    average_readouts,
+    criterion_readout,
+)
 from workbench.widgets.model.rule_checks import removed_share
 from workbench.widgets.model.sampling import PreviewError, QuickSample, quick_sample
 
@@ -81,6 +87,22 @@ class PreviewSettings:
     hyper_index: int = 0
     min_count: int | None = None
     seed: int = 0
+    samples: int = DEFAULT_SAMPLES
+
+    def sample_seed(self, index: int) -> int:
+        """The seed of quick sample ``index``: it fixes the generator's rng AND its DP noise."""
+        return self.seed * 1000 + index
+
+
+@dataclass(frozen=True)
+class AllPass:
+    """The forecast that a candidate passes every criterion, over the quick samples."""
+
+    probability: float
+    low: float
+    high: float
+    samples: int
+    left_out: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -114,11 +136,13 @@ class ProxyLab:
         """``proxy``: the PUBLIC proxy's raw values (e.g. data_public/proxy_sample_166k.csv.gz)."""
         self.proxy = proxy
         self.preview = PreviewSettings(seed=seed)
-        self._cache = {k: _Cache(cache_size) for k in
-                       ("clean", "real", "sample", "paired", "exact", "faith", "floors")}
+        self._cache = {k: _Cache(cache_size) for k in ("clean", "real", "faith", "floors")}
+        for k, size in (("sample", 2), ("paired", 2), ("exact", cache_size)):
+            self._cache[k] = _Cache(size * DEFAULT_SAMPLES)  # one entry per quick sample
         self._cache["hist"] = _Cache(64)  # small arrays, one per column and alternative
         self._cache["share"] = _Cache(1024)  # one float per rule text
         self._readouts: tuple[str, dict[str, Readout]] | None = None
+        self._runs: list[dict[str, Readout]] = []
 
     # --- the preview configuration ---------------------------------------------------------
     def configuration(self, spec: Spec) -> Configuration:
@@ -150,15 +174,16 @@ class ProxyLab:
             chosen.append(next(a for a in alts if a["name"] == alt))
         return digest("real", self._clean_key(spec), chosen, section.get("bin_to_number"))
 
-    def _sample_key(self, spec: Spec, config: Configuration) -> str:
-        """The sample adds the configuration, ε_gen, the seed and the synthetic rules."""
+    def _sample_key(self, spec: Spec, config: Configuration, index: int = 0) -> str:
+        """The sample adds the configuration, ε_gen, its seed and the synthetic rules."""
         doc = spec.document
         c = doc["constraints"]
         return digest("sample", self._real_key(spec, config), config.key,
-                      spec.budget.epsilon_generator, spec.budget.neighbour, self.preview.seed,
+                      spec.budget.epsilon_generator, spec.budget.neighbour,
+                      self.preview.sample_seed(index),
                       c["synthetic"], c.get("partial_bins"), c.get("max_sampling_rounds"))
 
-    def _exact_key(self, spec: Spec, config: Configuration) -> str:
+    def _exact_key(self, spec: Spec, config: Configuration, index: int = 0) -> str:
         """Exact values add the criteria without threshold and ε, and the cost rule."""
         doc = spec.document
         criteria = []
@@ -168,8 +193,8 @@ class ProxyLab:
                 kept["threshold"] = raw["threshold"]  # e.g. λ defaults to the threshold
             criteria.append(kept)
         coarse = {c: t.get("coarse") for c, t in doc["transformations"]["columns"].items()}
-        return digest("exact", self._sample_key(spec, config), criteria, doc["faithfulness"],
-                      coarse)
+        return digest("exact", self._sample_key(spec, config, index), criteria,
+                      doc["faithfulness"], coarse)
 
     # --- data ------------------------------------------------------------------------------
     def cleaned(self, spec: Spec) -> pd.DataFrame:
@@ -183,47 +208,62 @@ class ProxyLab:
             lambda: spec.table_codec(config).encode(self.cleaned(spec)),
         )
 
-    def sample(self, spec: Spec, config: Configuration) -> QuickSample:
-        """The quick synthetic sample S (generator fitted in simulation mode, seeded)."""
+    def sample(self, spec: Spec, config: Configuration, index: int = 0) -> QuickSample:
+        """Quick synthetic sample ``index`` (simulation mode; rng and DP noise both seeded)."""
+        seed = self.preview.sample_seed(index)
         return self._cache["sample"].get(
-            self._sample_key(spec, config),
-            lambda: quick_sample(spec, config, self.real_codes(spec, config), self.preview.seed),
+            self._sample_key(spec, config, index),
+            lambda: quick_sample(spec, config, self.real_codes(spec, config), seed,
+                                 noise=noise_source("seeded", seed)),
         )
 
-    def paired(self, spec: Spec, config: Configuration) -> PairedCells:
+    def paired(self, spec: Spec, config: Configuration, index: int = 0) -> PairedCells:
         """R and S as counts on their shared cells (what Δ of each criterion reads)."""
         def make() -> PairedCells:
             table = spec.table_codec(config)
-            return PairedCells.from_codes(
-                self.real_codes(spec, config), self.sample(spec, config).codes, table.domain
-            )
+            return PairedCells.from_codes(self.real_codes(spec, config),
+                                          self.sample(spec, config, index).codes, table.domain)
 
-        return self._cache["paired"].get(self._sample_key(spec, config), make)
+        return self._cache["paired"].get(self._sample_key(spec, config, index), make)
 
-    def exact_values(self, spec: Spec, config: Configuration) -> dict[str, float]:
+    def exact_values(self, spec: Spec, config: Configuration,
+                     index: int = 0) -> dict[str, float]:
         """E(R = proxy, S = quick sample) of every criterion, by the engine's exact_errors."""
         def make() -> dict[str, float]:
-            ctx = PrivacyContext.simulation(self.preview.seed, neighbour="replace_one")
+            seed = self.preview.sample_seed(index)
+            ctx = PrivacyContext.simulation(seed, neighbour="replace_one",
+                                            noise=noise_source("seeded", seed))
             try:
                 return exact_errors(spec, config, self.real_codes(spec, config),
-                                    self.sample(spec, config).codes, ctx)
+                                    self.sample(spec, config, index).codes, ctx)
             except (ValueError, KeyError) as exc:
                 raise PreviewError(f"exact values on the proxy failed: {exc}") from None
 
-        return self._cache["exact"].get(self._exact_key(spec, config), make)
+        return self._cache["exact"].get(self._exact_key(spec, config, index), make)
+
+    @property
+    def sample_count(self) -> int:
+        """How many quick samples the readouts average (at least one)."""
+        return max(1, int(self.preview.samples))
 
     def readouts(self, spec: Spec) -> dict[str, Readout]:
-        """Δ, σ, T′, value and pass odds of every criterion under the preview configuration."""
+        """Δ, σ, T′, value and pass odds of every criterion, averaged over the quick samples."""
         config = self.configuration(spec)
-        key = digest("readouts", spec.sha256, config.key, self._sample_key(spec, config))
+        n = self.sample_count
+        key = digest("readouts", spec.sha256, config.key,
+                     [self._sample_key(spec, config, i) for i in range(n)])
         if self._readouts is not None and self._readouts[0] == key:
             return dict(self._readouts[1])
         table = spec.table_codec(config)
-        pc = self.paired(spec, config)
-        values = self.exact_values(spec, config)
-        out = {c.id: criterion_readout(spec, table, c, pc, values.get(c.id))
-               for c in spec.criteria}
+        runs = []
+        for i in range(n):
+            pc = self.paired(spec, config, i)
+            values = self.exact_values(spec, config, i)
+            runs.append({c.id: criterion_readout(spec, table, c, pc, values.get(c.id))
+                         for c in spec.criteria})
+        out = average_readouts(runs)
         self._readouts = (key, out)
+        self._runs = runs
         return dict(out)
 
     def floors(self, spec: Spec, n: int | None = None, draws: int = 3) -> FloorTable:
@@ -238,6 +278,25 @@ class ProxyLab:
         key = digest("floors", self._clean_key(spec), spec.sha256, config.key, size, draws)
         return self._cache["floors"].get(key, lambda: feasibility_floors(
             spec, self.cleaned(spec), config, size, draws, self.preview.seed, prepared=True))
+    def all_pass(self, spec: Spec) -> AllPass | None:
+        """Forecast P(every criterion passes): per quick sample the product of the criteria's
+        P(pass) (their noises are independent), averaged over the samples, with the range."""
+        self.readouts(spec)
+        products, left_out = [], set()
+        for run in self._runs:
+            p = 1.0
+            for r in run.values():
+                if r.probability_pass is not None:
+                    p *= r.probability_pass
+                elif r.epsilon <= 0 and r.value is not None:  # no noise: pass or fail for sure
+                    p *= 1.0 if r.value < r.threshold else 0.0
+                else:
+                    left_out.add(r.id)
+            products.append(p)
+        if not products:
+            return None
+        return AllPass(sum(products) / len(products), min(products), max(products),
+                       len(products), tuple(sorted(left_out)))
 
     # --- schema and constraints ------------------------------------------------------------
     def histogram_key(self, spec: Spec, column: str, alternative: str) -> str:

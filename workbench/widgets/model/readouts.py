@@ -8,16 +8,20 @@ objects that make the engine's releases.
 
 Pass odds: the engine passes a criterion when its DP value v + Lap(b), b = Δ/ε, is below the
 effective threshold T_eff (min(T, T′) for the relative 1-way error; the value is clipped to
-[0, 1] first for share-valued kinds). Taking the proxy's exact value v as the "true value":
+[0, 1] first for share-valued kinds). Taking the proxy's exact value v on a quick sample as the
+"true value":
 
 * P(pass) = F_Lap(T_eff − v; b), with F the Laplace CDF;
-* if v ≥ T (truly failing), P(false pass) = P(pass);
+* P(false pass) has ONE definition, the same on every page
+  (:mod:`workbench.criteria.false_pass`): a true value 10% above T, whatever the proxy says;
 * if v < T (truly passing), P(false fail) = 1 − P(pass).
+
+One quick sample is noisy, so the lab makes several (:data:`DEFAULT_SAMPLES`) and
+:func:`average_readouts` averages the value and P(pass) over them and keeps their range.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +29,13 @@ from typing import Any
 from workbench.criteria import kinds
 from workbench.criteria.cells import PairedCells
 from workbench.criteria.evaluate import criterion_sensitivity
+from workbench.criteria.false_pass import (  # noqa: F401 - re-exported for the editors
+    FALSE_PASS_MARGIN,
+    FALSE_PASS_SENTENCE,
+    false_pass_probability,
+    laplace_cdf,
+    pass_probability,
+)
 from workbench.privacy import laplace_sigma
 from workbench.spec.model import Criterion, Spec
 from workbench.transform import TableCodec
@@ -48,6 +59,9 @@ class Readout:
     false_fail: float | None = None
     note: str = ""
     details: Mapping[str, Any] = field(default_factory=dict)
+    samples: int = 1
+    value_range: tuple[float, float] | None = None
+    pass_range: tuple[float, float] | None = None
 
     @property
     def effective_threshold(self) -> float:
@@ -62,30 +76,6 @@ class Readout:
         if self.sensitivity is None or self.epsilon <= 0:
             return None
         return self.sensitivity / self.epsilon
-
-
-def laplace_cdf(x: float, scale: float) -> float:
-    """P(Lap(scale) ≤ x) = ½e^{x/b} for x < 0, 1 − ½e^{−x/b} otherwise.
-
-    >>> laplace_cdf(0.0, 1.0), round(laplace_cdf(math.log(0.1), 1.0), 6)
-    (0.5, 0.05)
-    """
-    if scale <= 0:
-        return 1.0 if x >= 0 else 0.0
-    if x < 0:
-        return 0.5 * math.exp(x / scale)
-    return 1.0 - 0.5 * math.exp(-x / scale)
-
-
-def pass_probability(criterion: Criterion, value: float, scale: float, t_eff: float) -> float:
-    """P(the engine's DP value is below T_eff) when the exact value is ``value``."""
-    clip = kinds.get(criterion.kind).clip
-    if clip is not None:
-        if t_eff > clip[1]:
-            return 1.0  # the DP value is clipped (to [0, 1] for shares), always below T_eff
-        if t_eff <= clip[0]:
-            return 0.0
-    return laplace_cdf(t_eff - value, scale)
 
 
 def criterion_readout(
@@ -119,27 +109,55 @@ def criterion_readout(
     return _replace(
         out,
         probability_pass=p_pass,
-        false_pass=pass_probability(criterion, failing_value(criterion, value), scale,
-                                    out.effective_threshold),
+        false_pass=false_pass_probability(criterion, delta, out.effective_threshold),
         false_fail=1.0 - p_pass if truly_passes else None,
     )
 
 
-#: A candidate this much above the threshold is the "failing" one the false-pass readout uses.
-FALSE_PASS_MARGIN = 0.10
+#: How many quick samples of the proxy the preview readouts average by default.
+DEFAULT_SAMPLES = 5
 
 
-def failing_value(criterion: Criterion, value: float) -> float:
-    """The true value a false pass is judged at: the proxy's if it fails, else T·(1 + 10%).
+def _mean(values: list[float | None]) -> float | None:
+    """Mean of the values present (None if none is)."""
+    present = [v for v in values if v is not None]
+    return sum(present) / len(present) if present else None
 
-    The relative 1-way error is clipped to [1, λ], so every failing value collapses to λ there
-    (Prop. 6), where P(pass) is the spec's p by construction.
+
+def _range(values: list[float | None]) -> tuple[float, float] | None:
+    """(min, max) of the values present."""
+    present = [v for v in values if v is not None]
+    return (min(present), max(present)) if present else None
+
+
+def average_readouts(runs: list[Mapping[str, Readout]]) -> dict[str, Readout]:
+    """One readout per criterion from several quick samples: value, P(pass) and P(false fail)
+    averaged, with the range of the first two; Δ, σ, T′ (which may read S) of the first sample.
+
+    >>> a = Readout("m", "k", 1.0, 0.1, 10, value=0.2, probability_pass=0.9)
+    >>> b = Readout("m", "k", 1.0, 0.1, 10, value=0.4, probability_pass=0.7)
+    >>> r = average_readouts([{"m": a}, {"m": b}])["m"]
+    >>> round(r.value, 6), r.value_range, r.samples
+    (0.3, (0.2, 0.4), 2)
     """
-    if value >= criterion.threshold:
-        failing = value
-    else:
-        failing = criterion.threshold * (1.0 + FALSE_PASS_MARGIN)
-    return kinds.get(criterion.kind).failing_value(criterion, failing)
+    out = {}
+    for cid, first in runs[0].items():
+        rows = [run[cid] for run in runs if cid in run]
+        values = [r.value for r in rows]
+        passes = [r.probability_pass for r in rows]
+        p_pass = _mean(passes)
+        fails = [r.false_fail for r in rows]
+        out[cid] = _replace(  # Δ, σ, T′ and P(false pass): those of the first sample
+            first, value=_mean(values), probability_pass=p_pass,
+            false_fail=_mean(fails) if any(f is not None for f in fails) else None,
+            samples=len(rows), value_range=_range(values), pass_range=_range(passes))
+    return out
+
+
+def samples_label(n: int) -> str:
+    """What the readouts are, in the words every page uses."""
+    return f"from {n} quick sample{'s' if n != 1 else ''} of the proxy"
+
 
 def _replace(readout: Readout, **changes: Any) -> Readout:
     """A copy with some fields changed (dataclasses.replace, kept local for brevity)."""
