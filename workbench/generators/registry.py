@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from workbench.generators.bayesian import BayesianPosterior
 from workbench.generators.family import GeneratorFamily
 from workbench.generators.independent import IndependentMarginals
 from workbench.generators.perturbed_histogram import PerturbedHistogram
@@ -83,5 +84,6 @@ def generator_for(spec: Spec, configuration: Configuration) -> GeneratorFamily:
     return generator
 
 
-for _cls in (PrivBayes, IndependentMarginals, PerturbedHistogram, WorkloadGenerator):
+for _cls in (PrivBayes, IndependentMarginals, PerturbedHistogram, WorkloadGenerator,
+             BayesianPosterior):
     register(_cls)

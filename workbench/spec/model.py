@@ -128,6 +128,8 @@ class Budget:
     epsilon_total_max: float | None = None
     #: cap on the dataset's cumulative ε over every run (checked by the run's budget guard)
     epsilon_lifetime_max: float | None = None
+    #: whether a generator whose guarantee is asymptotic ("aDP, not a guarantee") may run
+    allow_asymptotic_dp: bool = False
 
 
 @dataclass(frozen=True)
