@@ -236,7 +236,9 @@ def test_a_family_that_is_not_pure_dp_says_so_in_describe(toy_family, monkeypatc
     spec = build_spec(doc_with(LEAN, "toy_marginals", {"floor": [0.5], "epsilon": [2]}))
     assert "guarantee:" not in describe_spec(spec)
     assert generator_for(spec, next(spec.configurations())).guarantee() == PURE_EPSILON_DP
-    promise = Guarantee("per-record (ε, δ)", dataset_level=False, explanation="toy words")
+    promise = Guarantee("per-record (ε, δ)", dataset_level=False, explanation="toy words",
+                        kind="toy_per_record", parameters={"epsilon": 1.5, "delta": 1e-9})
     monkeypatch.setattr(ToyMarginals, "guarantee", lambda self: promise)
     text = describe_spec(spec)
-    assert "1 (epsilon=2, floor=0.5) guarantee: per-record (ε, δ) (toy words)" in text
+    assert ("1 (epsilon=2, floor=0.5) guarantee: per-record (ε, δ) (ε = 1.5, δ = 1e-09): "
+            "toy words") in text

@@ -1,7 +1,9 @@
 """Write the release bundle into a staging directory; ``RunDirectory.publish`` renames it.
 
-Files: release.csv, criteria.json, criteria.md, configuration.json, spec.json, ledger.jsonl,
-report.html, README.md and MANIFEST.json (SHA-256 of every other file, so tampering shows).
+Files: release.csv, criteria.json, criteria.md, configuration.json, guarantee.json (the chosen
+configuration's :class:`~workbench.generators.Guarantee`: kind, label, parameters), spec.json,
+ledger.jsonl, report.html, README.md and MANIFEST.json (SHA-256 of every other file, so
+tampering shows).
 
 The bundle's ledger is the *release ledger*: the accountant's budget and selection plan, the
 "once" measurements (marked ``reused`` when an earlier run released them), the measurements of
@@ -37,6 +39,7 @@ BUNDLE_FILES = (
     "criteria.json",
     "criteria.md",
     "configuration.json",
+    "guarantee.json",
     "spec.json",
     "ledger.jsonl",
     "report.html",
@@ -98,23 +101,27 @@ def write_bundle(
     results: Sequence[Mapping[str, Any]],
     budget: Mapping[str, Any],
     ledger_lines: Sequence[Mapping[str, Any]],
+    guarantee: Mapping[str, Any],
 ) -> None:
-    """Write every bundle file into ``staging`` (not yet visible as a release)."""
+    """Write every bundle file into ``staging`` (not yet visible as a release); ``guarantee``
+    is the chosen configuration's guarantee in its JSON form (``Guarantee.as_dict``)."""
     release.to_csv(staging / "release.csv", index=False, lineterminator="\n")
     write_json_atomic(staging / "criteria.json", {"criteria": list(results),
                                                   "all_passed": all(r["passed"] for r in results)})
     (staging / "criteria.md").write_text(criteria_markdown(results) + "\n", encoding="utf-8")
     write_json_atomic(staging / "configuration.json", dict(configuration))
+    write_json_atomic(staging / "guarantee.json", dict(guarantee))
     write_json_atomic(staging / "spec.json", public_spec(spec))
     with open(staging / "ledger.jsonl", "w", encoding="utf-8") as fh:
         for line in ledger_lines:
             fh.write(json.dumps(line, allow_nan=False) + "\n")
     (staging / "report.html").write_text(
-        render_report(spec, configuration, results, budget, release, label_order),
+        render_report(spec, configuration, results, budget, release, label_order, guarantee),
         encoding="utf-8",
     )
     (staging / "README.md").write_text(
-        datasheet_markdown(spec, configuration, results, budget, len(release)), encoding="utf-8"
+        datasheet_markdown(spec, configuration, results, budget, len(release), guarantee),
+        encoding="utf-8",
     )
     write_json_atomic(staging / MANIFEST, {name: file_sha256(staging / name)
                                            for name in BUNDLE_FILES})

@@ -24,6 +24,7 @@ from workbench.engine.guard import check_budget, data_warnings, dataset_budget
 from workbench.engine.iteration import Candidate, label_order, run_iteration
 from workbench.engine.once import OnceStatistics, save_once
 from workbench.engine.rundir import RunDirectory, RunRefused
+from workbench.generators import Guarantee, guarantee_for
 from workbench.privacy import Accountant, Ledger, PrivacyContext, private_selection
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.budget_store import BudgetStoreError, DatasetBudget
@@ -194,6 +195,8 @@ def _run(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory, book: 
         rd.set_status("no_release", run_id=run_id)
         return outcome("no_release", None)
     candidate = result.output
+    promise = guarantee_for(spec, candidate.configuration)
+    budget = _budget(spec, plan, book.dataset, promise)
     table = spec.table_codec(candidate.configuration)
     release = table.decode(candidate.codes)
     results = [r.as_dict() for r in candidate.results]
@@ -209,6 +212,7 @@ def _run(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory, book: 
         budget=budget,
         ledger_lines=release_ledger(rd.ledger_path, run_id, result.iterations,
                                     {**budget, "n_records": len(release)}, reused),
+        guarantee=promise.as_dict(),
     )
     ledger.event("run_end", status="complete", **_scalars(budget))
     published = rd.publish(staging, run_id)
@@ -216,8 +220,18 @@ def _run(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory, book: 
     return outcome("complete", published)
 
 
-def _budget(spec: Spec, plan: BudgetPlan, dataset: str) -> dict[str, Any]:
-    """The budget breakdown printed in the report and the datasheet (no times, no counts)."""
+def _budget(spec: Spec, plan: BudgetPlan, dataset: str,
+            promise: Guarantee | None = None) -> dict[str, Any]:
+    """The budget breakdown printed in the report and the datasheet (no times, no counts).
+
+    When the chosen configuration's records carry a per-record (ε, δ) (``promise``), the
+    formula states ε_total in two parts through the budget plan (:meth:`BudgetPlan.with_records`).
+    """
+    records = promise is not None and not promise.dataset_level and {
+        "epsilon", "delta"} <= set(promise.parameters)
+    if records:
+        plan = plan.with_records(promise.label, float(promise.parameters["epsilon"]),
+                                 float(promise.parameters["delta"]))
     out: dict[str, Any] = {
         "dataset": dataset,
         "epsilon_generator": plan.epsilon_generator,
@@ -229,6 +243,11 @@ def _budget(spec: Spec, plan: BudgetPlan, dataset: str) -> dict[str, Any]:
         "epsilon_total_formula": plan.formula(),
         "neighbour": spec.budget.neighbour,
     }
+    if promise is not None and not promise.is_pure:
+        out["guarantee"] = promise.label
+    if records:
+        out["records_epsilon"] = plan.record_epsilon
+        out["records_delta"] = plan.record_delta
     if plan.once_reused:
         out["once_statistics"] = ("reused: released and charged by an earlier run of this "
                                   "spec on the dataset")

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.engine.bundle import BUNDLE_FILES, MANIFEST, file_sha256
+from workbench.generators import Guarantee, guarantee_for
 from workbench.postprocess import distinct_rows, reject_counts, semantics_for
 from workbench.privacy import Ledger
 from workbench.privacy.budget_plan import BudgetPlan
@@ -32,6 +33,8 @@ class Verification:
 
     checks: dict[str, str] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    #: Facts a reader must see even when every check passes (a guarantee other than ε-DP).
+    flags: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -47,6 +50,7 @@ class Verification:
     def summary(self) -> str:
         lines = [f"{'PASS' if self.ok else 'FAIL'}: release bundle verification"]
         lines += [f"  {name:<14} {detail}" for name, detail in self.checks.items()]
+        lines += [f"NOTE: {flag}" for flag in self.flags]
         return "\n".join(lines)
 
 
@@ -73,6 +77,7 @@ def verify_bundle(path: str | os.PathLike[str]) -> Verification:
     config = _check_configuration(root, v, spec)
     if config is not None:
         _check_release(root, v, spec, config, ledger)
+        _check_guarantee(root, v, spec, config)
     _check_criteria(root, v, spec, ledger)
     return v
 
@@ -163,6 +168,34 @@ def _check_release(root: Path, v: Verification, spec: Spec, config: Configuratio
                               f"{config.min_count} times")
     else:
         v.passed("min_count", f"every distinct record appears ≥ {config.min_count} times")
+
+
+def _check_guarantee(root: Path, v: Verification, spec: Spec, config: Configuration) -> None:
+    """guarantee.json states what the configuration's family declares, and the datasheet and
+    report show its label; a guarantee other than pure ε-DP over the dataset is flagged."""
+    try:
+        stated = json.loads((root / "guarantee.json").read_text(encoding="utf-8"))
+        Guarantee.from_dict(stated)
+    except (OSError, json.JSONDecodeError, KeyError, TypeError, AttributeError, ValueError):
+        v.failed("guarantee", "guarantee.json is not a guarantee")
+        return
+    declared = guarantee_for(spec, config)
+    problems = []
+    if stated != json.loads(json.dumps(declared.as_dict())):
+        problems.append(f"the bundle states {stated.get('label')!r} "
+                        f"({stated.get('kind')}), its family declares {declared.label!r} "
+                        f"({declared.kind})")
+    for name in ("README.md", "report.html"):
+        text = (root / name).read_text(encoding="utf-8")
+        if declared.label not in text and declared.label.replace("&", "&amp;") not in text:
+            problems.append(f"{name} does not show the guarantee {declared.label!r}")
+    if problems:
+        v.failed("guarantee", "; ".join(problems))
+        return
+    v.passed("guarantee", declared.label)
+    if not declared.is_pure:
+        v.flags.append(f"the released records are NOT ε-DP over the dataset: {declared.label}"
+                       + ("" if declared.strict else " (not a worst-case guarantee)"))
 
 
 def _check_ledger(root: Path, v: Verification, spec: Spec | None) -> list[dict[str, Any]] | None:

@@ -7,7 +7,13 @@ declares its hyperparameters once (:class:`GeneratorFamily`); the spec validator
 :func:`make_generator` and ``describe`` read that declaration from the registry.
 """
 
-from workbench.generators.family import COMMON, PURE_EPSILON_DP, GeneratorFamily, Guarantee
+from workbench.generators.family import (
+    COMMON,
+    PURE_EPSILON_DP,
+    PURE_KIND,
+    GeneratorFamily,
+    Guarantee,
+)
 from workbench.generators.independent import IndependentMarginals
 from workbench.generators.perturbed_histogram import PerturbedHistogram
 from workbench.generators.privbayes import PrivBayes
@@ -16,6 +22,7 @@ from workbench.generators.registry import (
     FAMILIES,
     family_class,
     generator_for,
+    guarantee_for,
     hyperparameters,
     make_generator,
     register,
@@ -29,6 +36,7 @@ __all__ = [
     "COMMON",
     "FAMILIES",
     "PURE_EPSILON_DP",
+    "PURE_KIND",
     "Generator",
     "GeneratorFamily",
     "Guarantee",
@@ -40,6 +48,7 @@ __all__ = [
     "derive_workload",
     "family_class",
     "generator_for",
+    "guarantee_for",
     "hyperparameters",
     "make_generator",
     "register",

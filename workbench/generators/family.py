@@ -24,7 +24,7 @@ alternative, charged by the budget, never passed to the constructor.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -48,20 +48,50 @@ COMMON: Mapping[str, Param] = MappingProxyType({
 class Guarantee:
     """What a family's release promises, in the words every report and label uses.
 
+    ``kind``: a stable machine name (``pure_epsilon_dp``, ``per_record_plausible_deniability``,
+    ``adp_pseudo_posterior`` …) that ``verify`` compares; ``label``: the words every report and
+    dashboard shows; ``parameters``: the numbers behind the label (e.g. ε and δ per record).
     ``strict``: a worst-case bound proven for every dataset (ε-DP, or (ε, δ) per record), as
     opposed to a figure computed on the data itself (asymptotic DP, "aDP, not a guarantee").
     ``dataset_level``: the bound composes over the whole dataset (pure ε-DP under the budget),
     as opposed to a bound stated per released record.
 
-    >>> PURE_EPSILON_DP.label, PURE_EPSILON_DP.strict
-    ('ε-DP', True)
+    >>> PURE_EPSILON_DP.label, PURE_EPSILON_DP.strict, PURE_EPSILON_DP.is_pure
+    ('ε-DP', True, True)
+    >>> Guarantee.from_dict(PURE_EPSILON_DP.as_dict()) == PURE_EPSILON_DP
+    True
     """
 
     label: str
     strict: bool = True
     dataset_level: bool = True
     explanation: str = ""
+    kind: str = "pure_epsilon_dp"
+    parameters: Mapping[str, float | int | str] = field(default_factory=dict)
 
+    @property
+    def is_pure(self) -> bool:
+        """Pure ε-DP over the whole dataset, charged to the budget (nothing to flag)."""
+        return self.kind == PURE_KIND and self.strict and self.dataset_level
+
+    def as_dict(self) -> dict[str, object]:
+        """JSON-ready form, as the bundle's ``guarantee.json`` records it."""
+        return {"kind": self.kind, "label": self.label, "strict": self.strict,
+                "dataset_level": self.dataset_level, "explanation": self.explanation,
+                "parameters": dict(self.parameters)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, object]) -> Guarantee:
+        """Read :meth:`as_dict`'s form back (KeyError/TypeError on a malformed one)."""
+        params = data.get("parameters", {})
+        if not isinstance(params, Mapping):
+            raise TypeError("guarantee parameters must be an object")
+        return cls(str(data["label"]), bool(data["strict"]), bool(data["dataset_level"]),
+                   str(data.get("explanation", "")), str(data["kind"]), dict(params))
+
+
+#: ``Guarantee.kind`` of the default.
+PURE_KIND = "pure_epsilon_dp"
 
 #: The default: the generator spends its ε through the privacy layer, composed by the budget.
 PURE_EPSILON_DP = Guarantee(

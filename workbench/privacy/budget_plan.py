@@ -15,6 +15,12 @@ dataset's budget store and reused (post-processing of a DP output is free), so t
 charged once, ever. A retry after ⊥ therefore costs f·ε₁ + ε₀, and repeating until a release
 costs, in expectation, ε_once + (f·ε₁ + ε₀)/P(release) (a geometric number of attempts, basic
 composition), with P(release) = p for a single attempt.
+
+A family whose released records carry a per-record bound instead of dataset-level ε-DP
+(plausible deniability: (ε, δ) per record, Thm 1) reports ε_total in two parts
+(:meth:`BudgetPlan.with_records`): the pure ε of the model, the criteria and the selection,
+composed as above, and the records' per-record (ε, δ), which is *not* added to it — the paper
+gives no dataset-level composition, so no sum of the two is ever stated.
 """
 
 from __future__ import annotations
@@ -63,6 +69,10 @@ class BudgetPlan:
     epsilon_0: float = 0.0
     epsilon_prior: float = 0.0
     once_reused: bool = False
+    #: The second part, for per-record guarantees: its label and (ε, δ) per released record.
+    record_label: str = ""
+    record_epsilon: float | None = None
+    record_delta: float | None = None
 
     # --- construction ----------------------------------------------------------------------
     @classmethod
@@ -118,6 +128,16 @@ class BudgetPlan:
         reused = self.once_reused if once_reused is None else once_reused
         return replace(self, epsilon_prior=float(prior), once_reused=reused)
 
+    def with_records(self, label: str, epsilon: float, delta: float) -> BudgetPlan:
+        """The same plan whose released records carry a per-record (ε, δ) bound (second part).
+
+        >>> p = BudgetPlan(1.0, 0.5, max_iterations=1).with_records("per-record (ε, δ)", 1.4, 1e-9)
+        >>> p.epsilon_total, p.parts()["records"]["epsilon"]
+        (1.5, 1.4)
+        """
+        return replace(self, record_label=str(label), record_epsilon=float(epsilon),
+                       record_delta=float(delta))
+
     # --- the numbers -----------------------------------------------------------------------
     @property
     def epsilon_per_iteration(self) -> float:
@@ -155,6 +175,15 @@ class BudgetPlan:
         return round(compose(self.epsilon_selection, self.epsilon_once_charged,
                              self.epsilon_prior), 12)
 
+    def parts(self) -> dict[str, Any]:
+        """ε_total in its parts: the pure ε (always) and, if set, the records' per-record (ε, δ)."""
+        out: dict[str, Any] = {"pure": {"epsilon_total": self.epsilon_total,
+                                        "covers": "generator model, criteria, selection"}}
+        if self.record_epsilon is not None:
+            out["records"] = {"label": self.record_label, "epsilon": self.record_epsilon,
+                              "delta": self.record_delta, "composed_over_dataset": False}
+        return out
+
     def probability_release(self, p: float) -> float:
         """P(one run releases a candidate) when each iteration passes with probability p."""
         return probability_success(p, self.gamma, self.max_iterations)
@@ -173,8 +202,19 @@ class BudgetPlan:
                 f"{_num(round(self.epsilon_once, 12))}")
 
     def formula(self, *, ascii: bool = False) -> str:
-        """The formula with numbers and result: 'ε_total = 2 × (4 + 0.99) + 0 + 0 = 9.98'."""
-        return f"{self.formula_terms(ascii=ascii)} = {_num(self.epsilon_total)}"
+        """The formula with numbers and result: 'ε_total = 2 × (4 + 0.99) + 0 + 0 = 9.98'
+        (followed by the records' per-record part when :meth:`with_records` set one)."""
+        pure = f"{self.formula_terms(ascii=ascii)} = {_num(self.epsilon_total)}"
+        return pure if self.record_epsilon is None else f"{pure}; {self.records_text(ascii=ascii)}"
+
+    def records_text(self, *, ascii: bool = False) -> str:
+        """The second part in words: 'records: <label>, ε = …, δ = … per record (not composed)'."""
+        if self.record_epsilon is None:
+            return ""
+        eps, delta = ("epsilon", "delta") if ascii else ("ε", "δ")
+        return (f"released records: {self.record_label}, {eps} = {_num(self.record_epsilon)}, "
+                f"{delta} = {self.record_delta:.3g} per record (not composed over the dataset, "
+                f"not part of {'epsilon_total' if ascii else 'ε_total'})")
 
     def selection_text(self) -> str:
         """The loop's cost in words, e.g. '2 × 4.99 + ε₀ 0'."""

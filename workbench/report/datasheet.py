@@ -10,6 +10,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from workbench.report.guarantee import as_guarantee, guarantee_markdown
 from workbench.report.spec_summary import format_number
 from workbench.spec import Spec
 
@@ -106,14 +107,26 @@ def prior_spend_lines(budget: Mapping[str, Any]) -> list[str]:
     ]
 
 
+def total_loss_line(eps: float, guarantee: Mapping[str, Any] | None) -> str:
+    """ε_total, and what it covers when the records carry another guarantee than pure ε-DP."""
+    g = as_guarantee(guarantee)
+    if g.is_pure:
+        return f"Total privacy loss: ε_total = {format_number(eps)} (pure ε-DP, δ = 0)."
+    return (f"Pure ε-DP part: ε_total = {format_number(eps)} (δ = 0) covers the generator's "
+            "model, the acceptance criteria and private selection; the released records carry "
+            f"{g.label} instead (see the guarantee above), which is not added to it.")
+
+
 def datasheet_markdown(
     spec: Spec,
     configuration: Mapping[str, Any],
     results: Sequence[Mapping[str, Any]],
     budget: Mapping[str, Any],
     n_rows: int,
+    guarantee: Mapping[str, Any] | None = None,
 ) -> str:
-    """The datasheet for README.md: uses, accuracy guarantees, privacy unit, ε in words."""
+    """The datasheet for README.md: uses, accuracy guarantees, guarantee of the records,
+    privacy unit, ε in words (``guarantee``: ``guarantee.json``'s form; None = pure ε-DP)."""
     md = spec.metadata
     guaranteed = [f"- **{r.get('id')}** ({r.get('kind')}): DP result {_cell('value', r)} "
                   f"< threshold {_cell('threshold', r)}" for r in results]
@@ -145,10 +158,11 @@ def datasheet_markdown(
         *[f"- {u}" for u in md.unintended_uses],
         "- cells, combinations or subgroups finer than the released bins",
         "",
+        *guarantee_markdown(guarantee),
         "## Privacy",
         f"- Privacy unit: {md.privacy_unit}.",
         f"- Neighbouring datasets: {spec.budget.neighbour.replace('_', '-')}.",
-        f"- Total privacy loss: ε_total = {format_number(eps)} (pure ε-DP, δ = 0).",
+        f"- {total_loss_line(eps, guarantee)}",
         *prior_spend_lines(budget),
         f"- {plain_epsilon(eps)}",
         "",

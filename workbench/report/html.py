@@ -18,7 +18,9 @@ from workbench.report.datasheet import (
     criteria_rows,
     plain_epsilon,
     prior_spend_lines,
+    total_loss_line,
 )
+from workbench.report.guarantee import as_guarantee, guarantee_html
 from workbench.report.spec_summary import format_number
 from workbench.spec import Spec
 
@@ -96,9 +98,11 @@ def render_report(
     budget: Mapping[str, Any],
     release: pd.DataFrame,
     label_order: Mapping[str, Sequence[str]],
+    guarantee: Mapping[str, Any] | None = None,
 ) -> str:
-    """The whole page: criteria table, budget, plots, configuration, datasheet."""
+    """The whole page: guarantee, criteria table, budget, plots, configuration, datasheet."""
     md = spec.metadata
+    promise = as_guarantee(guarantee)
     eps = float(budget["epsilon_total"])
     crit = _table([h for h, _ in TABLE2_COLUMNS], criteria_rows(results),
                   [not r.get("passed", True) for r in results])
@@ -120,12 +124,15 @@ def render_report(
 <h1>{e(md.title)}</h1>
 <p class="muted">{e(md.owner)} · spec SHA-256 <code>{e(spec.sha256)}</code></p>
 <p><span class="pill">ε_total = {e(format_number(eps))}</span>
+ <span class="pill">{e(promise.label)}</span>
  &nbsp;{len(release):,} synthetic records · every acceptance criterion passed with DP</p>
+{guarantee_html(promise)}
 <h2 id="criteria">Acceptance criteria</h2>
 <p class="muted">Layout of the paper's Table 2. The DP result is what was compared with the
 threshold; Δ is the global sensitivity and σ the standard deviation of the noise.</p>
 {crit}
 <h2 id="budget">Privacy budget</h2>
+<p>{e(total_loss_line(eps, guarantee))}</p>
 {_table(["item", "value"], budget_rows)}
 {"".join(f"<p>{e(line[2:])}</p>" for line in prior_spend_lines(budget))}
 <p>{e(plain_epsilon(eps))}</p>

@@ -27,7 +27,8 @@ def _table(rows: list[list[str]], header: list[str]) -> list[str]:
 def _family_lines(spec: Spec) -> list[str]:
     """What the generator family adds per hyperparameter set (its ``describe`` hook; the
     workload family shows the marginals it derives from the criteria)."""
-    from workbench.generators import PURE_EPSILON_DP, make_generator
+    from workbench.generators import make_generator
+    from workbench.report.guarantee import guarantee_sentence
 
     out: list[str] = []
     for i, params in enumerate(spec.generator.hyperparameter_sets(), 1):
@@ -38,9 +39,8 @@ def _family_lines(spec: Spec) -> list[str]:
         shown = ", ".join(f"{k}={v}" for k, v in sorted(params.items())) or "defaults"
         out += generator.describe(f"{i} ({shown})", eps)
         promise = generator.guarantee()
-        if promise != PURE_EPSILON_DP:  # say it wherever a release is not plain ε-DP
-            out.append(f"  {i} ({shown}) guarantee: {promise.label}"
-                       + (f" ({promise.explanation})" if promise.explanation else ""))
+        if not promise.is_pure:  # say it wherever a release is not plain ε-DP
+            out.append(f"  {i} ({shown}) guarantee: {guarantee_sentence(promise)}")
     return out
 
 

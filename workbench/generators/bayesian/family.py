@@ -33,11 +33,13 @@ if TYPE_CHECKING:
 
 STRICT_DP = Guarantee(
     "strict ε-DP", explanation="one draw from a posterior whose every log-likelihood term is "
-    "clamped to an interval fixed by ε and the neighbour relation: ε-DP for every dataset")
+    "clamped to an interval fixed by ε and the neighbour relation: ε-DP for every dataset",
+    kind="censored_posterior_epsilon_dp")
 ADP = Guarantee(
     "aDP, not a guarantee", strict=False,
     explanation="a risk-weighted pseudo-posterior: its ε is computed on the data itself "
-    "(asymptotic DP), so the run's ε is a nominal figure, not a proven bound")
+    "(asymptotic DP), so the run's ε is a nominal figure, not a proven bound",
+    kind="adp_pseudo_posterior")
 
 
 def _column_name(value: Any) -> str | None:

@@ -1,6 +1,8 @@
 """Release review dashboard: is this bundle what the frozen spec promised?
 
-Shows the ``verify`` status with the reason of every failed check, the criteria table with
+Shows the ``verify`` status with the reason of every failed check, the guarantee of the
+released records (``guarantee.json``: its label in the header, the section in the Budget tab;
+anything other than pure ε-DP is badged), the criteria table with
 pass/fail badges, the budget from the ledger, 1-way marginals of the release (optionally
 beside the public proxy's, binned by the release's own configuration), and the datasheet.
 It reads only the bundle's public files and public proxy data.
@@ -21,6 +23,7 @@ import pandas as pd
 
 from workbench.engine.verify import Verification, bundle_dir, verify_bundle
 from workbench.report.datasheet import TABLE2_COLUMNS, criteria_rows
+from workbench.report.guarantee import as_guarantee, guarantee_html
 from workbench.report.spec_summary import format_number
 from workbench.spec import Configuration, Spec
 from workbench.widgets.dashboards.budget_section import budget_formula
@@ -45,6 +48,7 @@ class Bundle:
     configuration: dict[str, Any] | None = None
     spec: Spec | None = None
     summary: dict[str, Any] | None = None
+    guarantee: dict[str, Any] | None = None
     readme: str = ""
     problems: dict[str, str] = field(default_factory=dict)
 
@@ -73,6 +77,8 @@ def load_bundle(path: str | Path) -> Bundle:
                               lambda: json.loads((root / "configuration.json").read_text()))
     b.spec = attempt("spec.json", lambda: load_spec(root / "spec.json"))
     b.summary = attempt("ledger.jsonl", lambda: ledger_summary(root / "ledger.jsonl"))
+    b.guarantee = attempt("guarantee.json", lambda: as_guarantee(
+        json.loads((root / "guarantee.json").read_text(encoding="utf-8"))).as_dict())
     b.readme = attempt("README.md", lambda: (root / "README.md").read_text(encoding="utf-8")) or ""
     return b
 
@@ -94,11 +100,13 @@ def ledger_summary(path: Path) -> dict[str, Any]:
 def verify_html(v: Verification, facts: str = "") -> str:
     """PASSED or FAILED in large type (with the bundle's key facts), then every failure reason."""
     extra = f" <span style='font-size:14px'>· {esc(facts)}</span>" if facts else ""
+    flags = "".join(f"<li>{badge('note', 'warn')} {esc(f)}</li>" for f in v.flags)
+    flags = f"<ul class='wb-flags'>{flags}</ul>" if flags else ""
     if v.ok:
-        return f"<p class='wb-big'>verify {badge('PASSED', 'pass')}{extra}</p>"
+        return f"<p class='wb-big'>verify {badge('PASSED', 'pass')}{extra}</p>{flags}"
     reasons = "".join(f"<li>{esc(p)}</li>" for p in v.problems)
     return (f"<p class='wb-big'>verify {badge('FAILED', 'fail')}{extra}</p>"
-            f"<ul class='wb-reasons'>{reasons}</ul>")
+            f"<ul class='wb-reasons'>{reasons}</ul>{flags}")
 
 
 def checks_html(v: Verification) -> str:
@@ -131,15 +139,29 @@ def criteria_html(results: Sequence[Mapping[str, Any]], all_passed: bool | None)
             "below the adjusted threshold T′ shown first).</p>")
 
 
+def guarantee_badge(guarantee: Mapping[str, Any] | None) -> str:
+    """The records' guarantee as a header badge: green for pure ε-DP, amber for anything else."""
+    if guarantee is None:
+        return badge("guarantee unreadable", "fail")
+    g = as_guarantee(guarantee)
+    return (f"<span class='wb-guarantee-badge'>"
+            f"{badge(g.label, 'pass' if g.is_pure else 'warn')}</span>")
+
+
 def budget_html(summary: Mapping[str, Any] | None, spec: Spec | None,
-                configuration: Mapping[str, Any] | None) -> str:
-    """ε_total from the ledger, the spec's formula, and the configuration chosen."""
-    parts = ["<h3>Budget</h3>"]
+                configuration: Mapping[str, Any] | None,
+                guarantee: Mapping[str, Any] | None = None) -> str:
+    """The records' guarantee, ε_total from the ledger, the spec's formula, the configuration."""
+    parts = [guarantee_html(guarantee, heading="h3") if guarantee is not None else "",
+             "<h3>Budget</h3>"]
     if summary is not None:
         eps = summary.get("epsilon_total")
         parts.append(f"<p class='wb-big'>ε_total = {esc(format_number(eps))} "
                      "<span class='wb-muted'>(ledger)</span></p>")
-        keys = [("epsilon_generator", "generator ε"),
+        keys = [("guarantee", "guarantee of the records"),
+                ("records_epsilon", "ε per released record"),
+                ("records_delta", "δ per released record"),
+                ("epsilon_generator", "generator ε"),
                 ("epsilon_criteria_in_loop", "criteria ε in the loop"),
                 ("epsilon_per_iteration", "ε per iteration"),
                 ("private_selection", "private selection"),
@@ -284,7 +306,8 @@ class ReleaseReview:
             marginals = page("<p>release.csv could not be read.</p>")
         self.tabs = tabs(self.TABS, [
             page(criteria_html(b.criteria, b.all_passed) + self._problems("criteria.json")),
-            page(budget_html(b.summary, b.spec, b.configuration) + self._problems("ledger.jsonl")),
+            page(budget_html(b.summary, b.spec, b.configuration, b.guarantee)
+                 + self._problems("ledger.jsonl") + self._problems("guarantee.json")),
             marginals,
             page(markdown_html(b.readme) if b.readme else self._problems("README.md")),
             page(checks_html(verification)),
@@ -307,6 +330,7 @@ class ReleaseReview:
         sha = f" · spec SHA-256 <code>{esc(b.spec.sha256)}</code>" if b.spec else ""
         return (f"<h2 style='margin:2px 0 6px'>{esc(title)}</h2>"
                 f"<p>bundle <code>{esc(b.root)}</code>{sha}</p>"
+                f"<p>guarantee of the records: {guarantee_badge(b.guarantee)}</p>"
                 + verify_html(self.verification, " · ".join(facts)))
 
     def _problems(self, name: str) -> str:

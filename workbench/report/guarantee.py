@@ -1,0 +1,89 @@
+"""The release's guarantee in words: one section shared by the datasheet, report.html,
+``describe`` and the dashboards, so a promise that is not pure ε-DP reads the same everywhere.
+
+Inputs are the :class:`~workbench.generators.Guarantee` of the chosen configuration or its
+JSON form (``guarantee.json`` in the bundle); never data.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+from typing import Any
+
+from workbench.generators import PURE_EPSILON_DP, Guarantee
+
+#: Parameter names shown with their mathematical symbol.
+_SYMBOLS = {"epsilon": "ε", "delta": "δ", "epsilon_0": "ε₀", "gamma": "γ"}
+
+
+def as_guarantee(value: Guarantee | Mapping[str, Any] | None) -> Guarantee:
+    """A :class:`Guarantee` from itself, its JSON form, or None (pure ε-DP, the default)."""
+    if value is None:
+        return PURE_EPSILON_DP
+    return value if isinstance(value, Guarantee) else Guarantee.from_dict(value)
+
+
+def _number(value: Any) -> str:
+    """Numbers to 4 significant digits (δ in scientific form when tiny)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, float) and value != 0 and abs(value) < 1e-3:
+        return f"{value:.3g}"
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+def parameters_text(value: Guarantee | Mapping[str, Any] | None) -> str:
+    """'ε = 1.405, δ = 5.2e-21, t = …' from the guarantee's parameters ('' if none).
+
+    >>> parameters_text({"kind": "k", "label": "l", "strict": True, "dataset_level": False,
+    ...                  "parameters": {"epsilon": 1.405465, "delta": 5.2e-21, "t": 2}})
+    'ε = 1.405, δ = 5.2e-21, t = 2'
+    """
+    g = as_guarantee(value)
+    return ", ".join(f"{_SYMBOLS.get(k, k)} = {_number(v)}" for k, v in g.parameters.items())
+
+
+def guarantee_sentence(value: Guarantee | Mapping[str, Any] | None) -> str:
+    """One line: the label, its numbers and what it means.
+
+    >>> guarantee_sentence(None)
+    'ε-DP: pure ε-differential privacy for the whole dataset, charged to the budget'
+    """
+    g = as_guarantee(value)
+    numbers = parameters_text(g)
+    head = g.label + (f" ({numbers})" if numbers else "")
+    return head + (f": {g.explanation}" if g.explanation else "")
+
+
+def caveats(value: Guarantee | Mapping[str, Any] | None) -> list[str]:
+    """What a reader must know when the guarantee is not pure ε-DP over the dataset."""
+    g = as_guarantee(value)
+    out = []
+    if not g.strict:
+        out.append("This is not a worst-case guarantee: the figure is computed on the data "
+                   "itself and holds only asymptotically.")
+    if not g.dataset_level:
+        out.append("The bound holds for each released record on its own; it is not composed "
+                   "over the released dataset, and the release is not ε-DP as a whole.")
+    return out
+
+
+def guarantee_markdown(value: Guarantee | Mapping[str, Any] | None) -> list[str]:
+    """The datasheet's "Guarantee of the records" section (Markdown lines)."""
+    g = as_guarantee(value)
+    return ["## Guarantee of the released records",
+            f"- **{g.label}**" + (f" ({parameters_text(g)})" if g.parameters else "")
+            + (f": {g.explanation}" if g.explanation else ""),
+            *[f"- {c}" for c in caveats(g)], ""]
+
+
+def guarantee_html(value: Guarantee | Mapping[str, Any] | None, *, heading: str = "h2") -> str:
+    """The same section as HTML (class ``wb-guarantee``; the label in ``wb-guarantee-label``)."""
+    g = as_guarantee(value)
+    e = html.escape
+    numbers = f" <span>({e(parameters_text(g))})</span>" if g.parameters else ""
+    notes = "".join(f"<p class='wb-guarantee-caveat'>{e(c)}</p>" for c in caveats(g))
+    return (f"<div class='wb-guarantee'><{heading}>Guarantee of the released records</{heading}>"
+            f"<p><b class='wb-guarantee-label'>{e(g.label)}</b>{numbers}"
+            + (f": {e(g.explanation)}" if g.explanation else "") + f"</p>{notes}</div>")
