@@ -21,7 +21,7 @@ from workbench.generators.bayesian.models import MODELS, ModelData, one_hot_desi
 from workbench.generators.bayesian.posterior import PosteriorFit, draw
 from workbench.generators.cells import CellCounts, check_epsilon, check_n
 from workbench.generators.conditional import ConditionalTable
-from workbench.generators.family import GeneratorFamily, Guarantee
+from workbench.generators.family import PURE_KIND, GeneratorFamily, Guarantee
 from workbench.generators.measurement import noisy_marginal
 from workbench.spec.params import Param, name_list, one_of, open_interval, whole_at_least
 
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 STRICT_DP = Guarantee(
     "strict ε-DP", explanation="one draw from a posterior whose every log-likelihood term is "
     "clamped to an interval fixed by ε and the neighbour relation: ε-DP for every dataset",
-    kind="censored_posterior_epsilon_dp")
+    kind=PURE_KIND)
 ADP = Guarantee(
     "aDP, not a guarantee", strict=False,
     explanation="a risk-weighted pseudo-posterior: its ε is computed on the data itself "
@@ -68,8 +68,8 @@ class BayesianPosterior(GeneratorFamily):
         "weight_function": Param(None, mech.check_weight_function,
                                  "censor_w: public weights {knots, alpha} fitted on proxy data"),
         "draw_share": Param(0.8, open_interval(0.0, 1.0), "share of ε for the posterior draw"),
-        "iterations": Param(3000, whole_at_least(10), "kept sampler iterations per chain"),
-        "burn_in": Param(2000, whole_at_least(100), "adaptive burn-in iterations per chain"),
+        "iterations": Param(20000, whole_at_least(10), "kept sampler iterations per chain"),
+        "burn_in": Param(5000, whole_at_least(100), "adaptive burn-in iterations per chain"),
         "max_cells": Param(1_000_000, whole_at_least(1), "cap on the other columns' joint"),
     })
     exactly_one_of = (("target",),)
@@ -155,7 +155,7 @@ class BayesianPosterior(GeneratorFamily):
         noisy = privacy.posterior_draw(
             lambda stream: draw(model, data, self.mechanism, eps_draw, privacy.neighbour, stream,
                                 iterations=self.iterations, burn_in=self.burn_in,
-                                weight_function=self.weight_function),
+                                weight_function=self.weight_function, count_censored=False),
             sensitivity=eps_draw / 2, epsilon=eps_draw, strict=self.mechanism in mech.STRICT,
             purpose=f"bayesian posterior draw: {self.target} ({self.mechanism})")
         self.posterior_: PosteriorFit = noisy.value  # confidential facts stay in this object

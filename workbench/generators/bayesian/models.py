@@ -149,6 +149,8 @@ class NormalLinear(BayesianModel):
 
     name = "normal_linear"
     regression = True
+    #: Whether :mod:`.fast` computes its clamped total exactly (sorted cells, prefix sums).
+    fast_clamped = True
 
     def n_params(self, data: ModelData) -> int:
         return data.design.shape[1] + 1
@@ -181,6 +183,7 @@ class LogNormalLinear(NormalLinear):
 
     name = "lognormal_linear"
     SHIFT = 3.0
+    fast_clamped = False  # the per-record Jacobian breaks the per-cell sums
 
     def _response(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         pos = np.maximum(y + self.SHIFT, SQUEEZE)

@@ -37,6 +37,16 @@ class PosteriorFit:
 def log_posterior(model: BayesianModel, data: ModelData, weights: np.ndarray | None,
                   interval: tuple[float, float] | None):  # noqa: ANN201
     """θ stack → Σᵢ clamp(αᵢ·log p(yᵢ | θ)) + log prior; a NaN term rejects the θ."""
+    if weights is None and interval is not None and getattr(model, "fast_clamped", False):
+        from workbench.generators.bayesian.fast import SortedCells, clamped_total
+
+        cells = SortedCells.build(data)
+
+        def fast(theta: np.ndarray) -> np.ndarray:
+            total = clamped_total(theta, data, interval, cells) + model.log_prior(theta)
+            return np.where(np.isnan(total), -np.inf, total)
+        return fast
+
     def density(theta: np.ndarray) -> np.ndarray:
         terms = model.loglik(theta, data)
         if weights is not None:
@@ -64,7 +74,8 @@ def risk_terms(model: BayesianModel, data: ModelData, chains: Chains) -> np.ndar
 
 def draw(model: BayesianModel, data: ModelData, mechanism: str, epsilon: float,
          neighbour: str, stream: SamplerStream, *, iterations: int, burn_in: int,
-         weight_function: Mapping[str, Sequence[float]] | None = None) -> PosteriorFit:
+         weight_function: Mapping[str, Sequence[float]] | None = None,
+         count_censored: bool = True) -> PosteriorFit:
     """One draw of θ under ``mechanism`` at ``epsilon`` (see :mod:`.mechanisms`)."""
     if mechanism not in mech.MECHANISMS:
         raise ValueError(f"mechanism: unknown {mechanism!r}; known: {list(mech.MECHANISMS)}")
@@ -85,7 +96,7 @@ def draw(model: BayesianModel, data: ModelData, mechanism: str, epsilon: float,
     chains = _run(model, data, weights, interval, stream, iterations, burn_in)
     theta = chains.release
     censored = 0
-    if interval is not None:
+    if interval is not None and count_censored:
         terms = risk_terms(model, data, chains)
         censored = mech.censored_count(terms if weights is None else terms * weights, interval)
     if mechanism in mech.ASYMPTOTIC:

@@ -123,10 +123,36 @@ def warm_start(log_density: LogDensity, start: np.ndarray) -> tuple[np.ndarray, 
     result = optimize.minimize(objective, start, method="L-BFGS-B")
     cov = np.asarray(result.hess_inv.todense()) if hasattr(result.hess_inv, "todense") \
         else np.eye(len(start))
+    hessian = _hessian(log_density, result.x, np.sqrt(np.clip(np.diag(cov), 1e-12, 1.0)))
+    w, v = np.linalg.eigh(-(hessian + hessian.T) / 2)
+    if np.all(w > 0):
+        cov = (v / w) @ v.T
     cov = (cov + cov.T) / 2
     w, v = np.linalg.eigh(cov)
     cov = (v * np.clip(w, 1e-10, 1.0)) @ v.T
     return result.x, cov
+
+
+def _hessian(log_density: LogDensity, x: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """Central finite-difference Hessian at x with steps of half the given scales."""
+    p = len(x)
+    h = 0.5 * scale
+    steps = [np.zeros(p)] + [s * h[j] * np.eye(p)[j] for j in range(p) for s in (1, -1)]
+    pairs = [(i, j, si, sj) for i in range(p) for j in range(i + 1, p)
+             for si in (1, -1) for sj in (1, -1)]
+    steps += [si * h[i] * np.eye(p)[i] + sj * h[j] * np.eye(p)[j] for i, j, si, sj in pairs]
+    f = log_density(x[None, :] + np.array(steps))
+    f0 = f[0]
+    out = np.empty((p, p))
+    for j in range(p):
+        out[j, j] = (f[1 + 2 * j] - 2 * f0 + f[2 + 2 * j]) / h[j] ** 2
+    k = 1 + 2 * p
+    for i in range(p):
+        for j in range(i + 1, p):
+            fpp, fpm, fmp, fmm = f[k:k + 4]
+            out[i, j] = out[j, i] = (fpp - fpm - fmp + fmm) / (4 * h[i] * h[j])
+            k += 4
+    return out
 
 
 def metropolis(log_density: LogDensity, start: np.ndarray, stream: SamplerStream, *,
