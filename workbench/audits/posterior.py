@@ -4,11 +4,13 @@ Neighbours (replace-one): D = six records at 0.5 and D′ with one of them repla
 Under D's posterior the replaced record's term sits at the top of the clamp interval almost
 everywhere and the new record's at the bottom, except in the tail where b is small: the
 normaliser shifts by nearly the width and the tail event by nearly the width the other way,
-so the privacy loss comes close to the bound 2Δ = ε (0.89ε on the grid's exact laws). The draw is exact: the
-clamped log posterior of :func:`workbench.generators.bayesian.posterior.log_posterior` on a
-fine grid of θ = (log a, log b), sampled by inverse CDF — the object the ε = 2Δ proof is
-about (the Metropolis chain approximates it). It goes through ``PrivacyContext.posterior_draw``
-with a seeded simulation source; events are fixed before any draw (tails of log a and log b).
+so the privacy loss comes close to the bound 2Δ = ε (0.89ε on the grid's exact laws).
+
+The draw is exact: the clamped log posterior of
+:func:`workbench.generators.bayesian.posterior.log_posterior` on a fine grid of
+θ = (log a, log b), sampled by inverse CDF, which is the object the ε = 2Δ proof is about
+(the Metropolis chain approximates it). It goes through ``PrivacyContext.posterior_draw``
+with a seeded simulation source; events are fixed before any draw (tails of log a, log b).
 At the clamp width of :func:`~workbench.generators.bayesian.mechanisms.clamp_interval` the
 draw must be consistent with ε; at twice the width (the add/remove interval used under
 replace-one, the bug the notes warn about) the audit must flag it.

@@ -304,7 +304,8 @@ class PrivacyContext:
             raise ValueError("epsilon: a posterior draw with log-likelihood sensitivity Δ "
                              "is 2Δ-DP; epsilon is below 2·sensitivity")
         mechanism = POSTERIOR_DRAW if strict else PSEUDO_POSTERIOR_ADP
-        record = self._record(purpose, mechanism, eps, delta, 2.0 * delta / eps, 0.0)  # σ: no additive noise
+        # σ = 0: a posterior draw adds no noise to a value; its randomness is the draw itself
+        record = self._record(purpose, mechanism, eps, delta, 2.0 * delta / eps, 0.0)
         self._admit(record)
         make = getattr(self.noise, "sampler_stream", None)  # OpenDP's: from the OS CSPRNG
         stream = make() if make is not None else SamplerStream(secrets.randbits(128))

@@ -7,7 +7,7 @@ Each section of the document becomes one frozen object (built by its module in
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from workbench.constraints import Predicate
@@ -116,6 +116,8 @@ class FaithfulnessRule:
     distance: Mapping[str, float]
     alpha: float
     must_match: tuple[tuple[str, float], ...] = ()
+    #: per ``number`` column, the gap in its units that costs α (a distance in units)
+    tolerance: Mapping[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ MAX_POINTS = 200_000
 
 def _fmt(x: float, decimals: int) -> str:
     """A grid value as the release prints it (no trailing zeros beyond the resolution)."""
-    return str(int(round(x))) if decimals == 0 else f"{x:.{decimals}f}"
+    return str(round(x)) if decimals == 0 else f"{x:.{decimals}f}"
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ class NumberCodec:
 
     @property
     def size(self) -> int:
-        return int(round((self.upper - self.lower) / self.resolution)) + 1
+        return round((self.upper - self.lower) / self.resolution) + 1
 
     def to_codes(self, x: np.ndarray) -> np.ndarray:
         """Nearest grid point of in-bound numbers (callers check the bounds first)."""

@@ -8,8 +8,8 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from workbench.criteria import distribution as dist
-from workbench.criteria.kinds.base import CheckContext, ShareKind, numeric_column, template_target
 from workbench.criteria.kinds._distribution import COLUMN
+from workbench.criteria.kinds.base import CheckContext, ShareKind, numeric_column, template_target
 
 if TYPE_CHECKING:
     from workbench.criteria.cells import PairedCells

@@ -90,10 +90,12 @@ class BayesianPosterior(GeneratorFamily):
                       column_names: Sequence[str]) -> list[tuple[str, str]]:
         """The target and predictors are columns of the spec."""
         out = [(f"target[{j}]", f"unknown column {v!r}")
-               for j, v in enumerate(grid.get("target", ())) if v not in column_names]
+               for j, v in enumerate(grid.get("target", ()))
+               if isinstance(v, str) and v not in column_names]
         for j, value in enumerate(grid.get("predictors", ())):
-            out += [(f"predictors[{j}]", f"unknown column {c!r}")
-                    for c in value or () if c not in column_names]
+            if isinstance(value, list | tuple):
+                out += [(f"predictors[{j}]", f"unknown column {c!r}")
+                        for c in value if c not in column_names]
         return out
 
     def guarantee(self) -> Guarantee:

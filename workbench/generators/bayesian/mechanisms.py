@@ -19,6 +19,7 @@ strict ε-DP guarantee, and risk-weighted pseudo-posteriors whose ε is computed
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -105,7 +106,7 @@ def check_weight_function(value: Any) -> str | None:
         return "'knots' and 'alpha' must be lists of the same length (at least 2)"
     if any(not isinstance(v, int | float) for v in [*knots, *alpha]):
         return "'knots' and 'alpha' must hold numbers"
-    if any(b <= a for a, b in zip(knots, knots[1:], strict=False)):
+    if any(b <= a for a, b in itertools.pairwise(knots)):
         return "'knots' must be strictly increasing"
     if any(not 0 <= a <= 1 for a in alpha):
         return "'alpha' values must lie in [0, 1]"

@@ -35,7 +35,7 @@ class PosteriorFit:
 
 
 def log_posterior(model: BayesianModel, data: ModelData, weights: np.ndarray | None,
-                  interval: tuple[float, float] | None):  # noqa: ANN201
+                  interval: tuple[float, float] | None):
     """θ stack → Σᵢ clamp(αᵢ·log p(yᵢ | θ)) + log prior; a NaN term rejects the θ."""
     if weights is None and interval is not None and getattr(model, "fast_clamped", False):
         from workbench.generators.bayesian.fast import SortedCells, clamped_total

@@ -82,7 +82,7 @@ def split_rhat(draws: np.ndarray) -> np.ndarray:
     >>> bool(split_rhat(x)[0] < 1.05)
     True
     """
-    c, n, p = draws.shape
+    _c, n, _p = draws.shape
     half = n // 2
     parts = np.concatenate([draws[:, :half], draws[:, half:2 * half]], axis=0)
     m = parts.shape[1]
