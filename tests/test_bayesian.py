@@ -106,9 +106,10 @@ def test_posterior_draw_is_charged_before_the_stream_and_refuses_too_small_an_ep
     again = PrivacyContext.simulation(0, noise=SeededNoise(0))
     assert again.posterior_draw(sampler, sensitivity=1.0, epsilon=2.0, purpose="p").value == \
         noisy.value  # a seeded public source replays the stream
+    seen.clear()
     with pytest.raises(ValueError, match="2·sensitivity"):
         ctx.posterior_draw(sampler, sensitivity=1.0, epsilon=1.5, purpose="p")
-    assert len(ctx.records) == 1 and seen == [1]  # refused: nothing charged, nothing drawn
+    assert len(ctx.records) == 1 and seen == []  # refused: nothing charged, nothing drawn
     adp = ctx.posterior_draw(sampler, sensitivity=1.0, epsilon=1.0, purpose="p", strict=False)
     assert adp.record.mechanism == "pseudo_posterior_adp"
 
@@ -274,3 +275,20 @@ def test_the_frozen_example_runs_verifies_and_says_strict(tmp_path) -> None:
     assert json.loads((release / "guarantee.json").read_text())["label"] == "strict ε-DP"
     assert "strict ε-DP" in (release / "README.md").read_text(encoding="utf-8")
     assert main(["verify", str(release)]) == 0
+
+
+def test_faithfulness_tolerance_is_a_distance_in_the_columns_units() -> None:
+    from workbench.faithfulness.cost import FaithfulnessCost
+
+    spec = build_spec(_doc())
+    cost = FaithfulnessCost.from_spec(spec, next(spec.configurations()))
+    bw = cost.names.index("birth_weight")
+    real = np.zeros((1, 4), dtype=np.int64)
+    near, far = real.copy(), real.copy()
+    near[0, bw], far[0, bw] = 100, 101  # grams on the 1 g grid: tolerance 100 g costs α
+    assert cost.compatible(real, near).all() and not cost.compatible(real, far).any()
+    doc = _doc()
+    doc["faithfulness"]["tolerance"] = {"parity": 1}
+    doc["faithfulness"]["exact"] = ["gestation_week", "is_female"]
+    with pytest.raises(SpecError, match="faithfulness.tolerance.parity"):
+        build_spec(doc)
