@@ -268,6 +268,12 @@ def test_narrow_and_narrowed_document(cheap_spec) -> None:
     narrowed = build_spec(doc)
     assert list(narrowed.configurations()) == [configs[1], configs[3]]
     assert doc["criteria"] == cheap_spec.to_document()["criteria"]
+    # narrowing records its forecast (workbench run needs one when γ = 0 and T = ∞)
+    assert doc["selection"]["forecast"] == {"p": 0.75, "repetitions": result.repetitions,
+                                            "min_pass": 0.5}
+    assert narrowed.selection.forecast.p == 0.75
+    assert result.narrowed_document(cheap_spec, 0.5, proxy="p.csv")["selection"][
+        "forecast"]["proxy"] == "p.csv"
     with pytest.raises(ValueError, match="no configuration"):
         _synthetic_result(cheap_spec, [0.0, 0.0]).narrowed_document(cheap_spec, 0.1)
 

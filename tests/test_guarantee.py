@@ -80,7 +80,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory, toy_registered) -> dict[str, 
         save_spec(_document(family), spec_path)
         out[family] = work / f"run-{family}"
         assert main(["run", str(spec_path), str(data), "--out", str(out[family]), "--quiet",
-                     "--budget-store", str(work / "budgets")]) == 0
+                     "--budget-store", str(work / "budgets"), "--allow-unbounded"]) == 0
     return out
 
 

@@ -55,6 +55,8 @@ _CRITERIA: list[dict[str, Any]] = [
     {"id": "q90_error", "kind": "q90_error", "threshold": 1.0, "params": {"column": "y"}},
     {"id": "tv_marginals", "kind": "tv_marginals", "threshold": 0.5,
      "params": {"way": 2, "aggregate": "mean"}},
+    {"id": "tstr", "kind": "tstr", "threshold": 0.5, "bounds": [0, 1],
+     "params": {"target": "g", "features": ["x"], "classifier": "decision_tree"}},
     {"id": "face_privacy_count", "kind": "face_privacy_count", "threshold": 0, "epsilon": 0,
      "params": {"measure": "unique_rows"}},
 ]
@@ -175,6 +177,10 @@ _NEIGHBOURS: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, float, str]] = 
     "tv_marginals": (
         _BASE, _replace(_BASE, 0, (1, 1, 1)), _BASE, 1 / 4,
         "S = R; R′ changes all three columns of one record: every 2-way TV is 1/n (Δ = 1/n)"),
+    "tstr": (
+        _BASE, _replace(_BASE, 0, (1, 0, 0)), _BASE, 2.0,
+        "the classifier is fitted on S; one record's class a → b with its features kept leaves "
+        "the cell (a, ŷ) for (b, ŷ): the confusion matrix moves by 2 in L1 (Δ = 2)"),
 }
 
 
@@ -208,10 +214,11 @@ def criterion_scenario(kind: str) -> Scenario:
         raise ValueError(f"{kind} is computed on S alone without noise; there is nothing to "
                          "audit (see noiseless_check)")
     real, real_prime, synth, delta, how = _NEIGHBOURS[kind]
-    mechanism = ("Laplace on the weighted sufficient statistics (vector)"
-                 if kind == "regression_coefficients" else
-                 "exponential mechanism on R's quantile" if kind.startswith(("median", "q1", "q9"))
-                 else "Laplace on the criterion value")
+    quantile = "exponential mechanism on R's quantile over the public grid"
+    mechanism = {"regression_coefficients": "Laplace on the weighted sufficient statistics "
+                 "(vector)", "tstr": "Laplace on the confusion matrix (vector)",
+                 "median_error": quantile, "q15_error": quantile, "q90_error": quantile}.get(
+                     kind, "Laplace on the criterion value")
     return scenario(kind, mechanism, how, delta, _runner(kind, (real, real_prime), synth))
 
 

@@ -68,6 +68,7 @@ class Capture:
     def __init__(self) -> None:
         """Start with no calls."""
         self.calls: list[Call] = []
+        self.cauchy_calls: list[tuple[np.ndarray, float, float]] = []  # (values, scale, γ)
 
     def _keep(self, primitive: Primitive, values: np.ndarray, delta: float, eps: float) -> None:
         """Record one call with a copy of its values."""
@@ -94,6 +95,13 @@ class Capture:
         """Record; answer with the plain argmax."""
         self._keep("noisy_max", scores, sensitivity, epsilon)
         return int(np.argmax(np.asarray(scores, dtype=np.float64)))
+
+    def generalized_cauchy_vector(self, values: np.ndarray, scale: float, gamma: float
+                                  ) -> np.ndarray:
+        """Record (values, the data-dependent scale S/α, γ); answer with the values."""
+        flat = np.array(values, dtype=np.float64).ravel()
+        self.cauchy_calls.append((flat, float(scale), float(gamma)))
+        return np.asarray(values, dtype=np.float64).copy()
 
 
 class ScaledNoise:
@@ -124,6 +132,11 @@ class ScaledNoise:
                           size: int) -> np.ndarray:
         """Many noisy-max draws at scale factor·2Δ/ε (needs a batch-capable inner source)."""
         return draw_noisy_max(self.inner, scores, sensitivity, epsilon / self.factor, size)
+
+    def generalized_cauchy_vector(self, values: np.ndarray, scale: float, gamma: float
+                                  ) -> np.ndarray:
+        """Generalized Cauchy at factor·scale."""
+        return self.inner.generalized_cauchy_vector(values, scale * self.factor, gamma)
 
 
 def draw_noisy_max(source: NoiseSource, scores: np.ndarray, sensitivity: float,

@@ -53,7 +53,8 @@ def _run(args: argparse.Namespace) -> int:
     from workbench.engine import run
 
     outcome = run(args.spec, args.data, args.out, quiet=args.quiet,
-                  spend_again=args.spend_again, budget_store=args.budget_store)
+                  spend_again=args.spend_again, budget_store=args.budget_store,
+                  allow_unbounded=args.allow_unbounded)
     if outcome.status == "complete":
         from workbench.engine import verify_bundle
 
@@ -151,6 +152,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--spend-again", action="store_true",
                    help="allow another run on a dataset that already has spend; the bundle "
                    "shows the cumulative ε")
+    p.add_argument("--allow-unbounded", action="store_true",
+                   help="run a γ = 0, T = ∞ spec (it stops only when a candidate passes) "
+                   "without a recorded dry-run forecast p ≥ 0.05")
     p.add_argument("--budget-store", default=None, metavar="DIR",
                    help="root of the budget store (default: $WORKBENCH_BUDGET_STORE, else "
                    "$XDG_STATE_HOME/release-workbench/budgets or "

@@ -56,7 +56,8 @@ def run_command(args: argparse.Namespace) -> int:
             write_result(result, spec, args.write_result, data=Path(args.proxy).name)
         _report(result, spec, args)
         if args.write_narrowed:
-            document = result.narrowed_document(spec, args.min_pass)
+            document = result.narrowed_document(spec, args.min_pass,
+                                                proxy=Path(args.proxy).name)
             digest = save_spec(document, args.write_narrowed)
             print(f"narrowed spec written, frozen: {args.write_narrowed} (sha256 {digest})")
     except (ValueError, ImportError) as exc:

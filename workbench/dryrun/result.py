@@ -111,15 +111,24 @@ class DryRunResult:
         keep = self.table[self.table[ALL] >= float(min_pass) - 1e-12]
         return [by_key[k] for k in keep["key"]]
 
-    def narrowed_document(self, spec: Spec, min_pass: float) -> dict[str, Any]:
-        """The spec document with ``selection.configurations`` set to the narrowed list."""
+    def narrowed_document(self, spec: Spec, min_pass: float, *, n: int | None = None,
+                          proxy: str | None = None) -> dict[str, Any]:
+        """The spec document with ``selection.configurations`` set to the narrowed list and
+        ``selection.forecast`` to this dry run's forecast over it (``workbench run`` needs
+        one when γ = 0 and T = ∞); ``n`` and ``proxy`` say what it was rehearsed on."""
         chosen = self.narrow(min_pass)
         if not chosen:
             raise ValueError(f"no configuration passes with probability >= {min_pass:g}; "
                              "lower min_pass, add repetitions or revisit the design")
         document = spec.to_document()
+        p = self.selection_forecast(spec.selection.gamma, spec.selection.max_iterations,
+                                    min_pass).p
+        recorded: dict[str, Any] = {"p": round(p, 6), "repetitions": self.repetitions,
+                                    "min_pass": float(min_pass)}
+        recorded.update({k: v for k, v in (("n", n), ("proxy", proxy)) if v is not None})
         document["selection"] = {**document["selection"],
-                                 "configurations": [c.to_dict() for c in chosen]}
+                                 "configurations": [c.to_dict() for c in chosen],
+                                 "forecast": recorded}
         # With ε_gen alternatives, the charge follows the largest one left (spec validator).
         document["budget"]["epsilon_generator"] = max(spec.generator_epsilon(c) for c in chosen)
         build_spec(document)

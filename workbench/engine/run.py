@@ -24,6 +24,7 @@ from workbench.engine.guard import check_budget, data_warnings, dataset_budget
 from workbench.engine.iteration import Candidate, label_order, run_iteration
 from workbench.engine.once import OnceStatistics, save_once
 from workbench.engine.rundir import RunDirectory, RunRefused
+from workbench.engine.unbounded import check_bounded
 from workbench.generators import Guarantee, guarantee_for
 from workbench.privacy import Accountant, Ledger, PrivacyContext, private_selection
 from workbench.privacy.budget_plan import BudgetPlan
@@ -89,13 +90,17 @@ def run(
     quiet: bool = False,
     spend_again: bool = False,
     budget_store: str | os.PathLike[str] | None = None,
+    allow_unbounded: bool = False,
 ) -> RunOutcome:
     """Run the frozen spec once; raise SpecError/RunRefused/EncodingError before spending.
 
     ``budget_store`` is the store's root (default: ``$WORKBENCH_BUDGET_STORE``, else the
-    user's state directory; see :mod:`workbench.privacy.budget_store`).
+    user's state directory; see :mod:`workbench.privacy.budget_store`). A γ = 0, T = ∞ spec
+    without a forecast p ≥ 0.05 is refused unless ``allow_unbounded``
+    (:mod:`workbench.engine.unbounded`).
     """
     spec = load_spec(spec_path, require_frozen=True)
+    check_bounded(spec, allow_unbounded)
     book = dataset_budget(spec, budget_store)
     if not Path(data_path).is_file():
         raise RunRefused(f"data file {os.fspath(data_path)!r} does not exist")

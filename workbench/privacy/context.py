@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from workbench.privacy import _checks, mechanisms, sensitivity
+from workbench.privacy import _checks, mechanisms, sensitivity, smooth
 from workbench.privacy.accountant import Accountant
 from workbench.privacy.ledger import Ledger
 from workbench.privacy.noise import NoiseSource, OpenDPNoise, SamplerStream
@@ -68,6 +68,16 @@ def _noise_source(mode: PrivacyMode, noise: NoiseSource | None) -> NoiseSource:
         raise ValueError("noise must provide laplace_vector, discrete_laplace_vector and "
                          "noisy_max_index")
     return noise
+
+
+def _nonnegative_bound(x: object) -> float:
+    """A smooth bound: finite and ≥ 0 (0 only if f is constant everywhere: no noise needed)."""
+    if isinstance(x, bool) or not isinstance(x, int | float | np.floating | np.integer):
+        raise ValueError("smooth_sensitivity must be a finite number >= 0")
+    value = float(x)
+    if not (np.isfinite(value) and value >= 0):
+        raise ValueError("smooth_sensitivity must be a finite number >= 0")
+    return value
 
 
 class PrivacyContext:
@@ -201,10 +211,12 @@ class PrivacyContext:
         scale: float,
         sigma: float,
         bounds: tuple[float, float] | None = None,
+        **smoothness: float,
     ) -> MeasurementRecord:
         """A record stamped with this context's stage and iteration."""
         stage = "once" if self._iteration is None else "loop"
         return MeasurementRecord(
+            **smoothness,
             purpose=purpose,
             mechanism=mechanism,
             epsilon=epsilon,
@@ -280,6 +292,53 @@ class PrivacyContext:
         )
         self._admit(record)
         return Noisy(self.noise.noisy_max_index(arr, delta, eps), record)
+
+    def smooth_cauchy(
+        self,
+        value: object,
+        *,
+        epsilon: float,
+        purpose: str,
+        smooth_sensitivity: float | None = None,
+        beta: float | None = None,
+        local_sensitivity: object = None,
+        global_bound: float | None = None,
+        gamma: float = smooth.DEFAULT_GAMMA,
+    ) -> Noisy[np.ndarray]:
+        """ε-DP release value + (S/α)·Z, Z generalized Cauchy(γ), S a β-smooth bound (NRS).
+
+        Give either ``smooth_sensitivity`` S with the ``beta`` it is smooth for (it must not
+        exceed the calibration's β, see :func:`workbench.privacy.smooth.calibrate`), or
+        ``local_sensitivity`` A_k (vector or callable, see
+        :func:`~workbench.privacy.smooth.smooth_sensitivity`), from which S = SS_β is computed
+        at the calibration's β. A vector value is released with the d-coordinate calibration.
+        S is data-dependent, so the record never holds it: its ``sensitivity`` is 1 and its
+        ``scale`` and ``sigma`` are per unit of S (1/α and sd(Z)/α); ``beta``, ``gamma`` are
+        recorded. σ is ∞ when γ ≤ 3.
+        """
+        purpose = _checks.purpose(purpose)
+        arr = _checks.finite_floats("value", value)
+        cal = smooth.calibrate(epsilon, gamma, max(int(arr.size), 1))
+        if (smooth_sensitivity is None) == (local_sensitivity is None):
+            raise ValueError("smooth_sensitivity: give either smooth_sensitivity (with beta) "
+                             "or local_sensitivity")
+        if local_sensitivity is not None:
+            s_bound = smooth.smooth_sensitivity(local_sensitivity, cal.beta,  # type: ignore[arg-type]
+                                                global_bound=global_bound)
+            used_beta = cal.beta
+        else:
+            s_bound = _nonnegative_bound(smooth_sensitivity)
+            used_beta = _checks.positive_finite("beta", beta)
+            if used_beta > cal.beta * (1.0 + 1e-12):
+                raise ValueError(
+                    f"beta: a {used_beta:.4g}-smooth bound is too rough for epsilon = "
+                    f"{cal.epsilon:.4g}, gamma = {cal.gamma:.4g} (beta <= {cal.beta:.4g}); "
+                    "lower gamma or raise epsilon")
+        record = self._record(purpose, "smooth_cauchy", cal.epsilon, 1.0, 1.0 / cal.alpha,
+                              cal.sigma_per_unit, beta=used_beta, gamma=cal.gamma)
+        self._admit(record)
+        noisy = self.noise.generalized_cauchy_vector(arr, s_bound / cal.alpha, cal.gamma)
+        return Noisy(noisy, record)
 
     def epsilon_recorded(self) -> float:
         """Σ ε over this context's records (basic composition, before selection pricing)."""

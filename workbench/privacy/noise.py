@@ -21,6 +21,14 @@ in ``tests/test_privacy.py``):
   (``noisy_top_k/exponential``: visit the candidates in a uniformly random order and accept
   candidate i with probability exp(−(max − sᵢ)/β)), which equals the argmax of sᵢ + Exp(β)
   in law; here the same permute-and-flip, vectorised over draws.
+
+A fourth primitive serves smooth-sensitivity releases (:mod:`workbench.privacy.smooth`):
+``generalized_cauchy_vector`` adds scale·Z per entry, Z with density ∝ 1/(1 + |z|^γ). OpenDP
+0.16 has no such sampler, so both sources use the same inverse-CDF transform
+(:func:`~workbench.privacy.smooth.cauchy_from_uniform`) of 53-bit uniforms and a sign bit:
+:class:`OpenDPNoise` takes them from the OS CSPRNG (``secrets``), :class:`SeededNoise` from its
+Generator. (A floating-point inverse CDF, like any float sampler, has a lattice; the release
+rounds to ~15 significant digits, far below the noise scale.)
 """
 
 from __future__ import annotations
@@ -31,7 +39,9 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from workbench.privacy import mechanisms
+from workbench.privacy import mechanisms, smooth
+
+_BITS = 53  # uniforms on the grid (k + ½)/2^53, k = 0 … 2^53 − 1: never 0 or 1
 
 
 @runtime_checkable
@@ -53,6 +63,20 @@ class NoiseSource(Protocol):
     def noisy_max_index(self, scores: np.ndarray, sensitivity: float, epsilon: float) -> int:
         """ε-DP argmax of scores whose L∞ sensitivity is Δ (permute-and-flip, β = 2Δ/ε)."""
         ...
+
+    def generalized_cauchy_vector(self, values: np.ndarray, scale: float, gamma: float
+                                  ) -> np.ndarray:
+        """values + scale·Z per entry, Z ∝ 1/(1 + |z|^γ) (smooth sensitivity: scale = S/α)."""
+        ...
+
+
+def _cauchy(values: np.ndarray, scale: float, gamma: float, k: np.ndarray,
+            positive: np.ndarray) -> np.ndarray:
+    """values + scale·Z from 53-bit integers ``k`` (uniform (k + ½)/2^53) and sign bits."""
+    arr = np.asarray(values, dtype=np.float64)
+    u = (k.astype(np.float64) + 0.5) / float(2**_BITS)
+    z = smooth.cauchy_from_uniform(u.reshape(arr.shape), positive.reshape(arr.shape), gamma)
+    return arr + scale * z
 
 
 class SamplerStream:
@@ -100,6 +124,15 @@ class OpenDPNoise:
     def noisy_max_index(self, scores: np.ndarray, sensitivity: float, epsilon: float) -> int:
         """OpenDP's ``make_noisy_max`` (permute-and-flip), certified before drawing."""
         return mechanisms.noisy_max_index(scores, sensitivity, epsilon)
+
+    def generalized_cauchy_vector(self, values: np.ndarray, scale: float, gamma: float
+                                  ) -> np.ndarray:
+        """Inverse CDF of CSPRNG uniforms: 53 bits and a sign bit per entry from ``secrets``."""
+        n = int(np.size(values))
+        bits = [secrets.randbits(_BITS + 1) for _ in range(n)]
+        k = np.array([b >> 1 for b in bits], dtype=np.int64)
+        positive = np.array([b & 1 for b in bits], dtype=bool)
+        return _cauchy(values, scale, gamma, k, positive)
 
 
 def _generator(seed: int | np.random.Generator) -> np.random.Generator:
@@ -156,3 +189,11 @@ class SeededNoise:
         order = self._rng.permuted(np.tile(np.arange(k), (size, 1)), axis=1)
         hit = self._rng.random((size, k)) < accept[order]  # the max always hits: accept = 1
         return order[np.arange(size), np.argmax(hit, axis=1)]
+
+    def generalized_cauchy_vector(self, values: np.ndarray, scale: float, gamma: float
+                                  ) -> np.ndarray:
+        """The same inverse-CDF transform as :class:`OpenDPNoise`, uniforms from the Generator."""
+        n = int(np.size(values))
+        k = self._rng.integers(0, 2**_BITS, size=n, dtype=np.int64)
+        positive = self._rng.integers(0, 2, size=n).astype(bool)
+        return _cauchy(values, scale, gamma, k, positive)

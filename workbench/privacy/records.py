@@ -70,21 +70,26 @@ class MeasurementRecord:
     stage: str
     iteration: int | None
     timestamp: str
+    beta: float | None = None  # smooth-sensitivity releases: the bound's smoothness β
+    gamma: float | None = None  # … and the generalized Cauchy exponent γ
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready fields (bounds as a list) for the ledger and the release report."""
-        return {
+        """JSON-ready fields (bounds as a list; an infinite σ as "inf") for ledger and report."""
+        out: dict[str, Any] = {
             "purpose": self.purpose,
             "mechanism": self.mechanism,
             "epsilon": self.epsilon,
             "sensitivity": self.sensitivity,
             "scale": self.scale,
-            "sigma": self.sigma,
+            "sigma": self.sigma if math.isfinite(self.sigma) else str(self.sigma),
             "bounds": None if self.bounds is None else list(self.bounds),
             "stage": self.stage,
             "iteration": self.iteration,
             "timestamp": self.timestamp,
         }
+        if self.beta is not None:
+            out.update(beta=self.beta, gamma=self.gamma)
+        return out
 
 
 @dataclass(frozen=True)

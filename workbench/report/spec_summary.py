@@ -62,6 +62,9 @@ def describe_spec(spec: Spec) -> str:
     out.append(f"Spec: {md.title}")
     out.append(f"Owner: {md.owner}")
     out.append(f"SHA-256: {spec.sha256} ({'frozen' if spec.frozen else 'not frozen'})")
+    if spec.expected_n is not None:
+        out.append(f"Expected n after cleaning (public estimate): {spec.expected_n.label()}"
+                   + (" (dry runs rehearse at the low end)" if spec.expected_n.is_range else ""))
     out.append("")
     rows = []
     for col, t in zip(spec.columns, spec.transformations, strict=True):

@@ -135,6 +135,39 @@ class Budget:
 
 
 @dataclass(frozen=True)
+class ExpectedN:
+    """The public estimate of the cleaned confidential data's size: a number or [low, high].
+
+    Dry runs rehearse at ``low`` (the smaller registry is the harder one) unless told
+    otherwise, and report both ends of a range.
+    """
+
+    low: int
+    high: int
+
+    @property
+    def is_range(self) -> bool:
+        return self.high != self.low
+
+    def label(self) -> str:
+        """``95,000`` or ``95,000–160,000``."""
+        return f"{self.low:,}" if not self.is_range else f"{self.low:,}–{self.high:,}"
+
+
+@dataclass(frozen=True)
+class RecordedForecast:
+    """The dry run's forecast that narrowing wrote into the spec (public: proxy data only)."""
+
+    #: mean P(all criteria pass) per iteration over the narrowed configurations
+    p: float
+    repetitions: int
+    min_pass: float
+    #: records the proxy was rehearsed at, and the proxy's file name, when known
+    n: int | None = None
+    proxy: str | None = None
+
+
+@dataclass(frozen=True)
 class Selection:
     """Private selection with a known threshold: stop probability γ, cap T, and ε₀."""
 
@@ -142,6 +175,12 @@ class Selection:
     max_iterations: int | None
     epsilon_0: float
     configurations: tuple[Configuration, ...] | None = None
+    forecast: RecordedForecast | None = None
+
+    @property
+    def unbounded(self) -> bool:
+        """γ = 0 and T = ∞: the loop stops only when a candidate passes."""
+        return self.gamma == 0 and self.max_iterations is None
 
 
 @dataclass(frozen=True)
@@ -181,6 +220,8 @@ class Spec:
     generator: GeneratorSpace
     budget: Budget
     selection: Selection
+    #: ``schema.expected_n``, when the spec declares it
+    expected_n: ExpectedN | None = None
 
     # --- lookups -----------------------------------------------------------------
     @property

@@ -13,6 +13,7 @@ from workbench.spec.sections import (
     columns,
     constraints,
     criteria,
+    expected_n,
     face_privacy,
     faithfulness,
     generator,
@@ -22,7 +23,7 @@ from workbench.spec.sections import (
 )
 from workbench.spec.sections.context import BuildContext
 
-SECTIONS = (metadata, columns, transformations, constraints, criteria, faithfulness,
+SECTIONS = (metadata, columns, expected_n, transformations, constraints, criteria, faithfulness,
             face_privacy, generator, budget, selection)
 
 __all__ = ["SECTIONS", "BuildContext"]

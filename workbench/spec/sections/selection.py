@@ -1,10 +1,11 @@
 """``selection``: private selection's γ, cap T and ε₀ (the theorem's condition checked by
-``workbench.privacy``), and an optional narrowed list of configurations."""
+``workbench.privacy``), an optional narrowed list of configurations and the dry-run forecast
+narrowing recorded (``forecast``), which ``workbench run`` requires when γ = 0 and T = ∞."""
 
 from __future__ import annotations
 
 from workbench.privacy import check_selection_parameters
-from workbench.spec.model import Selection
+from workbench.spec.model import RecordedForecast, Selection
 from workbench.spec.sections.context import BuildContext
 from workbench.spec.space import Configuration
 
@@ -30,9 +31,14 @@ def build(ctx: BuildContext) -> Selection:
                     "must have 'transforms', 'generator' (with 'family') and 'min_count'",
                 )
         configs = tuple(configs)
+    recorded = raw.get("forecast")
     return Selection(
         gamma=float(raw["gamma"]),
         max_iterations=raw["max_iterations"],
         epsilon_0=float(raw["epsilon_0"]),
         configurations=configs,
+        forecast=None if recorded is None else RecordedForecast(
+            p=float(recorded["p"]), repetitions=int(recorded["repetitions"]),
+            min_pass=float(recorded["min_pass"]), n=recorded.get("n"),
+            proxy=recorded.get("proxy")),
     )
