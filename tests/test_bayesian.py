@@ -290,5 +290,5 @@ def test_faithfulness_tolerance_is_a_distance_in_the_columns_units() -> None:
     doc = _doc()
     doc["faithfulness"]["tolerance"] = {"parity": 1}
     doc["faithfulness"]["exact"] = ["gestation_week", "is_female"]
-    with pytest.raises(SpecError, match="faithfulness.tolerance.parity"):
+    with pytest.raises(SpecError, match=r"faithfulness\.tolerance\.parity"):
         build_spec(doc)
