@@ -186,7 +186,7 @@ def test_a_confidential_fit_of_a_pseudo_posterior_is_refused_without_the_flag(tm
     generator.mechanism = "weighted"
     ctx = PrivacyContext.confidential(accountant=Accountant(10.0),
                                       ledger=Ledger(tmp_path / "ledger.jsonl"))
-    codes = spec.table_codec(next(spec.configurations())).encode(clean(spec, _frame(200)).frame)
+    codes = spec.table_codec(next(spec.configurations())).encode(clean(_frame(200), spec))
     with pytest.raises(ValueError, match="allow_asymptotic_dp"):
         generator.fit(codes, spec.table_codec(next(spec.configurations())).domain, 5.0, ctx)
     assert ctx.records == []
@@ -196,7 +196,7 @@ def test_the_family_spends_exactly_epsilon_and_releases_numbers_within_the_bound
     spec = build_spec(_quick(_doc()))
     config = next(spec.configurations())
     table = spec.table_codec(config)
-    codes = table.encode(clean(spec, _frame()).frame)
+    codes = table.encode(clean(_frame(), spec))
     for neighbour, half in (("replace_one", 1.0), ("add_remove", 2.0)):
         ctx = PrivacyContext.simulation(1, noise=SeededNoise(1), neighbour=neighbour)
         generator = generator_for(spec, config).fit(codes, table.domain, 5.0, ctx)
@@ -214,10 +214,10 @@ def test_the_family_spends_exactly_epsilon_and_releases_numbers_within_the_bound
 def test_run_iteration_evaluates_the_distribution_criteria_with_dp() -> None:
     spec = build_spec(_quick(_doc()))
     config = next(spec.configurations())
-    frame = clean(spec, _frame()).frame
+    frame = clean(_frame(), spec)
     ctx = PrivacyContext.simulation(2, noise=SeededNoise(2))
     result = run_iteration(spec, config, frame, ctx)
-    kinds = {r.kind: r for r in result.criteria}
+    kinds = {r.kind: r for r in result.results}
     assert {"max_ecdf", "avg_ecdf", "mean_error", "median_error", "q15_error",
             "q90_error"} <= set(kinds)
     assert kinds["median_error"].mechanism == "exponential"
@@ -241,7 +241,7 @@ def test_perturbed_histogram_bins_number_columns_and_draws_inside_the_bin() -> N
     spec = build_spec(doc)
     config = next(spec.configurations())
     table = spec.table_codec(config)
-    codes = table.encode(clean(spec, _frame()).frame)
+    codes = table.encode(clean(_frame(), spec))
     ctx = PrivacyContext.simulation(0, noise=SeededNoise(0))
     generator = generator_for(spec, config).fit(codes, table.domain, 5.0, ctx)
     assert ctx.epsilon_recorded() == pytest.approx(5.0)
