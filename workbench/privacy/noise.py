@@ -81,8 +81,8 @@ def _cauchy(values: np.ndarray, scale: float, gamma: float, k: np.ndarray,
 
 class SamplerStream:
     """The randomness of one posterior draw (a Monte Carlo sampler whose output is the
-    mechanism, see :mod:`workbench.generators.bayesian.sampler`): standard normal proposals
-    and uniforms for the accept step, from a Generator the noise source seeded.
+    mechanism, see :mod:`workbench.generators.bayesian.sampler`): standard normal proposal
+    increments and uniforms for the accept step, from a Generator the noise source seeded.
 
     A confidential source seeds it from the OS CSPRNG (``secrets``), a seeded public source
     from its own Generator, so simulations replay draw for draw. Only
@@ -93,8 +93,8 @@ class SamplerStream:
         """``seed``: an int ≥ 0 or a Generator the caller seeded."""
         self._rng = _generator(seed)
 
-    def standard_normal(self, shape: int | tuple[int, ...]) -> np.ndarray:
-        """Proposal increments."""
+    def increments(self, shape: int | tuple[int, ...]) -> np.ndarray:
+        """Standard normal proposal increments (drawn here, at the noise seam)."""
         return self._rng.standard_normal(shape)
 
     def uniform(self, shape: int | tuple[int, ...]) -> np.ndarray:

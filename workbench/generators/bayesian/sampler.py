@@ -166,14 +166,14 @@ def metropolis(log_density: LogDensity, start: np.ndarray, stream: SamplerStream
     p = len(start)
     mode, cov = warm_start(log_density, start)
     chol = np.linalg.cholesky(cov * 2.38**2 / p)
-    theta = mode[None, :] + 2.0 * stream.standard_normal((chains, p)) @ np.linalg.cholesky(cov).T
+    theta = mode[None, :] + 2.0 * stream.increments((chains, p)) @ np.linalg.cholesky(cov).T
     logp = log_density(theta)
     log_scale = 0.0
     history: list[np.ndarray] = []
     kept = np.empty((chains, iterations, p))
     accepted = 0
     for t in range(burn_in + iterations):
-        proposal = theta + np.exp(log_scale) * stream.standard_normal((chains, p)) @ chol.T
+        proposal = theta + np.exp(log_scale) * stream.increments((chains, p)) @ chol.T
         logq = log_density(proposal)
         ok = np.log(stream.uniform(chains)) < logq - logp
         theta = np.where(ok[:, None], proposal, theta)
