@@ -40,7 +40,7 @@ class StatisticError(CriterionKind):
     """|stat(S) − stat(R)| of one numeric column, in the column's units; bounds [0, U − L]."""
 
     params = MappingProxyType({"column": COLUMN})
-    position = 72
+    position = 101
 
     def check(self, ctx: CheckContext, params: Mapping[str, Any], bounds: Any,
               threshold: float, path: str) -> tuple[float, float] | None:

@@ -25,7 +25,7 @@ class AvgEcdf(ShareKind):
     description = ("the average squared gap between the cumulative distributions of one "
                    "numeric column in R and in the release, over the pooled records")
     params = MappingProxyType({"column": COLUMN})
-    position = 71
+    position = 100
 
     def check_params(self, ctx: CheckContext, params: Mapping[str, Any], path: str) -> None:
         """``column`` is a numeric column."""
