@@ -55,9 +55,11 @@ class StatisticError(CriterionKind):
         return (0.0, float(hi - lo))
 
     def statistic(self, values: np.ndarray, counts: np.ndarray) -> float:
+        """The statistic of a column from its counts on sorted values."""
         raise NotImplementedError
 
     def exact(self, ev: Evaluation, criterion: Criterion) -> float:
+        """|stat(S) − stat(R)| on the column's 1-way counts (values by the bin-to-number rule)."""
         values, real, synth = dist.sorted_counts(ev.pc, ev.table, str(criterion.params["column"]))
         return abs(self.statistic(values, synth) - self.statistic(values, real))
 

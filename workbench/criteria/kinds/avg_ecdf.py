@@ -32,6 +32,7 @@ class AvgEcdf(ShareKind):
         numeric_column(ctx, f"{path}.column", params.get("column"))
 
     def exact(self, ev: Evaluation, criterion: Criterion) -> float:
+        """U_a on the column's 1-way counts, values by the bin-to-number rule."""
         _, real, synth = dist.sorted_counts(ev.pc, ev.table, str(criterion.params["column"]))
         return dist.avg_ecdf(real, synth)
 
