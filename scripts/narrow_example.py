@@ -4,7 +4,11 @@ The narrowed search space keeps the transformation the Israeli release chose (mo
 ten bins with 35-39, parity in five bins, gestation in six bins) and PrivBayes of degree 2
 with the two structure shares that passed most often on the public proxy, for both
 min_count values: 4 configurations (paper §4.10 narrows the space the same way). It is the
-spec the README's main job runs. Usage: python scripts/narrow_example.py
+spec the README's main job runs. Usage: python scripts/narrow_example.py, then record the
+dry-run forecast that lets `workbench run` accept its unbounded loop (γ = 0, T = ∞):
+workbench dryrun examples/israel_births_2014_narrowed.frozen.json \
+    data_public/proxy_births_166k.csv.gz --repetitions 10 --min-pass 0.1 \
+    --write-narrowed examples/israel_births_2014_narrowed.frozen.json
 """
 
 from __future__ import annotations

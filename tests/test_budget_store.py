@@ -154,7 +154,7 @@ def test_readme_main_job_twice_needs_spend_again_and_shows_prior_epsilon(
 ) -> None:
     store = tmp_path / "store"
     first, second = tmp_path / "example-1", tmp_path / "example-2"
-    assert _run(README_SPEC, README_DATA, first, store, "--allow-unbounded") == 0
+    assert _run(README_SPEC, README_DATA, first, store) == 0
     capsys.readouterr()
     dataset_ledger = store / DATASET / "ledger.jsonl"
     before = dataset_ledger.read_bytes()
@@ -163,12 +163,12 @@ def test_readme_main_job_twice_needs_spend_again_and_shows_prior_epsilon(
     with gzip.open(README_DATA, "rb") as fh:
         pd.read_csv(fh).sample(frac=1.0, random_state=3).to_csv(plain, index=False)
     for data in (README_DATA, plain):
-        assert _run(README_SPEC, data, second, store, "--allow-unbounded") == 2
+        assert _run(README_SPEC, data, second, store) == 2
         err = capsys.readouterr().err
         assert "dataset 'il-births-2014' already has ε = 9.98 spent by 1 earlier run(s)" in err
         assert "--spend-again" in err
     assert dataset_ledger.read_bytes() == before and not second.exists()
-    assert _run(README_SPEC, plain, second, store, "--spend-again", "--allow-unbounded") == 0
+    assert _run(README_SPEC, plain, second, store, "--spend-again") == 0
     captured = capsys.readouterr()
     assert "cumulative epsilon on dataset 'il-births-2014': 19.96" in captured.out
     assert "fingerprint changed" not in captured.err  # re-encoding is the same content

@@ -97,6 +97,12 @@ def lean_doc(criteria: list[dict[str, Any]]) -> dict[str, Any]:
     doc["criteria"] = copy.deepcopy(criteria)
     doc["budget"]["epsilon_criteria"] = sum(c.get("epsilon", 0) for c in criteria)
     doc["generator"] = {"family": "independent", "search_space": [{}]}
+    if any(str(c.get("kind", "")).startswith("weighted_") for c in criteria):
+        # the weighted kinds read the survey's weight bounds and population total
+        doc["survey"] = {"weight": {"column": "w", "bounds": [1, 3]}, "design": {"type": "srs"},
+                         "margins": [{"name": "sex", "columns": ["birth_sex"],
+                                      "totals": {"M": 300, "F": 300}}],
+                         "epsilon": {"binning": 0, "table": 0.5, "counts": 0}}
     return doc
 
 

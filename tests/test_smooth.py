@@ -167,3 +167,13 @@ def test_context_release_records_and_refuses(tmp_path) -> None:
     lines = [json.loads(x) for x in (tmp_path / "ledger.jsonl").read_text().splitlines()]
     assert lines[-1]["mechanism"] == "smooth_cauchy" and lines[-1]["sigma"] == "inf"
     assert conf.accountant.epsilon_spent() == pytest.approx(2.0)
+
+
+@pytest.mark.parametrize("epsilon", [2 * math.log(2), 3.0, 6 * math.log(2)])
+def test_half_scale_stays_below_epsilon_where_knn_calibrates(epsilon: float) -> None:
+    # why the kNN mean's audit cannot flag a halved scale: at the γ it uses (β = ln 2) even the
+    # NRS worst case loses < ε with S/2; at a quarter it does not
+    g = smooth.gamma_for_smoothness(epsilon, math.log(2))
+    cal = smooth.calibrate(epsilon, g)
+    assert worst_privacy_loss(2 * cal.alpha, cal.beta, g) < epsilon
+    assert worst_privacy_loss(4 * cal.alpha, cal.beta, g) > epsilon

@@ -72,11 +72,15 @@ def test_bounded_loops_need_no_forecast(tmp_path: Path, selection: dict) -> None
     check_bounded(spec)  # no RunRefused
 
 
-def test_paper_example_is_unbounded_and_refused_without_the_flag() -> None:
+def test_paper_example_is_unbounded_and_carries_its_forecast() -> None:
     spec = load_spec(REPO / "examples" / "israel_births_2014_narrowed.frozen.json")
+    assert spec.selection.unbounded and spec.selection.forecast.p >= 0.05
+    check_bounded(spec)  # the recorded forecast admits it
+    bare = spec.to_document()
+    del bare["selection"]["forecast"]
     with pytest.raises(RunRefused, match="no dry-run forecast"):
-        check_bounded(spec)
-    check_bounded(spec, allow_unbounded=True)
+        check_bounded(build_spec(bare))
+    check_bounded(build_spec(bare), allow_unbounded=True)
     lean = load_spec(REPO / "examples" / "israel_births_2014_lean.frozen.json")
     check_bounded(lean)  # a single attempt
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -57,9 +58,36 @@ _CRITERIA: list[dict[str, Any]] = [
      "params": {"way": 2, "aggregate": "mean"}},
     {"id": "tstr", "kind": "tstr", "threshold": 0.5, "bounds": [0, 1],
      "params": {"target": "g", "features": ["x"], "classifier": "decision_tree"}},
+    {"id": "knn_imputed_mean", "kind": "knn_imputed_mean", "threshold": 1.0, "epsilon": 8.0,
+     "params": {"target": "y", "features": ["x"], "subgroup_column": "g",
+                "subgroup_values": ["a"]}},
     {"id": "face_privacy_count", "kind": "face_privacy_count", "threshold": 0, "epsilon": 0,
      "params": {"measure": "unique_rows"}},
+    {"id": "weighted_marginal_error", "kind": "weighted_marginal_error", "threshold": 0.5,
+     "bounds": [0, 1], "params": {"columns": ["g", "x"]}},
+    {"id": "weighted_mean", "kind": "weighted_mean", "threshold": 1.0, "bounds": [0, 10],
+     "params": {"target": "y"}},
+    {"id": "distinguisher", "kind": "distinguisher", "threshold": 0.9,
+     "params": {"proxy": "", "classifier": "logistic_regression"}},
 ]
+#: The weighted kinds' survey: weights in [1, 3], population N = 12 (6 per value of g); R's
+#: records all carry the largest weight w_U = 3, the worst case for their sensitivity.
+_SURVEY = {"weight": {"column": "w", "bounds": [1, 3]}, "design": {"type": "srs"},
+           "margins": [{"name": "g", "columns": ["g"], "totals": {"a": 6, "b": 6}}],
+           "epsilon": {"binning": 0, "table": 0.5, "counts": 0}}
+_W_MAX = 3.0
+_WEIGHTED = frozenset({"weighted_marginal_error", "weighted_mean"})
+
+
+@lru_cache(maxsize=1)
+def audit_proxy() -> str:
+    """A tiny PUBLIC proxy for the distinguisher (g = b only; x, y as in S), in a temp file."""
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="workbench-audit-"))
+    path = folder / "proxy.csv"
+    path.write_text("g,x,y\nb,0,0\nb,1,5\nb,2,10\nb,0,5\n", encoding="utf-8")
+    return str(path)
 
 
 def audited_kinds() -> set[str]:
@@ -70,6 +98,9 @@ def audited_kinds() -> set[str]:
 def audit_document() -> dict[str, Any]:
     """The tiny public spec document: one criterion of every kind, ε = 1 each."""
     criteria = [{"epsilon": _EPS, **c} for c in _CRITERIA]
+    for c in criteria:
+        if c["kind"] == "distinguisher":
+            c["params"] = {**c["params"], "proxy": audit_proxy()}
     return {
         "spec_version": "1.0",
         "metadata": {"title": "Privacy audit design", "owner": "workbench audits",
@@ -93,6 +124,7 @@ def audit_document() -> dict[str, Any]:
                    "epsilon_criteria": sum(c["epsilon"] for c in criteria),
                    "neighbour": "replace_one"},
         "selection": {"gamma": 0, "max_iterations": None, "epsilon_0": 0},
+        "survey": _SURVEY,
     }
 
 
@@ -177,10 +209,29 @@ _NEIGHBOURS: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, float, str]] = 
     "tv_marginals": (
         _BASE, _replace(_BASE, 0, (1, 1, 1)), _BASE, 1 / 4,
         "S = R; R′ changes all three columns of one record: every 2-way TV is 1/n (Δ = 1/n)"),
+    "weighted_marginal_error": (
+        _BASE, _replace(_BASE, 0, (1, 2, 0)), _BASE, _W_MAX / 12,
+        "S = R, S raked to N = 12 (weights 3), R's weights w_U = 3; R′ moves one record from "
+        "cell (a, 0) to (b, 2): the max gap goes 0 → w_U/N (Δ = w_U/N)"),
+    "weighted_mean": (
+        _BASE, _replace(_BASE, 0, (0, 0, 2)), _BASE, (_W_MAX * 10 - 1 * 0) / 12,
+        "S = R, weights 3; R′ moves one y from 0 to 10 at weight w_U: Σ w·y/N moves by "
+        "w_U·U/N = (max − min corner of w·y)/N"),
+    "knn_imputed_mean": (
+        _BASE, _replace(_BASE, 0, (1, 0, 0)), _BASE, 1.0,
+        "the subgroup g = a loses one record: its Laplace count moves by 1 (Δ = 1); the "
+        "mean's smooth release is audited in audits.smooth"),
     "tstr": (
         _BASE, _replace(_BASE, 0, (1, 0, 0)), _BASE, 2.0,
         "the classifier is fitted on S; one record's class a → b with its features kept leaves "
         "the cell (a, ŷ) for (b, ŷ): the confusion matrix moves by 2 in L1 (Δ = 2)"),
+    "distinguisher": (
+        _rows((1, 0, 0), (1, 1, 1), (1, 2, 2), (1, 0, 1)),
+        _rows((0, 0, 0), (1, 1, 1), (1, 2, 2), (1, 0, 1)),
+        _rows((0, 0, 0), (0, 1, 1), (0, 2, 2), (0, 0, 1)), 1 / 8,
+        "trained on S (all g = a) against the proxy (all g = b): g = a is called synthetic; "
+        "R is all g = b (called real), R′ moves one record to g = a: the accuracy on R ∪ S "
+        "goes 8/8 → 7/8 (Δ = 1/(n_R + n_S))"),
 }
 
 
@@ -200,6 +251,10 @@ def _runner(kind: str, datasets: tuple[np.ndarray, np.ndarray], synth: np.ndarra
     if kind == "regression_coefficients":
         return lambda ctx, which: release_once(spec, config, datasets[which], ctx)
     once = _mae_once(spec, config, datasets[0]) if kind == "regression_mae" else None
+    if kind in _WEIGHTED:
+        from workbench.criteria.weighting import SURVEY_KEY, SurveyInputs
+
+        once = {SURVEY_KEY: SurveyInputs(np.full(len(datasets[0]), _W_MAX))}
 
     def run(ctx: PrivacyContext, which: int) -> object:
         return evaluate_criterion(spec, config, kind, datasets[which], synth, ctx,
@@ -217,6 +272,7 @@ def criterion_scenario(kind: str) -> Scenario:
     quantile = "exponential mechanism on R's quantile over the public grid"
     mechanism = {"regression_coefficients": "Laplace on the weighted sufficient statistics "
                  "(vector)", "tstr": "Laplace on the confusion matrix (vector)",
+                 "knn_imputed_mean": "Laplace on the subgroup count",
                  "median_error": quantile, "q15_error": quantile, "q90_error": quantile}.get(
                      kind, "Laplace on the criterion value")
     return scenario(kind, mechanism, how, delta, _runner(kind, (real, real_prime), synth))

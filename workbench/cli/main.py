@@ -207,6 +207,13 @@ def build_parser() -> argparse.ArgumentParser:
                    "dashboard's --dryrun input)")
     p.add_argument("--top", type=int, default=20, help="rows of the sorted table to print")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--survey-plots", default=None, metavar="DIR",
+                   help="instead of the configuration dry run, simulate the spec's survey on "
+                   "the proxy as population (SRS at --survey-fraction, --repetitions × 10 "
+                   "samples): paired boxplots, per-method boxplots, what-if tables and the "
+                   "crossover ε, written to DIR")
+    p.add_argument("--survey-fraction", type=float, default=0.05,
+                   help="sampling fraction of the survey simulation (default 0.05)")
     p = add(
         "dashboard",
         "Serve a dashboard with Voilà on 127.0.0.1 at a free port and print its URL: "

@@ -45,6 +45,13 @@ def run_command(args: argparse.Namespace) -> int:
         return 2
     try:
         spec = load_spec(args.spec)
+        if getattr(args, "survey_plots", None):
+            from workbench.dryrun.survey import print_survey_report, survey_dry_run
+
+            print_survey_report(survey_dry_run(
+                spec, args.proxy, args.survey_plots, fraction=args.survey_fraction,
+                reps=10 * args.repetitions, seed=args.seed))
+            return 0
         configs = select_configurations(spec, args.configs, args.limit, args.seed)
         cache = None if args.no_cache else DryRunCache(args.cache)
         result = dry_run(spec, args.proxy, configs, repetitions=args.repetitions,

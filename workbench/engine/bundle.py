@@ -46,6 +46,11 @@ BUNDLE_FILES = (
     "README.md",
 )
 MANIFEST = "MANIFEST.json"
+#: Written only by a spec with a survey section.
+SURVEY_FILE = "survey.json"
+#: Events of the accepted iteration published with its measurements: why a parallel group
+#: is charged its max, and the plausible-deniability test's parameters.
+ITERATION_EVENTS = frozenset({"parallel_composition", "plausible_deniability_test"})
 #: Ledger fields that never leave the enclave: times, and the data's fingerprint.
 ENCLAVE_ONLY_FIELDS = frozenset({"timestamp", "data_fingerprint"})
 
@@ -74,7 +79,8 @@ def release_ledger(enclave_ledger: Path, run_id: str, accepted_iteration: int,
         elif event == "selection_plan" or (event == "measurement"
                                            and entry.get("stage") == "once"):
             keep.append(_public(entry))
-        elif event == "measurement" and entry.get("iteration") == accepted_iteration:
+        elif (event == "measurement" or event in ITERATION_EVENTS) \
+                and entry.get("iteration") == accepted_iteration:
             keep.append(_public(entry, iteration="accepted"))
     for i, line in enumerate(keep, start=1):
         line["run_id"], line["seq"] = run_id, i
@@ -102,9 +108,11 @@ def write_bundle(
     budget: Mapping[str, Any],
     ledger_lines: Sequence[Mapping[str, Any]],
     guarantee: Mapping[str, Any],
+    survey: Mapping[str, Any] | None = None,
 ) -> None:
     """Write every bundle file into ``staging`` (not yet visible as a release); ``guarantee``
-    is the chosen configuration's guarantee in its JSON form (``Guarantee.as_dict``)."""
+    is the chosen configuration's guarantee in its JSON form (``Guarantee.as_dict``); a survey
+    release adds ``survey.json`` (the DP raking outputs), listed in the manifest too."""
     release.to_csv(staging / "release.csv", index=False, lineterminator="\n")
     write_json_atomic(staging / "criteria.json", {"criteria": list(results),
                                                   "all_passed": all(r["passed"] for r in results)})
@@ -123,8 +131,11 @@ def write_bundle(
         datasheet_markdown(spec, configuration, results, budget, len(release), guarantee),
         encoding="utf-8",
     )
-    write_json_atomic(staging / MANIFEST, {name: file_sha256(staging / name)
-                                           for name in BUNDLE_FILES})
+    names = list(BUNDLE_FILES)
+    if survey is not None:
+        write_json_atomic(staging / SURVEY_FILE, dict(survey))
+        names.append(SURVEY_FILE)
+    write_json_atomic(staging / MANIFEST, {name: file_sha256(staging / name) for name in names})
 
 
 def file_sha256(path: Path) -> str:

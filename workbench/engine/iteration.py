@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.criteria import CriterionResult, evaluate_all
-from workbench.generators import generator_for
+from workbench.generators import GeneratorShortfall, generator_for
 from workbench.postprocess import SamplingError, project_min_count, sample_valid_for
 from workbench.privacy import PrivacyContext
 from workbench.spec import Configuration, Spec
@@ -84,8 +84,10 @@ def run_iteration(
     codes = table.encode(frame) if real_codes is None else real_codes
     try:
         synth = synthesize_candidate(spec, configuration, codes, ctx, step)
-    except SamplingError as exc:
+    except (SamplingError, GeneratorShortfall) as exc:
         # Post-processing of the DP model only: failing here reveals nothing more about R.
+        # (A family whose sampling runs a privacy test on seeds — GeneratorShortfall — states
+        # a per-record guarantee only, which its Guarantee says.)
         return Candidate(configuration, None, [], False, str(exc))
     step("evaluate")
     results = evaluate_all(spec, configuration, codes, synth, ctx, once_results=once_results)

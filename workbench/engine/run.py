@@ -24,6 +24,14 @@ from workbench.engine.guard import check_budget, data_warnings, dataset_budget
 from workbench.engine.iteration import Candidate, label_order, run_iteration
 from workbench.engine.once import OnceStatistics, save_once
 from workbench.engine.rundir import RunDirectory, RunRefused
+from workbench.engine.survey_step import (
+    budget_lines,
+    extra_columns,
+    raking_before_loop,
+    survey_document,
+    weight_release,
+    with_survey_inputs,
+)
 from workbench.engine.unbounded import check_bounded
 from workbench.generators import Guarantee, guarantee_for
 from workbench.privacy import Accountant, Ledger, PrivacyContext, private_selection
@@ -75,7 +83,7 @@ class _Progress:
 
 def load_confidential(spec: Spec, data_path: str | os.PathLike[str]):
     """Read only the spec's columns, apply the domain policies, check missing, clean."""
-    frame = read_raw(data_path, spec.columns)
+    frame = read_raw(data_path, spec.columns, extra=extra_columns(spec))
     frame = apply_domain_policy(frame, spec.columns)
     frame = clean(frame, spec)
     check_missing(frame, spec.columns)
@@ -172,6 +180,8 @@ def _run(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory, book: 
                                       neighbour=spec.budget.neighbour)
     configurations = list(spec.configurations())
     once = _once_statistics(spec, frame, ctx, book, kept, run_id, fingerprint)
+    raking = raking_before_loop(spec, frame, ctx)
+    once = with_survey_inputs(once, spec, frame, raking)
     sel = spec.selection
     accountant.plan_selection(spec.epsilon_in_loop, sel.gamma, sel.max_iterations, sel.epsilon_0)
     progress = _Progress(quiet, sel.max_iterations)
@@ -203,7 +213,7 @@ def _run(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory, book: 
     promise = guarantee_for(spec, candidate.configuration)
     budget = _budget(spec, plan, book.dataset, promise)
     table = spec.table_codec(candidate.configuration)
-    release = table.decode(candidate.codes)
+    release = weight_release(spec, table.decode(candidate.codes), raking)
     results = [r.as_dict() for r in candidate.results]
     staging = rd.staging(run_id)
     reused = [r.as_dict() for r in kept.records] if kept is not None else []
@@ -218,6 +228,7 @@ def _run(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory, book: 
         ledger_lines=release_ledger(rd.ledger_path, run_id, result.iterations,
                                     {**budget, "n_records": len(release)}, reused),
         guarantee=promise.as_dict(),
+        survey=survey_document(spec, raking),
     )
     ledger.event("run_end", status="complete", **_scalars(budget))
     published = rd.publish(staging, run_id)
@@ -247,6 +258,7 @@ def _budget(spec: Spec, plan: BudgetPlan, dataset: str,
         "epsilon_total": plan.epsilon_total,
         "epsilon_total_formula": plan.formula(),
         "neighbour": spec.budget.neighbour,
+        **budget_lines(spec, plan),
     }
     if promise is not None and not promise.is_pure:
         out["guarantee"] = promise.label

@@ -16,11 +16,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from workbench.engine.bundle import BUNDLE_FILES, MANIFEST, file_sha256
+from workbench.engine.bundle import BUNDLE_FILES, MANIFEST, SURVEY_FILE, file_sha256
 from workbench.generators import Guarantee, guarantee_for
 from workbench.postprocess import distinct_rows, reject_counts, semantics_for
 from workbench.privacy import Ledger
 from workbench.privacy.budget_plan import BudgetPlan
+from workbench.privacy.parallel import charged_epsilon
 from workbench.spec import Configuration, Spec, SpecError, build_spec
 from workbench.transform import EncodingError
 
@@ -79,6 +80,8 @@ def verify_bundle(path: str | os.PathLike[str]) -> Verification:
         _check_release(root, v, spec, config, ledger)
         _check_guarantee(root, v, spec, config)
     _check_criteria(root, v, spec, ledger)
+    if spec.survey is not None:
+        _check_survey(root, v, spec, ledger)
     return v
 
 
@@ -89,7 +92,9 @@ def _check_manifest(root: Path, v: Verification) -> None:
     except (OSError, json.JSONDecodeError):
         v.failed("manifest", "MANIFEST.json is not readable JSON")
         return
-    changed = [f for f in BUNDLE_FILES if manifest.get(f) != file_sha256(root / f)]
+    names = [*BUNDLE_FILES, *([SURVEY_FILE] if SURVEY_FILE in manifest else [])]
+    changed = [f for f in names if not (root / f).is_file()
+               or manifest.get(f) != file_sha256(root / f)]
     if changed:
         v.failed("manifest", f"content differs from the manifest: {', '.join(changed)}")
     else:
@@ -201,6 +206,9 @@ def _check_guarantee(root: Path, v: Verification, spec: Spec, config: Configurat
 def _check_ledger(root: Path, v: Verification, spec: Spec | None) -> list[dict[str, Any]] | None:
     """The ledger's once-measurements and selection plan add up to ε_total, within budget.
 
+    The accepted iteration's measurements are priced with parallel groups at their max
+    (:func:`~workbench.privacy.parallel.charged_epsilon`).
+
     Sums come from the one budget plan (:class:`~workbench.privacy.budget_plan.BudgetPlan`):
     ε_total = f·ε₁ + ε₀ + Σ once; the run's charge leaves out once-measurements marked
     ``reused``; the cumulative ε is the earlier runs' plus the charge.
@@ -211,9 +219,11 @@ def _check_ledger(root: Path, v: Verification, spec: Spec | None) -> list[dict[s
         v.failed("ledger", "ledger.jsonl is not readable")
         return None
     plans = [e for e in ledger if e.get("event") == "selection_plan"]
-    once_lines = [e for e in ledger if e.get("event") == "measurement" and e.get("stage") == "once"]
-    loop = [float(e["epsilon"]) for e in ledger
-            if e.get("event") == "measurement" and e.get("stage") == "loop"]
+    once_lines = [e for e in ledger if e.get("event") == "measurement" and e.get("stage") == "once"
+                  and not _is_survey(e)]
+    survey = [float(e["epsilon"]) for e in ledger
+              if e.get("event") == "measurement" and _is_survey(e)]
+    loop = [e for e in ledger if e.get("event") == "measurement" and e.get("stage") == "loop"]
     summary = _summary(ledger)
     if len(plans) != 1 or not summary:
         v.failed("ledger", "needs exactly one selection plan and a summary line")
@@ -224,14 +234,14 @@ def _check_ledger(root: Path, v: Verification, spec: Spec | None) -> list[dict[s
         return ledger
     prior = float(summary.get("epsilon_earlier_runs", 0.0))
     plan = BudgetPlan.of_selection_line(
-        plans[0], [float(e["epsilon"]) for e in once_lines], once_reused=reused
+        plans[0], [float(e["epsilon"]) for e in once_lines], once_reused=reused, survey=survey
     ).with_prior(prior)
     stated = float(summary.get("epsilon_total", math.nan))
     problems = []
     if not math.isclose(float(plans[0]["epsilon_selection"]), plan.epsilon_selection,
                         abs_tol=_TOL):
         problems.append(f"the selection plan's cost is not {plan.loop_factor}ε₁ + ε₀")
-    if math.fsum(loop) > plan.epsilon_per_iteration + _TOL:
+    if charged_epsilon(loop) > plan.epsilon_per_iteration + _TOL:
         problems.append("the accepted iteration spent more than ε₁")
     if not math.isclose(plan.epsilon_total, stated, abs_tol=_TOL):
         problems.append(f"measurements add up to ε = {plan.epsilon_total:g}, the summary "
@@ -289,3 +299,53 @@ def _check_criteria(root: Path, v: Verification, spec: Spec,
         v.failed("criteria", "; ".join(problems))
     else:
         v.passed("criteria", f"{len(results)} criteria, all passed, ε as in the spec")
+
+
+def _is_survey(entry: dict[str, Any]) -> bool:
+    """A measurement of the survey's DP raking (purpose 'survey …')."""
+    return str(entry.get("purpose", "")).startswith("survey ")
+
+
+def _check_survey(root: Path, v: Verification, spec: Spec,
+                  ledger: list[dict[str, Any]] | None) -> None:
+    """The release's weighted margins match the public totals; the raking's ε is in the ledger.
+
+    Reads release.csv (labels and the weight column), spec.json's margins and survey.json:
+    no confidential data.
+    """
+    from workbench.survey.calibrate import margin_gaps
+
+    survey = spec.survey
+    assert survey is not None
+    problems = []
+    if not (root / SURVEY_FILE).is_file():
+        problems.append(f"{SURVEY_FILE} is missing")
+    frame = pd.read_csv(root / "release.csv", dtype=str, keep_default_na=False)
+    if survey.weight_column not in frame.columns:
+        v.failed("survey", f"release.csv has no weight column {survey.weight_column!r}")
+        return
+    weights = pd.to_numeric(frame[survey.weight_column], errors="coerce").to_numpy()
+    if np.isnan(weights).any() or (weights < 0).any():
+        problems.append("the weight column has missing or negative values")
+    else:
+        try:
+            gaps = margin_gaps(survey, frame, weights)
+        except ValueError as exc:
+            v.failed("survey", str(exc))
+            return
+        worst = max(gaps.values())
+        if worst > survey.margin_tolerance:
+            bad = ", ".join(f"{k} {100 * g:.3g}%" for k, g in gaps.items()
+                            if g > survey.margin_tolerance)
+            problems.append(f"weighted margins miss the public totals by more than "
+                            f"{100 * survey.margin_tolerance:g}%: {bad}")
+    spent = math.fsum(float(e["epsilon"]) for e in ledger or []
+                      if e.get("event") == "measurement" and _is_survey(e))
+    if ledger is not None and spent > survey.epsilon + _TOL:
+        problems.append(f"the ledger's survey measurements spend {spent:g} > ε₁ + ε₂ + ε₃ = "
+                        f"{survey.epsilon:g}")
+    if problems:
+        v.failed("survey", "; ".join(problems))
+    else:
+        v.passed("survey", f"weighted margins within {100 * survey.margin_tolerance:g}% of the "
+                 f"public totals (worst {100 * worst:.2g}%); survey ε {spent:g} in the ledger")

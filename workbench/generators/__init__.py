@@ -12,6 +12,7 @@ from workbench.generators.family import (
     PURE_EPSILON_DP,
     PURE_KIND,
     GeneratorFamily,
+    GeneratorShortfall,
     Guarantee,
 )
 from workbench.generators.independent import IndependentMarginals
@@ -39,6 +40,7 @@ __all__ = [
     "PURE_KIND",
     "Generator",
     "GeneratorFamily",
+    "GeneratorShortfall",
     "Guarantee",
     "IndependentMarginals",
     "PerturbedHistogram",

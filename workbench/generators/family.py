@@ -90,6 +90,14 @@ class Guarantee:
                    str(data.get("explanation", "")), str(data["kind"]), dict(params))
 
 
+class GeneratorShortfall(RuntimeError):
+    """A family that releases records only after a test made too few within its cap.
+
+    The iteration fails like a constraint-sampling failure (``run_iteration`` catches both);
+    the message holds public parameters only.
+    """
+
+
 #: ``Guarantee.kind`` of the default.
 PURE_KIND = "pure_epsilon_dp"
 

@@ -14,6 +14,7 @@ from workbench.generators.bayesian import BayesianPosterior
 from workbench.generators.family import GeneratorFamily, Guarantee
 from workbench.generators.independent import IndependentMarginals
 from workbench.generators.perturbed_histogram import PerturbedHistogram
+from workbench.generators.plausible_deniability import PlausibleDeniability
 from workbench.generators.privbayes import PrivBayes
 from workbench.generators.workload_generator import WorkloadGenerator
 
@@ -94,5 +95,5 @@ def guarantee_for(spec: Spec, configuration: Configuration) -> Guarantee:
 
 
 for _cls in (PrivBayes, IndependentMarginals, PerturbedHistogram, WorkloadGenerator,
-             BayesianPosterior):
+             PlausibleDeniability, BayesianPosterior):
     register(_cls)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from workbench.privacy import _checks
 from workbench.privacy.budget_plan import BudgetPlan, compose, price_ledger
 from workbench.privacy.ledger import Ledger
+from workbench.privacy.parallel import ParallelTracker
 from workbench.privacy.records import MeasurementRecord
 from workbench.privacy.selection import check_selection_parameters
 
@@ -84,6 +85,7 @@ class Accountant:
         self._loop: dict[int, list[float]] = {}
         self._plan: SelectionPlan | None = None
         self._ledger: Ledger | None = None
+        self._parallel = ParallelTracker()
 
     # --- planning --------------------------------------------------------------------------
     @property
@@ -115,8 +117,17 @@ class Accountant:
 
     # --- charging --------------------------------------------------------------------------
     def charge(self, record: MeasurementRecord) -> None:
-        """Accept ``record`` or raise BudgetExceeded; called before any noise is drawn."""
-        eps = record.epsilon
+        """Accept ``record`` or raise BudgetExceeded; called before any noise is drawn.
+
+        A record of a parallel group (``privacy.parallel``) costs only what it adds to the
+        group's max over its disjoint parts.
+        """
+        eps = self._parallel.increment(record)
+        self._charge(record, eps)
+        self._parallel.add(record)
+
+    def _charge(self, record: MeasurementRecord, eps: float) -> None:
+        """Charge ``eps`` for ``record`` to the once-spend or to its iteration."""
         if record.stage == "once":
             if self.epsilon_total() + eps > self.total_budget + _TOL:
                 raise BudgetExceeded(

@@ -7,7 +7,12 @@ the release report and datasheet, and the widgets' budget readouts:
 * ε₁ = ε_gen + Σ in-loop criterion ε (one private-selection iteration);
 * the loop costs f·ε₁ + ε₀, f = 2 (Liu & Talwar, paper Thm. 3) or f = 1 for a single
   attempt T = 1 (post-processing of one ε₁-DP iteration; :mod:`workbench.privacy.selection`);
-* ε_total = f·ε₁ + ε₀ + Σ ε_once (§4.14.1: statistics of R alone are released once).
+* ε_total = f·ε₁ + ε₀ + Σ ε_once (§4.14.1: statistics of R alone are released once)
+  + ε_survey, the survey section's ε₁ + ε₂ + ε₃ (binning choice, noisy joint table, weighted
+  counts; Merrill ch. 7), released before the loop and charged by every run (never reused).
+
+Sampling amplification (:mod:`workbench.privacy.sampling`) is never part of this plan: it is a
+secondary, labelled figure shown beside ε_total.
 
 What a run *charges* to its dataset is the loop, plus Σ ε_once unless an earlier run of the
 same spec on the same dataset already released the once-statistics: they are kept in the
@@ -69,6 +74,7 @@ class BudgetPlan:
     epsilon_0: float = 0.0
     epsilon_prior: float = 0.0
     once_reused: bool = False
+    epsilon_survey: float = 0.0
     #: The second part, for per-record guarantees: its label and (ε, δ) per released record.
     record_label: str = ""
     record_epsilon: float | None = None
@@ -81,9 +87,11 @@ class BudgetPlan:
         loop = math.fsum(c.epsilon for c in spec.criteria if c.in_loop)
         once = math.fsum(c.epsilon for c in spec.criteria if c.once)
         s = spec.selection
+        survey = getattr(spec, "survey", None)
         return cls(float(spec.budget.epsilon_generator), loop, once, float(s.gamma),
                    s.max_iterations, float(s.epsilon_0), float(prior),
-                   bool(once_reused and once > 0))
+                   bool(once_reused and once > 0),
+                   float(survey.epsilon) if survey is not None else 0.0)
 
     @classmethod
     def of_document(cls, document: Mapping[str, Any]) -> BudgetPlan | None:
@@ -108,7 +116,8 @@ class BudgetPlan:
         gamma = _finite(selection.get("gamma", 0.0))
         plan = cls(gen, math.fsum(loop), math.fsum(once),
                    gamma if gamma is not None and 0 <= gamma <= 1 else 0.0, cap,
-                   e0 if e0 is not None and e0 >= 0 else 0.0)
+                   e0 if e0 is not None and e0 >= 0 else 0.0,
+                   epsilon_survey=_survey_epsilon(document.get("survey")))
         try:
             plan.epsilon_selection  # noqa: B018 - validates ε₀'s range
         except ValueError:
@@ -117,11 +126,14 @@ class BudgetPlan:
 
     @classmethod
     def of_selection_line(cls, line: Mapping[str, Any], once: Iterable[float] = (),
-                          *, once_reused: bool = False) -> BudgetPlan:
-        """The plan a ledger's ``selection_plan`` line and its once-measurements describe."""
+                          *, once_reused: bool = False,
+                          survey: Iterable[float] = ()) -> BudgetPlan:
+        """The plan a ledger's ``selection_plan`` line, its once- and survey measurements
+        describe."""
         return cls(float(line["epsilon_per_iteration"]), 0.0, math.fsum(once),
                    float(line.get("gamma", 0.0)), line.get("max_iterations"),
-                   float(line["epsilon_0"]), once_reused=once_reused)
+                   float(line["epsilon_0"]), once_reused=once_reused,
+                   epsilon_survey=math.fsum(survey))
 
     def with_prior(self, prior: float, *, once_reused: bool | None = None) -> BudgetPlan:
         """The same design run after ``prior`` ε was already spent on its dataset."""
@@ -155,14 +167,20 @@ class BudgetPlan:
         return selection_epsilon(self.epsilon_per_iteration, self.epsilon_0, self.max_iterations)
 
     @property
+    def epsilon_before_loop(self) -> float:
+        """Σ ε_once + ε_survey: what is released before the selection loop."""
+        return math.fsum((self.epsilon_once, self.epsilon_survey))
+
+    @property
     def epsilon_total(self) -> float:
-        """ε_total = f·ε₁ + ε₀ + Σ ε_once: the privacy loss of the release this design makes."""
-        return round(compose(self.epsilon_selection, self.epsilon_once), 12)
+        """ε_total = f·ε₁ + ε₀ + Σ ε_once + ε_survey: the privacy loss of the release."""
+        return round(compose(self.epsilon_selection, self.epsilon_before_loop), 12)
 
     @property
     def epsilon_once_charged(self) -> float:
-        """The once-statistics' ε this run charges: 0 when an earlier run released them."""
-        return 0.0 if self.once_reused else self.epsilon_once
+        """The once-statistics' ε this run charges (0 when an earlier run released them) plus
+        the survey's, which every run releases anew."""
+        return (0.0 if self.once_reused else self.epsilon_once) + self.epsilon_survey
 
     @property
     def epsilon_charged(self) -> float:
@@ -191,15 +209,18 @@ class BudgetPlan:
     def expected_epsilon_until_release(self, p: float) -> float:
         """E[ε spent by retrying until a release] = ε_once + (f·ε₁ + ε₀)/P(release)."""
         q = self.probability_release(p)
-        return math.inf if q == 0 else compose(self.epsilon_selection / q, self.epsilon_once)
+        return math.inf if q == 0 else compose((self.epsilon_selection + self.epsilon_survey) / q,
+                                               self.epsilon_once)
 
     # --- the words -------------------------------------------------------------------------
     def formula_terms(self, *, ascii: bool = False) -> str:
         """'ε_total = 2 × (ε_gen + Σ in-loop) + ε₀ + Σ once' with numbers (``ascii``: 'epsilon')."""
         name, times = ("epsilon_total", "x") if ascii else ("ε_total", "×")
+        survey = (f" + survey {_num(round(self.epsilon_survey, 12))}" if self.epsilon_survey
+                  else "")
         return (f"{name} = {self.loop_factor} {times} ({_num(self.epsilon_generator)} + "
                 f"{_num(round(self.epsilon_criteria_loop, 12))}) + {_num(self.epsilon_0)} + "
-                f"{_num(round(self.epsilon_once, 12))}")
+                f"{_num(round(self.epsilon_once, 12))}{survey}")
 
     def formula(self, *, ascii: bool = False) -> str:
         """The formula with numbers and result: 'ε_total = 2 × (4 + 0.99) + 0 + 0 = 9.98'
@@ -237,13 +258,25 @@ class BudgetPlan:
         if self.epsilon_once > 0:
             once = (f" The once-statistics ({eps} = {_num(self.epsilon_once)}) are kept in the "
                     "dataset's budget store and reused, so they are charged once, ever.")
+        if self.epsilon_survey > 0:
+            once += (f" The survey's DP raking ({eps} = {_num(self.epsilon_survey)}) is released "
+                     "again by every attempt.")
         ps = EXAMPLE_PASS_PROBABILITIES if pass_probability is None else (pass_probability,)
         expected = ", ".join(
             f"p = {p:g}: {_num(self.expected_epsilon_until_release(p))}" for p in ps)
         release = "p" if self.loop_factor == 1 else "P(release | p)"
         return (f"Retrying after ⊥ (--spend-again) costs {unit} per attempt.{once} Expected "
                 f"{eps} until a release = {_num(self.epsilon_once)} + "
-                f"{_num(self.epsilon_selection)}/{release}: {expected}.")
+                f"{_num(self.epsilon_selection + self.epsilon_survey)}/{release}: {expected}.")
+
+
+def _survey_epsilon(section: Any) -> float:
+    """ε₁ + ε₂ + ε₃ of a draft's survey section (0 when absent or unusable)."""
+    eps = section.get("epsilon") if isinstance(section, Mapping) else None
+    if not isinstance(eps, Mapping):
+        return 0.0
+    parts = [_finite(eps.get(k, 0.0)) for k in ("binning", "table", "counts")]
+    return math.fsum(p for p in parts if p is not None and p > 0)
 
 
 def price_ledger(entries: Iterable[Mapping[str, Any]]) -> float:

@@ -33,6 +33,7 @@ from workbench.privacy import _checks, mechanisms, sensitivity, smooth
 from workbench.privacy.accountant import Accountant
 from workbench.privacy.ledger import Ledger
 from workbench.privacy.noise import NoiseSource, OpenDPNoise, SamplerStream
+from workbench.privacy.parallel import charged_epsilon
 from workbench.privacy.records import (
     MeasurementRecord,
     Noisy,
@@ -104,6 +105,8 @@ class PrivacyContext:
         self.ledger = ledger
         self.records: list[MeasurementRecord] = []
         self._iteration: int | None = None
+        #: (group, part) while measurements read one disjoint part (``privacy.parallel``).
+        self.parallel_part: tuple[str, str] | None = None
         if accountant is not None and ledger is not None:
             accountant.bind_ledger(ledger)
 
@@ -215,6 +218,7 @@ class PrivacyContext:
     ) -> MeasurementRecord:
         """A record stamped with this context's stage and iteration."""
         stage = "once" if self._iteration is None else "loop"
+        group, part = self.parallel_part or (None, None)
         return MeasurementRecord(
             **smoothness,
             purpose=purpose,
@@ -227,6 +231,8 @@ class PrivacyContext:
             stage=stage,
             iteration=self._iteration,
             timestamp=utc_now(),
+            group=group,
+            part=part,
         )
 
     def laplace(
@@ -304,6 +310,7 @@ class PrivacyContext:
         local_sensitivity: object = None,
         global_bound: float | None = None,
         gamma: float = smooth.DEFAULT_GAMMA,
+        steps: int = 1,
     ) -> Noisy[np.ndarray]:
         """ε-DP release value + (S/α)·Z, Z generalized Cauchy(γ), S a β-smooth bound (NRS).
 
@@ -315,10 +322,17 @@ class PrivacyContext:
         S is data-dependent, so the record never holds it: its ``sensitivity`` is 1 and its
         ``scale`` and ``sigma`` are per unit of S (1/α and sd(Z)/α); ``beta``, ``gamma`` are
         recorded. σ is ∞ when γ ≤ 3.
+
+        ``steps``: when S is smooth (and bounds the local sensitivity) for a finer relation of
+        which one neighbour step of this run is ``steps`` steps (replace-one = remove + add:
+        2), the noise is calibrated at ε/steps per step; by group privacy the release is
+        ε-DP for the run's relation, and ε is what is charged.
         """
         purpose = _checks.purpose(purpose)
         arr = _checks.finite_floats("value", value)
-        cal = smooth.calibrate(epsilon, gamma, max(int(arr.size), 1))
+        k = _checks.positive_integer("steps", steps)
+        eps = _checks.positive_finite("epsilon", epsilon)
+        cal = smooth.calibrate(eps / k, gamma, max(int(arr.size), 1))
         if (smooth_sensitivity is None) == (local_sensitivity is None):
             raise ValueError("smooth_sensitivity: give either smooth_sensitivity (with beta) "
                              "or local_sensitivity")
@@ -332,17 +346,18 @@ class PrivacyContext:
             if used_beta > cal.beta * (1.0 + 1e-12):
                 raise ValueError(
                     f"beta: a {used_beta:.4g}-smooth bound is too rough for epsilon = "
-                    f"{cal.epsilon:.4g}, gamma = {cal.gamma:.4g} (beta <= {cal.beta:.4g}); "
-                    "lower gamma or raise epsilon")
-        record = self._record(purpose, "smooth_cauchy", cal.epsilon, 1.0, 1.0 / cal.alpha,
+                    f"{cal.epsilon:.4g} per step, gamma = {cal.gamma:.4g} "
+                    f"(beta <= {cal.beta:.4g}); lower gamma or raise epsilon")
+        record = self._record(purpose, "smooth_cauchy", eps, 1.0, 1.0 / cal.alpha,
                               cal.sigma_per_unit, beta=used_beta, gamma=cal.gamma)
         self._admit(record)
         noisy = self.noise.generalized_cauchy_vector(arr, s_bound / cal.alpha, cal.gamma)
         return Noisy(noisy, record)
 
     def epsilon_recorded(self) -> float:
-        """Σ ε over this context's records (basic composition, before selection pricing)."""
-        return float(sum(r.epsilon for r in self.records))
+        """ε over this context's records: basic composition, parallel groups at their max
+        (before selection pricing)."""
+        return charged_epsilon(r.as_dict() for r in self.records)
 
     def posterior_draw(
         self, sampler: Callable[[SamplerStream], T], *, sensitivity: float, epsilon: float,

@@ -197,3 +197,19 @@ class SeededNoise:
         k = self._rng.integers(0, 2**_BITS, size=n, dtype=np.int64)
         positive = self._rng.integers(0, 2, size=n).astype(bool)
         return _cauchy(values, scale, gamma, k, positive)
+
+
+def posterior_dirichlet(rng: np.random.Generator, concentration: np.ndarray) -> np.ndarray:
+    """One Dirichlet draw per row of ``concentration`` (rows: α + noisy counts, all > 0).
+
+    Not DP noise: post-processing of counts that are already DP, drawn with the run's post-DP
+    Generator (CSPRNG-seeded in a confidential run). It lives in this file because the noise
+    scan allows numpy distribution draws here only, so every such draw stays in one place.
+    """
+    alpha = np.asarray(concentration, dtype=np.float64)
+    if alpha.ndim != 2 or not np.all(alpha > 0):
+        raise ValueError("concentration must be a 2-d array of positive numbers")
+    draws = rng.standard_gamma(alpha)
+    totals = draws.sum(axis=1, keepdims=True)
+    uniform = np.full_like(draws, 1.0 / alpha.shape[1])
+    return np.divide(draws, totals, out=uniform, where=totals > 0)

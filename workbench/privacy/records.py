@@ -70,6 +70,10 @@ class MeasurementRecord:
     stage: str
     iteration: int | None
     timestamp: str
+    #: Parallel composition (:mod:`workbench.privacy.parallel`): the group and the disjoint
+    #: part of the data this measurement read; None outside a group.
+    group: str | None = None
+    part: str | None = None
     beta: float | None = None  # smooth-sensitivity releases: the bound's smoothness β
     gamma: float | None = None  # … and the generalized Cauchy exponent γ
 
@@ -87,6 +91,8 @@ class MeasurementRecord:
             "iteration": self.iteration,
             "timestamp": self.timestamp,
         }
+        if self.group is not None:
+            out.update(group=self.group, part=self.part)
         if self.beta is not None:
             out.update(beta=self.beta, gamma=self.gamma)
         return out

@@ -117,6 +117,14 @@ def total_loss_line(eps: float, guarantee: Mapping[str, Any] | None) -> str:
             f"{g.label} instead (see the guarantee above), which is not added to it.")
 
 
+def epsilon_words(eps: float, guarantee: Mapping[str, Any] | None) -> str:
+    """ε in plain words, saying what it covers when the records carry another guarantee."""
+    if as_guarantee(guarantee).is_pure:
+        return plain_epsilon(eps)
+    return ("For the pure ε-DP part only (model, criteria, selection — not the released "
+            f"records): {plain_epsilon(eps)}")
+
+
 def datasheet_markdown(
     spec: Spec,
     configuration: Mapping[str, Any],
@@ -164,7 +172,7 @@ def datasheet_markdown(
         f"- Neighbouring datasets: {spec.budget.neighbour.replace('_', '-')}.",
         f"- {total_loss_line(eps, guarantee)}",
         *prior_spend_lines(budget),
-        f"- {plain_epsilon(eps)}",
+        f"- {epsilon_words(eps, guarantee)}",
         "",
         "## Time",
         TIMING_NOTE,

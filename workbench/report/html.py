@@ -16,7 +16,7 @@ from workbench.report.datasheet import (
     TABLE2_COLUMNS,
     TIMING_NOTE,
     criteria_rows,
-    plain_epsilon,
+    epsilon_words,
     prior_spend_lines,
     total_loss_line,
 )
@@ -148,7 +148,7 @@ threshold; Δ is the global sensitivity and σ the standard deviation of the noi
 <p>{e(total_loss_line(eps, guarantee))}</p>
 {_table(["item", "value"], budget_rows)}
 {"".join(f"<p>{e(line[2:])}</p>" for line in prior_spend_lines(budget))}
-<p>{e(plain_epsilon(eps))}</p>
+<p>{e(epsilon_words(eps, guarantee))}</p>
 <p class="muted">{e(TIMING_NOTE)}</p>
 <h2 id="plots">Marginals of the release</h2>
 <p class="muted">Computed from the released records only.</p>

@@ -6,6 +6,7 @@ import math
 import textwrap
 
 from workbench.privacy.budget_plan import BudgetPlan
+from workbench.report.amplification import amplification_figure
 from workbench.spec import Spec
 
 
@@ -42,6 +43,21 @@ def _family_lines(spec: Spec) -> list[str]:
         if not promise.is_pure:  # say it wherever a release is not plain ε-DP
             out.append(f"  {i} ({shown}) guarantee: {guarantee_sentence(promise)}")
     return out
+
+
+def _record_parts(spec: Spec) -> list[tuple[str, float, float]]:
+    """(label, ε, δ) of every distinct per-record guarantee the hyperparameter sets declare."""
+    from workbench.generators import make_generator
+
+    found: list[tuple[str, float, float]] = []
+    for params in spec.generator.hyperparameter_sets():
+        own = {k: v for k, v in params.items() if k != "epsilon"}
+        g = make_generator(spec.generator.family, **own).guarantee()
+        if not g.dataset_level and {"epsilon", "delta"} <= set(g.parameters):
+            part = (g.label, float(g.parameters["epsilon"]), float(g.parameters["delta"]))
+            if part not in found:
+                found.append(part)
+    return found
 
 
 def family_words(spec: Spec) -> str:
@@ -142,6 +158,16 @@ def describe_spec(spec: Spec) -> str:
     out.append(f"  neighbour relation       {b.neighbour}")
     plan = BudgetPlan.of_spec(spec)
     out.append(f"  {plan.formula(ascii=True)}")
+    for label, eps, delta in _record_parts(spec):  # the second part, never added to the first
+        out.append(f"  {plan.with_records(label, eps, delta).records_text(ascii=True)}")
+    figure = amplification_figure(spec)
+    if figure is not None:
+        out += [textwrap.fill(line, width=96, initial_indent="  ", subsequent_indent="    ")
+                for line in figure.lines(ascii=True)[1:]]
+    if spec.survey is not None:
+        from workbench.survey.describe import survey_lines
+
+        out += survey_lines(spec.survey, plan.epsilon_total)
     if b.epsilon_lifetime_max is not None:
         out.append(f"  lifetime cap on the dataset: epsilon <= "
                    f"{format_number(b.epsilon_lifetime_max)} over every run")

@@ -19,11 +19,27 @@ if TYPE_CHECKING:
     from workbench.spec.model import ColumnSpec
 
 
-def read_raw(path: str | os.PathLike[str], columns: Sequence[ColumnSpec]) -> pd.DataFrame:
-    """Read the spec's columns of a CSV (optionally gzipped); fail naming a missing column."""
-    wanted = [c.name for c in columns]
+def _spaced(path: str | os.PathLike[str]) -> bool:
+    """Whether the header separates fields by ', ' (as UCI Adult does): then every field is."""
     try:
-        header = pd.read_csv(path, nrows=0).columns
+        names = pd.read_csv(path, nrows=0).columns
+    except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError):
+        return False
+    return len(names) > 1 and all(str(n).startswith(" ") for n in names[1:])
+
+
+def read_raw(path: str | os.PathLike[str], columns: Sequence[ColumnSpec],
+             extra: Sequence[str] = ()) -> pd.DataFrame:
+    """Read the spec's columns of a CSV (optionally gzipped); fail naming a missing column.
+
+    ``extra`` names further columns the spec declares outside the schema (a survey's weight
+    column), read as numbers. A file written with ', ' separators is read with
+    ``skipinitialspace``.
+    """
+    wanted = [c.name for c in columns] + [e for e in extra if e not in {c.name for c in columns}]
+    spaced = _spaced(path)
+    try:
+        header = pd.read_csv(path, nrows=0, skipinitialspace=spaced).columns
     except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise EncodingError(
             f"cannot read data file {os.fspath(path)!r} ({type(exc).__name__})"
@@ -32,11 +48,12 @@ def read_raw(path: str | os.PathLike[str], columns: Sequence[ColumnSpec]) -> pd.
     if missing:
         raise EncodingError(f"the data has no column(s) {', '.join(repr(m) for m in missing)}")
     dtypes = {c.name: ("string" if c.type == "categorical" else "float64") for c in columns}
+    dtypes |= {e: "float64" for e in wanted if e not in dtypes}
     try:
-        frame = pd.read_csv(path, usecols=wanted, dtype=dtypes)
+        frame = pd.read_csv(path, usecols=wanted, dtype=dtypes, skipinitialspace=spaced)
     except (ValueError, TypeError):
         # a numeric column holds text somewhere: read it as text; the domain check flags it
-        frame = pd.read_csv(path, usecols=wanted, dtype="string")
+        frame = pd.read_csv(path, usecols=wanted, dtype="string", skipinitialspace=spaced)
     except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise EncodingError(
             f"cannot read data file {os.fspath(path)!r} ({type(exc).__name__})"

@@ -5,7 +5,7 @@ Every part of the package that depends on a criterion's kind asks its kind objec
 * the spec validator: ``params`` (names, defaults, context-free constraints), ``reads``
   (S only: ε = 0 and no noise; R and S: one ε-DP measurement per iteration; R alone: may be
   computed ``once`` outside the loop, §4.14.1), ``check`` (semantic validation against the
-  spec being built, returning the criterion's [L, U]) and ``check_once``;
+  spec being built, returning the criterion's [L, U]), ``check_epsilon`` and ``check_once``;
 * the engine: ``exact`` (E(R, S), confidential), ``sensitivity`` (Δ from n, the spec and S
   only, derived in its docstring), ``release`` (the DP result through ``ctx``) and
   ``release_once``;
@@ -129,6 +129,10 @@ class CriterionKind:
               threshold: float, path: str) -> tuple[float, float] | None:
         """Semantic checks beyond each parameter's own constraint; returns [L, U] (or None)."""
         return bounds
+
+    def check_epsilon(self, ctx: CheckContext, params: Mapping[str, Any], epsilon: float,
+                      path: str) -> None:
+        """Checks of the criterion's ε beyond > 0 (e.g. a mechanism's minimum); none here."""
 
     def check_once(self, ctx: CheckContext, params: Mapping[str, Any], path: str) -> None:
         """``once`` is for statistics of R alone under a fixed transformation (§4.14.1)."""

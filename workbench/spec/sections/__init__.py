@@ -19,11 +19,12 @@ from workbench.spec.sections import (
     generator,
     metadata,
     selection,
+    survey,
     transformations,
 )
 from workbench.spec.sections.context import BuildContext
 
 SECTIONS = (metadata, columns, expected_n, transformations, constraints, criteria, faithfulness,
-            face_privacy, generator, budget, selection)
+            face_privacy, generator, budget, selection, survey)
 
 __all__ = ["SECTIONS", "BuildContext"]

@@ -27,8 +27,14 @@ def build(ctx: BuildContext) -> tuple[ColumnSpec, ...]:
         else:
             _check_bounds(ctx, path, ctype, domain, bounds)
         policy = raw.get("out_of_domain", "error")
+        mcar = raw.get("mcar_rate")
         col = ColumnSpec(name, ctype, domain, bounds, raw["missing"], policy,
-                         raw.get("description", ""))
+                         raw.get("description", ""),
+                         None if mcar is None else float(mcar))
+        if mcar is not None and mcar > 0 and raw["missing"] == "forbid":
+            ctx.problem(join_path(path, "mcar_rate"), "a column whose missing values are "
+                        "forbidden has no missingness rate; declare how missing values are "
+                        "kept in 'missing' first")
         if policy == "clip" and ctype not in {"integer", "continuous"}:
             ctx.problem(join_path(path, "out_of_domain"),
                         "'clip' needs an integer or continuous column")

@@ -36,6 +36,8 @@ def build(ctx: BuildContext) -> tuple[Criterion, ...]:
         if bounds is not None and not bounds[0] < bounds[1]:
             ctx.problem(join_path(path, "bounds"), "lower bound must be below upper bound")
         bounds = kind.check(ctx, params, bounds, threshold, path)
+        if eps > 0:
+            kind.check_epsilon(ctx, params, eps, path)
         once = bool(raw.get("once", False))
         if once:
             kind.check_once(ctx, params, path)

@@ -67,6 +67,10 @@ class CoDesignApp:
             header.append(widgets.Accordion(children=[self.preview.widget],
                                             titles=("Preview configuration (proxy readouts)",)))
         self.widget = widgets.VBox([*header, self.tabs]).add_class("wb-codesign-app")
+        if session.draft.get("survey") is not None:  # issue 17: its own module, one hook
+            from workbench.widgets.editors.survey_panel import SurveyPanel
+
+            self.add_tab("Survey", SurveyPanel(session, lab), index=len(self.editors) - 2)
 
     def add_tab(self, title: str, editor: Any, index: int | None = None) -> None:
         """Add a tab (e.g. Feasibility); ``editor`` has ``.widget`` and may have

@@ -1,0 +1,204 @@
+"""The ``plausible_deniability`` family (Bindschaedler, Shokri & Gunter, VLDB 2017).
+
+``fit`` splits R at random into disjoint D_T (structure), D_P (parameters) and D_S (seeds) with
+the public fractions ``split_structure`` and ``split_parameters`` (seeds: the rest). Structure
+and parameters each spend the whole ε_gen, on disjoint parts: parallel composition charges
+max(ε_T, ε_P) = ε_gen (:mod:`workbench.privacy.parallel`, the reason in the ledger).
+
+``sample(n)`` is *not* post-processing: it draws seeds from D_S, makes candidates with ω
+(uniform in [omega_min, omega_max], a public draw) and releases one only if it passes the
+randomized Test 2 (:func:`workbench.privacy.plausible.privacy_test`) with fresh noise per
+candidate, until n pass (at most ``max_attempts``·n candidates, else the iteration fails).
+Its promise is Thm 1's per-record (ε, δ), stated by :meth:`guarantee` as "per-record plausible
+deniability (ε, δ)" — never ε-DP.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from workbench.generators.cells import check_epsilon, check_n
+from workbench.generators.family import GeneratorFamily, GeneratorShortfall, Guarantee
+from workbench.generators.plausible_deniability.model import (
+    PrefixIndex,
+    noisy_model,
+    synthesize,
+)
+from workbench.generators.plausible_deniability.structure import bucket_maps, noisy_structure
+from workbench.privacy.parallel import parallel_composition
+from workbench.privacy.plausible import privacy_test, smallest_epsilon, theorem1
+from workbench.spec.params import Param, open_interval, optional, positive, whole_at_least
+
+if TYPE_CHECKING:
+    from workbench.privacy import PrivacyContext
+    from workbench.transform import Domain
+
+LABEL = "per-record plausible deniability (ε, δ)"
+KIND = "per_record_plausible_deniability"
+
+
+def _above_one(value: Any) -> str | None:
+    """A number > 1 (γ)."""
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and value > 1
+    return None if ok else "must be a number > 1"
+
+
+def split_indices(n: int, structure: float, parameters: float, rng: np.random.Generator
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Disjoint row indices (D_T, D_P, D_S) of sizes ⌊f_T·n⌋, ⌊f_P·n⌋ and the rest, drawn by a
+    uniform permutation (independent of the values, as parallel composition needs).
+
+    >>> t, p, s = split_indices(10, 0.2, 0.3, np.random.default_rng(0))
+    >>> len(t), len(p), len(s), len(set(t) | set(p) | set(s))
+    (2, 3, 5, 10)
+    """
+    perm = rng.permutation(n)
+    n_t, n_p = int(structure * n), int(parameters * n)
+    return perm[:n_t], perm[n_t:n_t + n_p], perm[n_t + n_p:]
+
+
+class PlausibleDeniability(GeneratorFamily):
+    """Seeded partial resynthesis from a DP Bayesian network, released through Test 2."""
+
+    name = "plausible_deniability"
+    description = ("seeded synthesis: each record starts from a real seed, its last ω columns "
+                   "resampled from a DP Bayesian network, released only if at least k seeds "
+                   "could have produced it (Bindschaedler et al. 2017); per-record (ε, δ)")
+    hyperparameters = MappingProxyType({
+        "omega_min": Param(5, whole_at_least(1), "smallest ω (columns resampled per record)"),
+        "omega_max": Param(None, optional(whole_at_least(1)), "largest ω (unset: all m)"),
+        "k": Param(50, whole_at_least(2), "plausible seeds a record needs (Test 2)"),
+        "gamma": Param(4.0, _above_one, "γ: width of the probability bands (γ > 1)"),
+        "epsilon_0": Param(1.0, positive, "ε₀ of the test's noise, Lap(1/ε₀)"),
+        "t": Param(None, optional(whole_at_least(1)), "Thm 1's t (unset: best t at delta_max)"),
+        "delta_max": Param(2.0 ** -30, open_interval(0, 1), "δ ceiling when t is unset"),
+        "split_structure": Param(0.25, open_interval(0, 1), "share of R in D_T (structure)"),
+        "split_parameters": Param(0.25, open_interval(0, 1), "share of R in D_P (parameters)"),
+        "maxcost": Param(64, whole_at_least(1), "cap on Π buckets of a column's parents"),
+        "buckets": Param(8, whole_at_least(2), "public buckets per parent column"),
+        "dirichlet_prior": Param(1.0, positive, "α of the Dirichlet posterior"),
+        "max_attempts": Param(20, whole_at_least(1), "candidates per wanted record, at most"),
+    })
+
+    def check_combination(self) -> None:
+        """Seeds must keep a share; t must be below k; ω's range must be ordered."""
+        if self.split_structure + self.split_parameters >= 1:
+            raise ValueError(f"{self.name}: split_structure + split_parameters must be < 1 "
+                             "(D_S keeps the rest)")
+        if self.t is not None and self.t >= self.k:
+            raise ValueError(f"{self.name}: t must be < k")
+        if self.omega_max is not None and self.omega_max < self.omega_min:
+            raise ValueError(f"{self.name}: omega_max must be >= omega_min")
+        self.record_bound()  # a δ ceiling no t meets fails here, before any budget is spent
+
+    def record_bound(self) -> Any:
+        """Thm 1's (ε, δ, t): at the spec's t, or the smallest ε with δ ≤ delta_max."""
+        if self.t is not None:
+            return theorem1(self.k, self.gamma, self.epsilon_0, self.t)
+        return smallest_epsilon(self.k, self.gamma, self.epsilon_0, self.delta_max)
+
+    def guarantee(self) -> Guarantee:
+        """Per released record (ε, δ) by Thm 1; the paper gives no dataset-level composition."""
+        b = self.record_bound()
+        return Guarantee(
+            LABEL, strict=True, dataset_level=False, kind=KIND,
+            explanation=("each released record is (ε, δ)-DP (Thm 1, randomized privacy test); "
+                         "no composition over the released dataset is known, so the release "
+                         "as a whole is not ε-DP; the model, the criteria and selection are "
+                         "pure ε-DP and in ε_total"),
+            parameters={"epsilon": round(b.epsilon, 12), "delta": b.delta, "t": b.t,
+                        "k": self.k, "gamma": float(self.gamma),
+                        "epsilon_0": float(self.epsilon_0)})
+
+    def describe(self, label: str, epsilon: float) -> list[str]:
+        """Splits, what ε_gen pays for, and the per-record bound."""
+        b = self.record_bound()
+        seeds = 1 - self.split_structure - self.split_parameters
+        return [f"Plausible deniability {label}: D_T {self.split_structure:g} / D_P "
+                f"{self.split_parameters:g} / D_S {seeds:.4g} of R; structure and parameters "
+                f"each ε {epsilon:g}, charged max = {epsilon:g} (parallel composition); "
+                f"records: ε = {b.epsilon:.4g}, δ = {b.delta:.3g} each (t = {b.t})"]
+
+    # --- the generator protocol ------------------------------------------------------------
+    def fit(self, codes: np.ndarray, domain: Domain, epsilon: float,
+            privacy: PrivacyContext) -> PlausibleDeniability:
+        """Split R, learn the structure on D_T and the parameters on D_P (ε each, disjoint:
+        charged ε), keep D_S and the context for the test."""
+        self.check_params()
+        eps = check_epsilon(epsilon)
+        codes = np.asarray(codes, dtype=np.int64)
+        n, m = codes.shape
+        if m == 0:
+            raise ValueError(f"{self.name}: the domain has no columns")
+        if self.omega_min > m:
+            raise ValueError(f"{self.name}: omega_min must be <= the {m} columns")
+        t_rows, p_rows, s_rows = split_indices(n, self.split_structure, self.split_parameters,
+                                               privacy.rng)
+        if min(len(t_rows), len(p_rows), len(s_rows)) < 1:
+            raise ValueError(f"{self.name}: each of D_T, D_P and D_S needs at least one record; "
+                             "raise the split fractions or use more records")
+        sizes = list(domain.sizes)
+        maps = bucket_maps(sizes, self.buckets)
+        parts = {"D_T (structure)": eps, "D_P (parameters)": eps}
+        reason = ("D_T, D_P and D_S are disjoint parts of R drawn by a uniform permutation; "
+                  "structure reads only D_T, parameters only D_P (parallel composition: "
+                  "max(ε_T, ε_P))")
+        with parallel_composition(privacy, "plausible deniability model", parts,
+                                  reason) as split:
+            with split.part("D_T (structure)"):
+                network = noisy_structure(codes[t_rows], sizes, maps, self.maxcost, eps,
+                                          privacy)
+            with split.part("D_P (parameters)"):
+                self.nodes_ = noisy_model(codes[p_rows], sizes, maps, network, eps,
+                                          float(self.dirichlet_prior), privacy)
+        self.order_ = tuple(node.column for node in self.nodes_)
+        self.network_ = [(domain.names[c], tuple(domain.names[p] for p in ps))
+                         for c, ps in network]
+        self._seeds = codes[s_rows]
+        self._index = PrefixIndex(self._seeds, self.order_, sizes)
+        self._privacy = privacy
+        self.attempted_ = self.released_ = self.passed_ = 0
+        return self
+
+    def omega_range(self) -> tuple[int, int]:
+        """[ω_min, ω_max] for the fitted m columns."""
+        m = len(self.order_)
+        return self.omega_min, m if self.omega_max is None else min(self.omega_max, m)
+
+    def candidates(self, size: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """``size`` candidates from uniformly drawn seeds, with their ω (columns by code)."""
+        low, high = self.omega_range()
+        seeds = self._seeds[rng.integers(0, self._seeds.shape[0], size=size)]
+        omegas = rng.integers(low, high + 1, size=size)
+        return synthesize(self.nodes_, seeds, omegas, rng), omegas
+
+    def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """n records that passed Test 2 (fresh noise each), in batches; GeneratorShortfall
+        after ``max_attempts``·n candidates."""
+        if not hasattr(self, "_index"):
+            raise RuntimeError(f"{self.name}: call fit before sample")
+        n = check_n(n)
+        kept: list[np.ndarray] = []
+        have, tried, cap = 0, 0, self.max_attempts * max(n, 1)
+        while have < n and tried < cap:
+            rate = have / tried if tried else 1.0  # pass share so far: size the next batch
+            batch = min(cap - tried, max(int(1.1 * (n - have) / max(rate, 0.05)) + 16, 1024))
+            rows, omegas = self.candidates(batch, rng)
+            passed = privacy_test(self._privacy, self._index.plausible_counts(rows, omegas),
+                                  k=self.k, epsilon_0=self.epsilon_0,
+                                  purpose="plausible deniability Test 2")
+            kept.append(rows[passed])
+            have += int(passed.sum())
+            tried += batch
+            self.passed_ += int(passed.sum())
+        self.attempted_ += tried
+        self.released_ += min(have, n)
+        if have < n:
+            raise GeneratorShortfall(
+                f"{self.name}: fewer than n records passed the privacy test within "
+                f"max_attempts = {self.max_attempts} candidates per record; lower k or raise "
+                "max_attempts")
+        return np.concatenate(kept)[:n]

@@ -1,0 +1,34 @@
+"""Plain-text lines about a spec's survey section for ``workbench describe`` and reviews."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from workbench.privacy.sampling import domain_partition_epsilon, sampling_figure
+
+if TYPE_CHECKING:
+    from workbench.spec.model import Survey
+
+
+def survey_lines(survey: Survey, epsilon_total: float) -> list[str]:
+    """Weight, design, margins, ε₁ + ε₂ + ε₃ and the secondary (never charged) figure."""
+    lo, hi = survey.weight_bounds
+    out = ["Survey:",
+           f"  weight column            {survey.weight_column} in [{lo:g}, {hi:g}] (public bounds)",
+           f"  design                   {survey.design}"
+           + (f", strata {', '.join(survey.strata)}" if survey.strata else "")]
+    for m in survey.margins:
+        choices = ", ".join(m.binnings)
+        out.append(f"  margin {m.name:<17} {' x '.join(m.columns)}: {len(m.cells)} cells, "
+                   f"total {sum(m.totals):.6g}; candidate binnings: {choices}")
+    out.append(f"  epsilon binning + table + weighted counts = {survey.epsilon_binning:g} + "
+               f"{survey.epsilon_table:g} + {survey.epsilon_counts:g} = {survey.epsilon:g} "
+               f"({len(survey.weighted_counts)} weighted counts, gamma {survey.gamma:g})")
+    out.append(f"  neighbours {survey.neighbour}: a partition of the domain at epsilon 1 costs "
+               f"{domain_partition_epsilon(1.0, survey.neighbour):g}; a random partition "
+               "costs the max over its pieces")
+    if survey.sampling_fraction is not None and survey.sampling_fraction < 1:
+        fig = sampling_figure(epsilon_total, survey.sampling_fraction)
+        out.append(f"  secondary: {fig.text()}".replace("ε", "epsilon").replace("β", "beta")
+                   .replace("′", "'"))
+    return out

@@ -1,0 +1,86 @@
+"""The co-design Survey panel's readouts (no ipywidgets): budget, secondary figure, what-ifs.
+
+Everything is computed from the draft's valid spec and the public proxy: the survey's ε₁ + ε₂
++ ε₃ inside ε_total (the one budget plan), the amplified figure beside it (never charged), the
+binning what-if on the proxy (selection probability and weighted-count noise SD of every
+candidate) and, for each weighted criterion, its ε beside the crossover ε* = √2·Δ/SD_sampling
+with n the proxy's size (a share's SD at p = ½; a mean's from the proxy's spread).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from workbench.privacy.budget_plan import BudgetPlan
+from workbench.privacy.sampling import sampling_figure
+from workbench.spec import Spec
+
+
+@dataclass
+class SurveyReadouts:
+    """What the panel shows; ``rows`` are the binning what-if, ``crossover`` per criterion."""
+
+    formula: str
+    epsilon_survey: float
+    secondary: str
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    crossover: list[dict[str, Any]] = field(default_factory=list)
+
+
+def crossover_rows(spec: Spec, proxy: pd.DataFrame | None) -> list[dict[str, Any]]:
+    """Each weighted criterion: ε, Laplace Δ and the crossover ε* at the proxy's n."""
+    from workbench.criteria.kinds import get
+
+    if proxy is None or len(proxy) < 2:
+        return []
+    n = len(proxy)
+    config = next(iter(spec.configurations()))
+    table = spec.table_codec(config)
+    out = []
+    for c in spec.criteria:
+        if not c.kind.startswith("weighted_"):
+            continue
+        delta, _ = get(c.kind).sensitivity(spec, table, c, None)
+        if c.kind == "weighted_mean":
+            lo, hi = c.bounds or (0.0, 1.0)
+            target = str(c.params["target"])
+            values = pd.to_numeric(proxy[target], errors="coerce").clip(lo, hi)
+            sd = float(values.std()) / math.sqrt(n) if target in proxy else (hi - lo) / 4
+        else:
+            sd = math.sqrt(0.25 / n)
+        star = math.sqrt(2) * float(delta) / sd if sd > 0 else math.inf
+        out.append({"criterion": c.id, "epsilon": c.epsilon, "delta": float(delta),
+                    "sampling_sd": sd, "crossover_epsilon": star,
+                    "dominant": "DP noise" if c.epsilon < star else "sampling"})
+    return out
+
+
+def survey_readouts(spec: Spec, proxy: pd.DataFrame | None) -> SurveyReadouts | None:
+    """The panel's numbers, or None when the draft has no survey section."""
+    survey = spec.survey
+    if survey is None:
+        return None
+    plan = BudgetPlan.of_spec(spec)
+    secondary = "no sampling fraction declared: no amplified figure"
+    if survey.sampling_fraction is not None and survey.sampling_fraction < 1:
+        secondary = sampling_figure(plan.epsilon_total, survey.sampling_fraction).text()
+    rows: list[dict[str, Any]] = []
+    if proxy is not None and len(proxy):
+        try:
+            rows = _binning_rows(spec, proxy)
+        except (KeyError, ValueError):
+            rows = []  # the proxy lacks a margin's cells: no what-if
+    return SurveyReadouts(plan.formula(), plan.epsilon_survey, secondary, rows,
+                          crossover_rows(spec, proxy))
+
+
+def _binning_rows(spec: Spec, proxy: pd.DataFrame) -> list[dict[str, Any]]:
+    """The binning what-if on the proxy as the sample (the dry run's own function)."""
+    from workbench.dryrun.survey import proxy_binning_options
+
+    config = next(iter(spec.configurations()))
+    return proxy_binning_options(spec, proxy.dropna(subset=list(spec.table_codec(config).names)))
