@@ -71,6 +71,12 @@ def test_criterion_audit(kind: str) -> None:
             criterion_scenario(kind)
         return
     scn = criterion_scenario(kind)
+    if kind == "avg_ecdf":
+        # Δ = 2.5/n is a proven but loose bound: the worst pair found moves U_a by 0.289 at
+        # n = 4 (0.46 of Δ), so Δ/2 cannot be caught; check ε-DP at Δ and the pair's move.
+        assert scn.tightness == pytest.approx((0.5 - 27 / 128) / 0.625)
+        assert not audit_scenario(scn).at_delta.violates
+        return
     # the coefficient vector's Δ = Σ c_e·ρ_e cannot be reached by one record (the per-entry
     # extremes need different records): 4 of 5 is the most, so Δ/2 still leaks 1.6ε
     assert_audit(scn, tightness=0.8 if kind == "regression_coefficients" else 1.0)

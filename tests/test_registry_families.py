@@ -224,7 +224,7 @@ def test_registry_refuses_bad_families() -> None:
     with pytest.raises(TypeError):
         register(dict)  # type: ignore[arg-type]
     assert [c.name for c in registered()] == ["privbayes", "independent", "perturbed_histogram",
-                                              "workload", "plausible_deniability"]
+                                              "workload", "plausible_deniability", "bayesian"]
     assert copy.copy(make_generator("independent")).get_params() == {}
 
 

@@ -257,17 +257,24 @@ def test_toy_kind_is_shown_in_the_criteria_editor(toy_kind) -> None:
 
 
 # --- the parametrised neighbour check over the registry --------------------------------------
-def released_values() -> tuple[Capture, list[tuple[np.ndarray, float]]]:
-    """A noise source that records every Laplace release (values, Δ) and adds no noise."""
+def released_values() -> tuple[Capture, list[tuple[np.ndarray, float, str]]]:
+    """A noise source that records every Laplace release (values, Δ, 'l1') and every noisy
+    max (scores, Δ, 'linf': Δ bounds each score) and adds no noise."""
     capture = Capture()
-    seen: list[tuple[np.ndarray, float]] = []
+    seen: list[tuple[np.ndarray, float, str]] = []
     original = capture.laplace_vector
+    original_max = capture.noisy_max_index
 
     def laplace_vector(values, sensitivity, epsilon):
-        seen.append((np.asarray(values, dtype=np.float64).copy(), float(sensitivity)))
+        seen.append((np.asarray(values, dtype=np.float64).copy(), float(sensitivity), "l1"))
         return original(values, sensitivity, epsilon)
 
+    def noisy_max_index(scores, sensitivity, epsilon):
+        seen.append((np.asarray(scores, dtype=np.float64).copy(), float(sensitivity), "linf"))
+        return original_max(scores, sensitivity, epsilon)
+
     capture.laplace_vector = laplace_vector  # type: ignore[method-assign]
+    capture.noisy_max_index = noisy_max_index  # type: ignore[method-assign]
     return capture, seen
 
 
@@ -293,9 +300,10 @@ def neighbour_check(criteria: list[dict[str, Any]], trials: int = 4) -> int:
             evaluate_all(spec, config, data, synth, ctx, once)
             runs.append(list(seen))
         assert len(runs[0]) == len(runs[1])
-        for (a, da), (b, db) in zip(runs[0], runs[1], strict=True):
+        for (a, da, norm), (b, db, _) in zip(runs[0], runs[1], strict=True):
             assert da == db  # Δ comes from n, the spec and S, never from R
-            assert np.abs(a - b).sum() <= da * (1 + 1e-9) + 1e-12
+            move = np.abs(a - b).max() if norm == "linf" else np.abs(a - b).sum()
+            assert move <= da * (1 + 1e-9) + 1e-12
             checked += 1
     return checked
 

@@ -51,6 +51,11 @@ _CRITERIA: list[dict[str, Any]] = [
      "params": {"target": "y", "features": ["g"]}},
     {"id": "faithfulness", "kind": "faithfulness", "threshold": 0.5},
     {"id": "max_ecdf", "kind": "max_ecdf", "threshold": 0.5, "params": {"column": "y"}},
+    {"id": "avg_ecdf", "kind": "avg_ecdf", "threshold": 0.5, "params": {"column": "y"}},
+    {"id": "mean_error", "kind": "mean_error", "threshold": 1.0, "params": {"column": "y"}},
+    {"id": "median_error", "kind": "median_error", "threshold": 1.0, "params": {"column": "y"}},
+    {"id": "q15_error", "kind": "q15_error", "threshold": 1.0, "params": {"column": "y"}},
+    {"id": "q90_error", "kind": "q90_error", "threshold": 1.0, "params": {"column": "y"}},
     {"id": "tv_marginals", "kind": "tv_marginals", "threshold": 0.5,
      "params": {"way": 2, "aggregate": "mean"}},
     {"id": "tstr", "kind": "tstr", "threshold": 0.5, "bounds": [0, 1],
@@ -145,6 +150,17 @@ def _replace(rows: np.ndarray, i: int, row: tuple[int, int, int]) -> np.ndarray:
     return out
 
 
+def _quantile_pair(q: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, str]:
+    """n = 20 with k = 20q values at y = 0, one at 5, the rest at 10; one y = 0 → 10 moves
+    #{r ≤ 0} from qn to qn − 1 (score −1) and #{r ≤ 5} from qn + 1 to qn (score +1)."""
+    k = round(20 * q)
+    ys = [0] * k + [1] + [2] * (19 - k)
+    real = _rows(*[(i % 2, i % 3, y) for i, y in enumerate(ys)])
+    return (real, _replace(real, 0, (0, 0, 2)), real, 1.0,
+            f"n = 20, {k} of y at 0: one moves to 10; the scores at 0 and 5 move by −1 and +1 "
+            "(L∞ Δ = 1 attained)")
+
+
 # A base table with four distinct rows, every code of g and x seen at least once.
 _BASE = _rows((0, 0, 0), (0, 1, 1), (1, 2, 2), (1, 0, 1))
 
@@ -181,6 +197,18 @@ _NEIGHBOURS: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, float, str]] = 
     "max_ecdf": (
         _BASE, _replace(_BASE, 0, (0, 0, 2)), _BASE, 1 / 4,
         "S = R; R′ moves one y from 0 to 10: the ECDF of y moves by 1/n (Δ = 1/n)"),
+    "avg_ecdf": (
+        _rows((0, 0, 0), (0, 1, 0), (1, 2, 0), (1, 0, 0)),
+        _rows((0, 0, 2), (0, 1, 0), (1, 2, 0), (1, 0, 0)),
+        _rows((0, 0, 2), (0, 1, 2), (1, 2, 2), (1, 0, 2)), 2.5 / 4,
+        "R all at 0, S all at 10 (U_a = ½); one y = 0 → 10: U_a = (n−1)³/(2n³), a move of "
+        "0.289 of the derived bound Δ = 2.5/n (not attainable: the bound is conservative)"),
+    "mean_error": (
+        _BASE, _replace(_BASE, 0, (0, 0, 2)), _BASE, 10 / 4,
+        "S = R; R′ moves one y from 0 to 10: the mean moves by (U − L)/n (Δ = 10/4)"),
+    "median_error": _quantile_pair(0.5),
+    "q15_error": _quantile_pair(0.15),
+    "q90_error": _quantile_pair(0.9),
     "tv_marginals": (
         _BASE, _replace(_BASE, 0, (1, 1, 1)), _BASE, 1 / 4,
         "S = R; R′ changes all three columns of one record: every 2-way TV is 1/n (Δ = 1/n)"),
@@ -246,9 +274,11 @@ def criterion_scenario(kind: str) -> Scenario:
     if kind in MISSING_NEIGHBOURS:  # missing-value kinds: their own design (audits.missing)
         return missing_criterion_scenario(kind)
     real, real_prime, synth, delta, how = _NEIGHBOURS[kind]
+    quantile = "exponential mechanism on R's quantile over the public grid"
     mechanism = {"regression_coefficients": "Laplace on the weighted sufficient statistics "
                  "(vector)", "tstr": "Laplace on the confusion matrix (vector)",
-                 "knn_imputed_mean": "Laplace on the subgroup count"}.get(
+                 "knn_imputed_mean": "Laplace on the subgroup count",
+                 "median_error": quantile, "q15_error": quantile, "q90_error": quantile}.get(
                      kind, "Laplace on the criterion value")
     return scenario(kind, mechanism, how, delta, _runner(kind, (real, real_prime), synth))
 

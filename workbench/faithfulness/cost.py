@@ -6,6 +6,8 @@ c(s, r) ≤ α. The spec expresses c without code (``FaithfulnessRule``):
 * ``exact`` columns must carry the same code;
 * ``distance`` columns contribute w_j · |code_r − code_s| (bin indices, so "one bin up or
   down" is distance 1), and the weighted L1 sum must be ≤ α;
+* ``tolerance`` columns (released as numbers) contribute α·|x_r − x_s|/t_j in the column's
+  units: a gap of t_j alone uses up α (a weight α·resolution/t_j per grid step);
 * ``must_match`` exceptions: a bin of a distance column that holds the exceptional raw value
   strictly inside it (not on either edge) must match exactly, in both directions.
 
@@ -143,7 +145,11 @@ class FaithfulnessCost:
                 mask = np.zeros(codec.size, dtype=bool)
             locked[column] = locked.get(column, np.zeros(codec.size, dtype=bool)) | mask
         domain = table.domain
-        return cls.build(domain.names, domain.sizes, dict(rule.distance), rule.alpha, locked)
+        distance = dict(rule.distance)
+        for column, units in dict(rule.tolerance).items():
+            # a gap of ``units`` costs α: per grid step of the number codec, α·resolution/units
+            distance[column] = rule.alpha * float(table.codec(column).resolution) / units
+        return cls.build(domain.names, domain.sizes, distance, rule.alpha, locked)
 
     @classmethod
     def from_spec(cls, spec: Spec, config: Configuration) -> FaithfulnessCost:

@@ -5,6 +5,10 @@ histogram, sampled independently.
 Budget: the joint table and each remaining 1-way histogram are released once each, so with r
 remaining columns there are 1 + r releases and each gets ε/(1 + r); with ``columns`` covering
 every column (the default) the joint gets all of ε.
+
+Columns released as numbers (``number`` transformation) are histogrammed in ``number_bins``
+equal-width bins of their public grid, chosen without the data, and a released record gets a
+uniform grid value inside its bin (the paper's baseline for a continuous variable).
 """
 
 from __future__ import annotations
@@ -19,11 +23,13 @@ from workbench.generators.cells import CellCounts, check_epsilon, check_n
 from workbench.generators.conditional import ConditionalTable
 from workbench.generators.family import GeneratorFamily
 from workbench.generators.measurement import noisy_marginal
-from workbench.spec.params import Param, name_list, whole_at_least
-from workbench.transform import Domain
+from workbench.spec.params import Param, name_list, optional, whole_at_least
+from workbench.transform import Domain, NumberCodec
 
 if TYPE_CHECKING:
     from workbench.privacy import PrivacyContext
+    from workbench.spec.model import Spec
+    from workbench.spec.space import Configuration
 
 
 class PerturbedHistogram(GeneratorFamily):
@@ -35,7 +41,44 @@ class PerturbedHistogram(GeneratorFamily):
     hyperparameters = MappingProxyType({
         "columns": Param(None, name_list, "the joint's columns (default: all)"),
         "max_cells": Param(10_000_000, whole_at_least(1), "cap on the joint's cells"),
+        "number_bins": Param(None, optional(whole_at_least(1)),
+                             "equal-width bins of each number column (default: every value)"),
     })
+    #: Number columns (from the bound spec) and their grid sizes.
+    _numbers: Mapping[str, int] = MappingProxyType({})
+
+    def bind_spec(self, spec: Spec, configuration: Configuration | None) -> None:
+        """Which columns are released as numbers (public: the configuration's codecs)."""
+        if configuration is not None:
+            table = spec.table_codec(configuration)
+            self._numbers = {n: c.size for n, c in table.codecs if isinstance(c, NumberCodec)}
+
+    def _binned(self, domain: Domain) -> dict[str, int]:
+        """Number columns histogrammed in ``number_bins`` bins (grid size per column)."""
+        if self.number_bins is None:
+            return {}
+        return {n: size for n, size in self._numbers.items()
+                if n in domain.names and size > self.number_bins}
+
+    def _to_bins(self, codes: np.ndarray, domain: Domain) -> tuple[np.ndarray, Domain]:
+        """Grid codes → equal-width bin codes floor(k·m/size) of the binned number columns."""
+        binned = self._binned(domain)
+        out = np.array(codes, dtype=np.int64, copy=True)
+        for name, size in binned.items():
+            j = domain.index(name)
+            out[:, j] = out[:, j] * self.number_bins // size
+        sizes = tuple(self.number_bins if n in binned else s
+                      for n, s in zip(domain.names, domain.sizes, strict=True))
+        return out, Domain(domain.names, sizes)
+
+    def _from_bins(self, out: np.ndarray, rng: np.random.Generator) -> None:
+        """A uniform grid value inside each sampled bin (post-processing)."""
+        for name, size in self._binned(self.grid_domain_).items():
+            j = self.grid_domain_.index(name)
+            b = out[:, j]
+            lo = -((-b * size) // self.number_bins)
+            hi = -((-(b + 1) * size) // self.number_bins)
+            out[:, j] = lo + (rng.random(len(b)) * (hi - lo)).astype(np.int64)
 
     @classmethod
     def spec_problems(cls, grid: Mapping[str, Sequence[Any]],
@@ -72,6 +115,8 @@ class PerturbedHistogram(GeneratorFamily):
         """
         self.check_params()
         eps = check_epsilon(epsilon)
+        self.grid_domain_ = domain
+        codes, domain = self._to_bins(codes, domain)
         cols = self._joint_columns(domain)
         data = CellCounts.from_codes(codes, domain)
         rest = tuple(c for c in domain.names if c not in cols)
@@ -109,4 +154,5 @@ class PerturbedHistogram(GeneratorFamily):
         out[:, list(idx)] = np.stack(np.unravel_index(flat, shape), axis=1)
         for j, marginal in self._rest:
             out[:, j] = marginal.sample(zeros, rng)
+        self._from_bins(out, rng)
         return out

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from workbench.generators.bayesian import BayesianPosterior
 from workbench.generators.family import GeneratorFamily, Guarantee
 from workbench.generators.independent import IndependentMarginals
 from workbench.generators.perturbed_histogram import PerturbedHistogram
@@ -94,5 +95,5 @@ def guarantee_for(spec: Spec, configuration: Configuration) -> Guarantee:
 
 
 for _cls in (PrivBayes, IndependentMarginals, PerturbedHistogram, WorkloadGenerator,
-             PlausibleDeniability):
+             PlausibleDeniability, BayesianPosterior):
     register(_cls)

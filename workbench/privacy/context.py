@@ -24,14 +24,15 @@ from __future__ import annotations
 import enum
 import random
 import secrets
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
 
 from workbench.privacy import _checks, mechanisms, sensitivity, smooth
 from workbench.privacy.accountant import Accountant
 from workbench.privacy.ledger import Ledger
-from workbench.privacy.noise import NoiseSource, OpenDPNoise
+from workbench.privacy.noise import NoiseSource, OpenDPNoise, SamplerStream
 from workbench.privacy.parallel import charged_epsilon
 from workbench.privacy.records import (
     MeasurementRecord,
@@ -41,6 +42,11 @@ from workbench.privacy.records import (
     noisy_max_sigma,
     utc_now,
 )
+
+T = TypeVar("T")
+#: Mechanism names of posterior draws in records: a strict one and a pseudo-posterior (aDP).
+POSTERIOR_DRAW = "posterior_draw"
+PSEUDO_POSTERIOR_ADP = "pseudo_posterior_adp"
 
 
 class PrivacyMode(enum.Enum):
@@ -352,3 +358,29 @@ class PrivacyContext:
         """ε over this context's records: basic composition, parallel groups at their max
         (before selection pricing)."""
         return charged_epsilon(r.as_dict() for r in self.records)
+
+    def posterior_draw(
+        self, sampler: Callable[[SamplerStream], T], *, sensitivity: float, epsilon: float,
+        purpose: str, strict: bool = True,
+    ) -> Noisy[T]:
+        """One draw from a posterior ∝ exp(ℓ(θ; x))·prior whose log-likelihood ℓ moves by at
+        most Δ = ``sensitivity`` between neighbours, for every θ: ε = 2Δ (the exponential
+        mechanism with utility ℓ; Hu, Williams & Savitsky §2). ``sampler`` gets the stream
+        of randomness (CSPRNG-seeded in a confidential run) only after the draw is charged.
+
+        ``strict=False`` records a pseudo-posterior whose ε is computed on the data
+        (asymptotic DP, "aDP, not a guarantee"): charged at the nominal ε, marked in the record.
+        """
+        purpose = _checks.purpose(purpose)
+        delta = _checks.positive_finite("sensitivity", sensitivity)
+        eps = _checks.positive_finite("epsilon", epsilon)
+        if strict and 2.0 * delta > eps * (1 + 1e-9):
+            raise ValueError("epsilon: a posterior draw with log-likelihood sensitivity Δ "
+                             "is 2Δ-DP; epsilon is below 2·sensitivity")
+        mechanism = POSTERIOR_DRAW if strict else PSEUDO_POSTERIOR_ADP
+        # σ = 0: a posterior draw adds no noise to a value; its randomness is the draw itself
+        record = self._record(purpose, mechanism, eps, delta, 2.0 * delta / eps, 0.0)
+        self._admit(record)
+        make = getattr(self.noise, "sampler_stream", None)  # OpenDP's: from the OS CSPRNG
+        stream = make() if make is not None else SamplerStream(secrets.randbits(128))
+        return Noisy(sampler(stream), record)

@@ -79,10 +79,37 @@ def _cauchy(values: np.ndarray, scale: float, gamma: float, k: np.ndarray,
     return arr + scale * z
 
 
+class SamplerStream:
+    """The randomness of one posterior draw (a Monte Carlo sampler whose output is the
+    mechanism, see :mod:`workbench.generators.bayesian.sampler`): standard normal proposal
+    increments and uniforms for the accept step, from a Generator the noise source seeded.
+
+    A confidential source seeds it from the OS CSPRNG (``secrets``), a seeded public source
+    from its own Generator, so simulations replay draw for draw. Only
+    ``PrivacyContext.posterior_draw`` hands one out, after the draw is charged.
+    """
+
+    def __init__(self, seed: int | np.random.Generator) -> None:
+        """``seed``: an int ≥ 0 or a Generator the caller seeded."""
+        self._rng = _generator(seed)
+
+    def increments(self, shape: int | tuple[int, ...]) -> np.ndarray:
+        """Standard normal proposal increments (drawn here, at the noise seam)."""
+        return self._rng.standard_normal(shape)
+
+    def uniform(self, shape: int | tuple[int, ...]) -> np.ndarray:
+        """Uniforms in [0, 1) for the Metropolis accept step."""
+        return self._rng.random(shape)
+
+
 class OpenDPNoise:
     """OpenDP's samplers (OS CSPRNG, unseedable): the confidential run's only source."""
 
     name = "opendp"
+
+    def sampler_stream(self) -> SamplerStream:
+        """A posterior sampler's stream, seeded with 128 bits from the OS CSPRNG."""
+        return SamplerStream(secrets.randbits(128))
 
     def laplace_vector(self, values: np.ndarray, sensitivity: float, epsilon: float
                        ) -> np.ndarray:
@@ -125,6 +152,10 @@ class SeededNoise:
     def __init__(self, seed: int | np.random.Generator) -> None:
         """``seed``: an int, or a Generator the caller seeded; there is no unseeded default."""
         self._rng = _generator(seed)
+
+    def sampler_stream(self) -> SamplerStream:
+        """A posterior sampler's stream seeded from this source (reproducible, public only)."""
+        return SamplerStream(int(self._rng.integers(2**63)))
 
     def laplace_vector(self, values: np.ndarray, sensitivity: float, epsilon: float
                        ) -> np.ndarray:

@@ -59,6 +59,10 @@ def _png(fig: Any) -> str:
     return f'<img alt="plot" src="data:image/png;base64,{data}">'
 
 
+#: Columns with more labels than this (numbers on a grid) get a histogram, not bars.
+MAX_BARS = 60
+
+
 def marginal_plots(release: pd.DataFrame, label_order: Mapping[str, Sequence[str]],
                    max_pairs: int = 6) -> list[str]:
     """1-way bar charts for every column and 2-way heatmaps for the first pairs (release only)."""
@@ -70,15 +74,24 @@ def marginal_plots(release: pd.DataFrame, label_order: Mapping[str, Sequence[str
 
     out = []
     n = len(release)
+    many = {c for c in release.columns if len(label_order.get(c, ())) > MAX_BARS}
     for col in release.columns:
         order = list(label_order.get(col, sorted(release[col].unique())))
+        if col in many:  # a number column: a histogram over its public range, not 1 bar a value
+            fig, ax = plt.subplots(figsize=(5.2, 2.6))
+            ends = (float(order[0]), float(order[-1]))
+            ax.hist(pd.to_numeric(release[col]), bins=50, range=ends, color="#4c72b0")
+            ax.set_title(f"{col}: records per 1/50 of its range")
+            out.append(f"<figure>{_png(fig)}</figure>")
+            continue
         share = release[col].value_counts().reindex(order, fill_value=0) / max(n, 1)
         fig, ax = plt.subplots(figsize=(5.2, 2.6))
         sns.barplot(x=[str(o) for o in order], y=share.to_numpy(), ax=ax, color="#4c72b0")
         ax.set_title(f"{col}: share of records")
         ax.tick_params(axis="x", rotation=60, labelsize=7)
         out.append(f"<figure>{_png(fig)}</figure>")
-    for a, b in itertools.islice(itertools.combinations(release.columns, 2), max_pairs):
+    pairs = [p for p in itertools.combinations(release.columns, 2) if not many & set(p)]
+    for a, b in pairs[:max_pairs]:
         table = pd.crosstab(release[a], release[b], normalize=True)
         table = table.reindex(index=list(label_order.get(a, table.index)),
                               columns=list(label_order.get(b, table.columns)), fill_value=0)

@@ -15,6 +15,7 @@ def whole_spec_problems(ctx: BuildContext, spec: Spec) -> None:
     """Record every problem of the built spec on ``ctx``."""
     _configurations(ctx, spec)
     _generator_epsilon(ctx, spec)
+    _asymptotic_dp(ctx, spec)
     cap = spec.budget.epsilon_total_max
     if cap is not None and spec.epsilon_total > cap:
         ctx.problem("budget.epsilon_total_max",
@@ -58,3 +59,24 @@ def _generator_epsilon(ctx: BuildContext, spec: Spec) -> None:
             f"must equal the largest selectable generator 'epsilon' ({max(values):g}): "
             "private selection is charged for the largest",
         )
+
+
+def _asymptotic_dp(ctx: BuildContext, spec: Spec) -> None:
+    """A configuration whose generator is not strictly DP ("aDP, not a guarantee") may run on
+    confidential data only if the budget says ``allow_asymptotic_dp: true``."""
+    from workbench.generators.registry import family_class
+
+    if spec.budget.allow_asymptotic_dp:
+        return
+    selectable = (spec.selection.configurations if spec.selection.configurations is not None
+                  else _full_space(spec))
+    for c in selectable:
+        try:
+            guarantee = family_class(c.family)(**c.generator_params).guarantee()
+        except (TypeError, ValueError):
+            continue  # the generator section reports bad hyperparameters
+        if not guarantee.strict:
+            ctx.problem("budget.allow_asymptotic_dp",
+                        f"configuration {c.key!r} uses a generator labelled "
+                        f"'{guarantee.label}': set allow_asymptotic_dp to true to accept it")
+            return

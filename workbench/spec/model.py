@@ -130,6 +130,8 @@ class FaithfulnessRule:
     distance: Mapping[str, float]
     alpha: float
     must_match: tuple[tuple[str, float], ...] = ()
+    #: per ``number`` column, the gap in its units that costs α (a distance in units)
+    tolerance: Mapping[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -142,6 +144,8 @@ class Budget:
     epsilon_total_max: float | None = None
     #: cap on the dataset's cumulative ε over every run (checked by the run's budget guard)
     epsilon_lifetime_max: float | None = None
+    #: whether a generator whose guarantee is asymptotic ("aDP, not a guarantee") may run
+    allow_asymptotic_dp: bool = False
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from workbench.transform.codecs import (
     make_bins,
 )
 from workbench.transform.domain import Domain
+from workbench.transform.number import NumberCodec
 from workbench.transform.table import EncodingError, TableCodec
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "EncodingError",
     "GroupsCodec",
     "IdentityCodec",
+    "NumberCodec",
     "TableCodec",
     "coarse_lookup",
     "make_bins",

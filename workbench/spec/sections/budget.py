@@ -30,4 +30,5 @@ def build(ctx: BuildContext) -> Budget:
         neighbour=raw["neighbour"],
         epsilon_total_max=raw.get("epsilon_total_max"),
         epsilon_lifetime_max=raw.get("epsilon_lifetime_max"),
+        allow_asymptotic_dp=bool(raw.get("allow_asymptotic_dp", False)),
     )

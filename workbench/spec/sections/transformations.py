@@ -1,4 +1,6 @@
-"""``transformations``: per column, its alternatives (identity, bins, groups) and coarse bins.
+"""``transformations``: per column, its alternatives (identity, bins, groups, number) and coarse
+bins. ``number`` releases an integer or continuous column as a number on the grid of its
+declared bounds at ``resolution`` (:class:`~workbench.transform.number.NumberCodec`): no bins.
 
 Each alternative becomes a codec built from public parameters only; a closed binning must
 cover the column's declared bounds, and a coarse binning must be a coarsening of every
@@ -14,16 +16,24 @@ from typing import Any
 from workbench.spec.errors import join_path
 from workbench.spec.model import Alternative, ColumnSpec, ColumnTransform
 from workbench.spec.sections.context import BuildContext
-from workbench.transform import BinsCodec, GroupsCodec, IdentityCodec, coarse_lookup
+from workbench.transform import (
+    BinsCodec,
+    GroupsCodec,
+    IdentityCodec,
+    NumberCodec,
+    coarse_lookup,
+)
 from workbench.transform.missing import with_missing
 
 FIELD = "transformations"
 #: Column types each alternative kind applies to, and the fields it does not take.
 APPLIES = {"identity": {"categorical", "ordinal"}, "groups": {"categorical", "ordinal"},
-           "bins": {"integer", "continuous", "ordinal"}}
-NOT_TAKEN = {"identity": {"edges", "open_below", "open_above", "labels", "clip", "groups"},
-             "groups": {"edges", "open_below", "open_above", "labels", "clip"},
-             "bins": {"groups"}}
+           "bins": {"integer", "continuous", "ordinal"}, "number": {"integer", "continuous"}}
+_BIN_FIELDS = {"edges", "open_below", "open_above", "labels", "clip"}
+NOT_TAKEN = {"identity": _BIN_FIELDS | {"groups", "resolution"},
+             "groups": _BIN_FIELDS | {"resolution"},
+             "bins": {"groups", "resolution"},
+             "number": _BIN_FIELDS | {"groups"}}
 
 
 def build(ctx: BuildContext) -> tuple[ColumnTransform, ...]:
@@ -76,6 +86,8 @@ def _codec(ctx: BuildContext, col: ColumnSpec, raw: Mapping[str, Any], path: str
             return IdentityCodec(tuple(col.domain or ()))
         if kind == "groups":
             return _groups(ctx, col, raw, path)
+        if kind == "number":
+            return _number(ctx, col, raw, path)
         if col.type == "ordinal" and not col.numeric:
             ctx.problem(join_path(path, "kind"), "'bins' needs numeric values")
             return None
@@ -95,6 +107,18 @@ def _codec(ctx: BuildContext, col: ColumnSpec, raw: Mapping[str, Any], path: str
         return None
     _check_cover(ctx, col, codec, path)
     return codec
+
+
+def _number(ctx: BuildContext, col: ColumnSpec, raw: Mapping[str, Any],
+            path: str) -> NumberCodec | None:
+    """A number codec on the declared bounds (whole steps for an integer column)."""
+    if col.bounds is None:
+        return None  # the column section already reported the missing bounds
+    resolution = float(raw.get("resolution", 1.0))
+    if col.type == "integer" and not resolution.is_integer():
+        ctx.problem(join_path(path, "resolution"), "an integer column needs a whole resolution")
+        return None
+    return NumberCodec(col.bounds[0], col.bounds[1], resolution)
 
 
 def _groups(ctx: BuildContext, col: ColumnSpec, raw: Mapping[str, Any],

@@ -1,0 +1,294 @@
+"""Issue 19: continuous columns released as numbers, the Bayesian posterior-draw family, its
+mechanisms and guarantees, the sampler, the risk view and the distribution criteria."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import shared_data
+from scipy import stats
+
+from workbench.audits.posterior import censor_uw_audit
+from workbench.criteria import distribution as dist
+from workbench.engine import run_iteration
+from workbench.generators import generator_for
+from workbench.generators.bayesian import ADP, STRICT_DP
+from workbench.generators.bayesian import mechanisms as mech
+from workbench.generators.bayesian.fast import SortedCells, clamped_total
+from workbench.generators.bayesian.models import MODELS, ModelData, one_hot_design
+from workbench.generators.bayesian.posterior import draw
+from workbench.generators.bayesian.risk import risk_view
+from workbench.privacy import Accountant, Ledger, PrivacyContext
+from workbench.privacy.noise import (
+    SamplerStream,
+    SeededNoise,
+)
+from workbench.spec import SpecError, build_spec, load_spec
+from workbench.transform import NumberCodec
+from workbench.transform.clean import clean
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLE = REPO / "examples" / "us_birth_weight_continuous.json"
+FROZEN = REPO / "examples" / "us_birth_weight_continuous.frozen.json"
+
+
+def _doc() -> dict:
+    return json.loads(EXAMPLE.read_text(encoding="utf-8"))
+
+
+def _quick(doc: dict, **hyper) -> dict:
+    """The example with a short chain (tests only) and other hyperparameters."""
+    grid = doc["generator"]["search_space"][0]
+    grid.update({"iterations": [300], "burn_in": [300]})
+    grid.update({k: [v] for k, v in hyper.items()})
+    return doc
+
+
+def _frame(n: int = 1500) -> pd.DataFrame:
+    return pd.read_csv(shared_data("us_births_2019_singleton_sample10k.csv")).iloc[:n]
+
+
+# --- the number transformation ---------------------------------------------------------------
+def test_number_codec_is_a_grid_on_the_declared_bounds() -> None:
+    codec = NumberCodec(200.0, 7000.0, 1.0)
+    assert codec.size == 6801 and codec.labels[:2] == ("200", "201")
+    assert codec.encode([200, 3499.6, 7000, 7001, None]).tolist() == [0, 3300, 6800, -1, -2]
+    assert codec.numbers()[codec.encode([3456])].tolist() == [3456.0]
+    assert codec.encode_labels(["3456", "3456.0", "x"]).tolist() == [3256, 3256, -1]
+    lo, hi = codec.intervals()
+    assert (lo == hi).all()  # exact values: constraints never 'depend'
+    with pytest.raises(ValueError, match="resolution"):
+        NumberCodec(0.0, 1.0, 0.3)
+
+
+def test_the_spec_takes_number_columns_and_reports_bin_fields_on_them() -> None:
+    spec = build_spec(_doc())
+    codec = spec.transform("birth_weight").alternatives[0].codec
+    assert isinstance(codec, NumberCodec) and codec.size == 6801
+    doc = _doc()
+    doc["transformations"]["columns"]["birth_weight"]["alternatives"][0]["edges"] = [1000]
+    with pytest.raises(SpecError) as err:
+        build_spec(doc)
+    assert "transformations.columns.birth_weight.alternatives[0]" in str(err.value)
+    doc = _doc()
+    doc["transformations"]["columns"]["parity"]["alternatives"][0] = {
+        "name": "n", "kind": "number", "resolution": 0.5}
+    with pytest.raises(SpecError, match="whole resolution"):
+        build_spec(doc)
+
+
+# --- mechanisms and the noise seam ------------------------------------------------------------
+def test_the_clamp_follows_the_neighbour_relation() -> None:
+    """Width ε/2 under replace-one, [−ε/2, ε/2] under add/remove; both Δ = ε/2, ε = 2Δ."""
+    for neighbour, interval in (("replace_one", (-1.25, 1.25)), ("add_remove", (-2.5, 2.5))):
+        assert mech.clamp_interval(5.0, neighbour) == interval
+        assert 2 * mech.loglik_sensitivity(interval, neighbour) == pytest.approx(5.0)
+    # twice the replace-one width would double its Δ: the bug the audit below catches
+    assert mech.loglik_sensitivity((-2.5, 2.5), "replace_one") == 5.0
+
+
+def test_posterior_draw_is_charged_before_the_stream_and_refuses_too_small_an_epsilon() -> None:
+    ctx = PrivacyContext.simulation(0, noise=SeededNoise(0))
+    seen = []
+
+    def sampler(stream: SamplerStream) -> float:
+        seen.append(len(ctx.records))
+        return float(stream.uniform(1)[0])
+
+    noisy = ctx.posterior_draw(sampler, sensitivity=1.0, epsilon=2.0, purpose="p")
+    assert seen == [1] and noisy.record.mechanism == "posterior_draw"
+    assert noisy.record.epsilon == 2.0 and noisy.record.sensitivity == 1.0
+    again = PrivacyContext.simulation(0, noise=SeededNoise(0))
+    assert again.posterior_draw(sampler, sensitivity=1.0, epsilon=2.0, purpose="p").value == \
+        noisy.value  # a seeded public source replays the stream
+    seen.clear()
+    with pytest.raises(ValueError, match="2·sensitivity"):
+        ctx.posterior_draw(sampler, sensitivity=1.0, epsilon=1.5, purpose="p")
+    assert len(ctx.records) == 1 and seen == []  # refused: nothing charged, nothing drawn
+    adp = ctx.posterior_draw(sampler, sensitivity=1.0, epsilon=1.0, purpose="p", strict=False)
+    assert adp.record.mechanism == "pseudo_posterior_adp"
+
+
+def test_censor_uw_single_draw_audit_passes_at_the_width_and_is_flagged_at_twice() -> None:
+    """Must-show 2: neighbouring tiny datasets, events on the draw."""
+    at_width = censor_uw_audit(1.0)
+    assert not at_width.violates, at_width.summary()
+    assert at_width.point_estimate > 0.6 * 2.0  # the pair comes close to ε = 2
+    doubled = censor_uw_audit(2.0)
+    assert doubled.violates, doubled.summary()
+
+
+def test_fast_clamped_total_equals_the_record_by_record_sum() -> None:
+    rng = np.random.default_rng(3)
+    cells = rng.integers(0, 6, 3000)
+    data = ModelData(rng.normal(0, 0.5, 3000) + 0.1 * cells, cells, one_hot_design((2, 3)))
+    theta = rng.normal(0, 0.3, (5, 5))
+    theta[:, -1] = rng.normal(-0.7, 0.5, 5)
+    sorted_cells = SortedCells.build(data)
+    for interval in ((-1.25, 1.25), (-0.5, 0.5), (-3.0, -1.0), (0.5, 2.0)):
+        slow = np.clip(MODELS["normal_linear"].loglik(theta, data), *interval).sum(axis=1)
+        assert clamped_total(theta, data, interval, sorted_cells) == pytest.approx(slow)
+
+
+def test_risk_weights_and_the_local_epsilon_of_a_pseudo_posterior() -> None:
+    assert mech.risk_weights(np.array([1.0, 2.0, 3.0, np.inf])).tolist() == [1, 0.5, 0, 0]
+    terms = np.array([[1.0, -4.0], [0.5, -2.0]])
+    assert mech.local_epsilon(terms, np.array([1.0, 0.5])) == 4.0
+    assert mech.epsilon_weights(terms, np.array([1.0, 0.5]), 3.0).tolist() == [1.0, 0.0]
+
+
+def test_beta_simulation_censors_about_as_many_records_as_the_paper() -> None:
+    """One Beta(0.5, 3) dataset of 2000 at ε = 5 (add/remove, as the paper): the paper's
+    median is 244 (benchmarks/bayesian_simulation.py prints the 100-dataset figures)."""
+    y = stats.beta.rvs(0.5, 3, size=2000, random_state=np.random.default_rng(11))
+    data = ModelData(y, np.zeros(2000, np.int64), one_hot_design(()))
+    fit = draw(MODELS["beta"], data, "censor_uw", 5.0, "add_remove", SamplerStream(1),
+               iterations=800, burn_in=800)
+    assert 150 <= fit.censored <= 350
+    assert fit.chains.rhat.max() < 1.05 and 0.1 < fit.chains.acceptance < 0.5
+    a, b = np.exp(fit.theta)
+    assert 0.3 < a < 1.5 and 2 < b < 8  # censoring tempers, never leaves the neighbourhood
+    view = risk_view(MODELS["beta"], data, [5.0, 3.0], "add_remove", iterations=500,
+                     burn_in=500)
+    assert view.counts()[3.0] > view.counts()[5.0] > 0 and "ε = 5" in view.table()
+
+
+# --- the family in the spec, the engine and the budget ---------------------------------------
+def test_guarantees_labels_and_asymptotic_dp_needs_the_budget_flag() -> None:
+    spec = build_spec(_doc())
+    config = next(spec.configurations())
+    assert generator_for(spec, config).guarantee() == STRICT_DP
+    assert STRICT_DP.label == "strict ε-DP" and STRICT_DP.is_pure
+    assert ADP.label == "aDP, not a guarantee" and not ADP.strict
+    doc = _doc()
+    doc["generator"]["search_space"][0]["mechanism"] = ["weighted"]
+    with pytest.raises(SpecError) as err:
+        build_spec(doc)
+    assert "budget.allow_asymptotic_dp" in str(err.value)
+    doc["budget"]["allow_asymptotic_dp"] = True
+    spec = build_spec(_quick(doc))
+    generator = generator_for(spec, next(spec.configurations()))
+    assert generator.guarantee() == ADP
+    # even with the flag, the context decides nothing: only a spec that allows it may run
+    denied = build_spec(_quick(_doc(), mechanism="weighted") | {"budget": {
+        **_doc()["budget"], "allow_asymptotic_dp": True}})
+    assert denied.budget.allow_asymptotic_dp
+
+
+def test_a_confidential_fit_of_a_pseudo_posterior_is_refused_without_the_flag(tmp_path) -> None:
+    spec = build_spec(_quick(_doc()))
+    generator = generator_for(spec, next(spec.configurations()))
+    generator.mechanism = "weighted"
+    ctx = PrivacyContext.confidential(accountant=Accountant(10.0),
+                                      ledger=Ledger(tmp_path / "ledger.jsonl"))
+    codes = spec.table_codec(next(spec.configurations())).encode(clean(_frame(200), spec))
+    with pytest.raises(ValueError, match="allow_asymptotic_dp"):
+        generator.fit(codes, spec.table_codec(next(spec.configurations())).domain, 5.0, ctx)
+    assert ctx.records == []
+
+
+def test_the_family_spends_exactly_epsilon_and_releases_numbers_within_the_bounds() -> None:
+    spec = build_spec(_quick(_doc()))
+    config = next(spec.configurations())
+    table = spec.table_codec(config)
+    codes = table.encode(clean(_frame(), spec))
+    for neighbour, half in (("replace_one", 1.0), ("add_remove", 2.0)):
+        ctx = PrivacyContext.simulation(1, noise=SeededNoise(1), neighbour=neighbour)
+        generator = generator_for(spec, config).fit(codes, table.domain, 5.0, ctx)
+        assert ctx.epsilon_recorded() == pytest.approx(5.0)
+        assert [r.mechanism for r in ctx.records] == ["discrete_laplace", "posterior_draw"]
+        assert generator.posterior_.interval == (-half, half)  # ε_draw = 4, per relation
+    synth = generator.sample(3000, np.random.default_rng(0))
+    weights = table.codec("birth_weight").numbers()[synth[:, table.names.index("birth_weight")]]
+    assert weights.min() >= 200 and weights.max() <= 7000
+    assert 2500 < np.median(weights) < 4000
+    frame = table.decode(synth)
+    assert frame["birth_weight"].map(float).between(200, 7000).all()
+
+
+def test_run_iteration_evaluates_the_distribution_criteria_with_dp() -> None:
+    spec = build_spec(_quick(_doc()))
+    config = next(spec.configurations())
+    frame = clean(_frame(), spec)
+    ctx = PrivacyContext.simulation(2, noise=SeededNoise(2))
+    result = run_iteration(spec, config, frame, ctx)
+    kinds = {r.kind: r for r in result.results}
+    assert {"max_ecdf", "avg_ecdf", "mean_error", "median_error", "q15_error",
+            "q90_error"} <= set(kinds)
+    assert kinds["median_error"].mechanism == "exponential"
+    assert kinds["mean_error"].sensitivity == pytest.approx(6800 / len(frame))
+    assert kinds["avg_ecdf"].sensitivity == pytest.approx(2.5 / len(frame))
+
+
+def test_quantile_error_worked_example() -> None:
+    values = np.array([0.0, 5.0, 10.0])
+    assert dist.quantile_of(values, np.array([1.0, 2.0, 1.0]), 0.5) == 5.0
+    assert dist.quantile_of(values, np.array([1.0, 2.0, 1.0]), 0.9) == 10.0
+    assert dist.quantile_scores(values, np.array([1.0, 2.0, 1.0]), values, 0.5).tolist() == \
+        [-1.0, -1.0, -2.0]
+    assert dist.mean_of(values, np.array([1.0, 2.0, 1.0])) == 5.0
+
+
+def test_perturbed_histogram_bins_number_columns_and_draws_inside_the_bin() -> None:
+    doc = _doc()
+    doc["generator"] = {"family": "perturbed_histogram",
+                        "search_space": [{"number_bins": [68]}]}
+    spec = build_spec(doc)
+    config = next(spec.configurations())
+    table = spec.table_codec(config)
+    codes = table.encode(clean(_frame(), spec))
+    ctx = PrivacyContext.simulation(0, noise=SeededNoise(0))
+    generator = generator_for(spec, config).fit(codes, table.domain, 5.0, ctx)
+    assert ctx.epsilon_recorded() == pytest.approx(5.0)
+    assert generator.joint_.size == 6 * 2 * 3 * 68  # equal-width bins, not 6801 values
+    synth = generator.sample(5000, np.random.default_rng(0))
+    grams = table.codec("birth_weight").numbers()[synth[:, 3]]
+    assert len(np.unique(grams)) > 500  # uniform inside the bins, not the bins' midpoints
+
+
+@pytest.mark.slow
+def test_the_frozen_example_runs_verifies_and_says_strict(tmp_path) -> None:
+    """Must-show 5 in small: workbench run on natality rows, numbers within the bounds,
+    verify passes, the labels say 'strict ε-DP'."""
+    from workbench.cli.main import main
+
+    spec = load_spec(FROZEN)
+    assert spec.frozen
+    data = tmp_path / "births.csv"
+    _frame(1200).to_csv(data, index=False)
+    doc = copy.deepcopy(json.loads(FROZEN.read_text(encoding="utf-8")))
+    assert doc["generator"]["family"] == "bayesian"
+    out = tmp_path / "run"
+    code = main(["run", str(FROZEN), str(data), "--out", str(out),
+                 "--budget-store", str(tmp_path / "store")])
+    release = out / "release"
+    if code != 0:
+        assert json.loads((out / "status.json").read_text())["status"] == "no_release"
+        return
+    frame = pd.read_csv(release / "release.csv")
+    assert frame["birth_weight"].between(200, 7000).all()
+    assert json.loads((release / "guarantee.json").read_text())["label"] == "strict ε-DP"
+    assert "strict ε-DP" in (release / "README.md").read_text(encoding="utf-8")
+    assert main(["verify", str(release)]) == 0
+
+
+def test_faithfulness_tolerance_is_a_distance_in_the_columns_units() -> None:
+    from workbench.faithfulness.cost import FaithfulnessCost
+
+    spec = build_spec(_doc())
+    cost = FaithfulnessCost.from_spec(spec, next(spec.configurations()))
+    bw = cost.names.index("birth_weight")
+    real = np.zeros((1, 4), dtype=np.int64)
+    near, far = real.copy(), real.copy()
+    near[0, bw], far[0, bw] = 100, 101  # grams on the 1 g grid: tolerance 100 g costs α
+    assert cost.compatible(real, near).all() and not cost.compatible(real, far).any()
+    doc = _doc()
+    doc["faithfulness"]["tolerance"] = {"parity": 1}
+    doc["faithfulness"]["exact"] = ["gestation_week", "is_female"]
+    with pytest.raises(SpecError, match=r"faithfulness\.tolerance\.parity"):
+        build_spec(doc)

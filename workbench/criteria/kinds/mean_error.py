@@ -1,0 +1,36 @@
+"""The error of the mean of one numeric column: |mean(S) − mean(R)| with one Laplace draw."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from workbench.criteria import distribution as dist
+from workbench.criteria.kinds._distribution import StatisticError, value_range
+
+if TYPE_CHECKING:
+    from workbench.criteria.cells import PairedCells
+    from workbench.spec.model import Criterion, Spec
+    from workbench.transform import TableCodec
+
+
+class MeanError(StatisticError):
+    """Δ = (U − L)/n in the column's units."""
+
+    name = "mean_error"
+    description = ("the gap between the means of one numeric column in R and in the release, "
+                   "in the column's units")
+
+    def statistic(self, values: np.ndarray, counts: np.ndarray) -> float:
+        return dist.mean_of(values, counts)
+
+    def sensitivity(self, spec: Spec, table: TableCodec, criterion: Criterion,
+                    pc: PairedCells) -> tuple[float | None, dict[str, Any]]:
+        """Δ = (U − L)/n: replacing one record of R moves mean(R) by at most (U − L)/n (its
+        value changes by at most the public range, n is public), S is fixed, and
+        | |a − m′| − |a − m| | ≤ |m′ − m|."""
+        return value_range(table, str(criterion.params["column"])) / pc.n, {}
+
+
+KIND = MeanError()
