@@ -7,7 +7,7 @@ min_count values: 4 configurations (paper §4.10 narrows the space the same way)
 spec the README's main job runs. Usage: python scripts/narrow_example.py, then record the
 dry-run forecast that lets `workbench run` accept its unbounded loop (γ = 0, T = ∞):
 workbench dryrun examples/israel_births_2014_narrowed.frozen.json \
-    data_public/proxy_facts_166k.csv.gz --repetitions 10 --min-pass 0.1 \
+    data_public/proxy_sample_166k.csv.gz --repetitions 10 --min-pass 0.1 \
     --write-narrowed examples/israel_births_2014_narrowed.frozen.json
 """
 

@@ -26,7 +26,7 @@ from workbench.cli import dashboard as dash  # noqa: E402
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-PROXY = REPO / "data_public" / "proxy_births_166k.csv.gz"
+PROXY = REPO / "data_public" / "proxy_sample_166k.csv.gz"
 LEAN = REPO / "examples" / "israel_births_2014_lean.frozen.json"
 
 
