@@ -101,3 +101,27 @@ def test_release_review_dashboard_shows_the_per_record_label(adult_run: Path,
         _tab(page, "Budget")
         assert page.locator(".wb-section-budget .wb-guarantee-label").inner_text() == LABEL
         _shot(page, "release_review_plausible_deniability")
+
+
+def test_a_missing_distinguisher_proxy_is_refused_before_any_budget(tmp_path: Path,
+                                                                    capsys) -> None:
+    """The distinguisher's public proxy is checked by the kind's preflight, before the ledger
+    opens: a run whose proxy file is absent spends nothing and names the criterion."""
+    from workbench.spec import save_spec
+    from workbench.spec.document import read_document
+
+    doc = read_document(FROZEN)  # with its recorded forecast
+    doc.pop("frozen", None)
+    for criterion in doc["criteria"]:
+        if criterion["kind"] == "distinguisher":
+            criterion["params"]["proxy"] = "no/such/public_proxy.csv"
+    spec = tmp_path / "spec.frozen.json"
+    save_spec(doc, spec)
+    data = tmp_path / "data.csv"
+    data.write_text("age\n1\n")  # never read: the preflight refuses first
+    code = main(["run", str(spec), str(data), "--out", str(tmp_path / "run"), "--quiet",
+                 "--budget-store", str(tmp_path / "budgets")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "(distinguisher): its public proxy file 'no/such/public_proxy.csv'" in err
+    assert not (tmp_path / "run").exists() and not (tmp_path / "budgets").exists()

@@ -127,6 +127,7 @@ def run(
     spec = load_spec(spec_path, require_frozen=True)
     public = None if proxy is None else read_raw(proxy, spec.columns)
     check_bounded(spec, allow_unbounded)
+    _preflight(spec)
     book = dataset_budget(spec, budget_store)
     if not Path(data_path).is_file():
         raise RunRefused(f"data file {os.fspath(data_path)!r} does not exist")
@@ -136,6 +137,18 @@ def run(
                             public)
     except BudgetStoreError as exc:
         raise RunRefused(str(exc)) from None
+
+
+def _preflight(spec: Spec) -> None:
+    """Every criterion's checks of its public inputs (e.g. a distinguisher's proxy file), before
+    any budget: a missing file is refused here, not after the generator has spent ε."""
+    from workbench.criteria import kinds
+
+    for criterion in spec.criteria:
+        try:
+            kinds.get(criterion.kind).preflight(spec, criterion)
+        except (ValueError, EncodingError) as exc:
+            raise RunRefused(str(exc)) from None
 
 
 def _guarded(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory,

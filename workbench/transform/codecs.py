@@ -54,12 +54,26 @@ def _label_index(labels: tuple[str, ...], given: Any) -> np.ndarray:
     return idx.astype(np.int64)
 
 
+class LabelledCodec:
+    """Label lookups shared by the codecs whose codes index their ``labels``."""
+
+    labels: tuple[str, ...]
+
+    def encode_labels(self, labels: Any) -> np.ndarray:
+        """Codes of label strings (unknown labels become INVALID)."""
+        return _label_index(self.labels, labels)
+
+    def decode(self, codes: np.ndarray) -> np.ndarray:
+        """The label of each code."""
+        return np.asarray(self.labels, dtype=object)[np.asarray(codes)]
+
+
 def _fmt(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else repr(float(x))
 
 
 @dataclass(frozen=True)
-class BinsCodec:
+class BinsCodec(LabelledCodec):
     """Numeric bins cut at ``edges``: (-inf, e0), [e0, e1), ..., [e_last, inf).
 
     With ``open_below=False`` the first edge is the inclusive lower end of the
@@ -160,12 +174,6 @@ class BinsCodec:
         codes[missing] = MISSING
         return codes
 
-    def encode_labels(self, labels: Any) -> np.ndarray:
-        return _label_index(self.labels, labels)
-
-    def decode(self, codes: np.ndarray) -> np.ndarray:
-        return np.asarray(self.labels, dtype=object)[np.asarray(codes)]
-
     def numbers(self) -> np.ndarray:
         """Bin-to-number rule: a single value stays; bounded -> midpoint; open -> its edge."""
         out = []
@@ -190,7 +198,7 @@ class BinsCodec:
 
 
 @dataclass(frozen=True)
-class IdentityCodec:
+class IdentityCodec(LabelledCodec):
     """One code per declared domain value, in the declared order.
 
     >>> IdentityCodec(("M", "F")).encode(["F", "M", "X"]).tolist()
@@ -232,12 +240,6 @@ class IdentityCodec:
         codes[missing] = MISSING
         return codes
 
-    def encode_labels(self, labels: Any) -> np.ndarray:
-        return _label_index(self.labels, labels)
-
-    def decode(self, codes: np.ndarray) -> np.ndarray:
-        return np.asarray(self.labels, dtype=object)[np.asarray(codes)]
-
     def numbers(self) -> np.ndarray:
         if not self.numeric:
             raise ValueError("a categorical column has no numeric value per code")
@@ -254,7 +256,7 @@ class IdentityCodec:
 
 
 @dataclass(frozen=True)
-class GroupsCodec:
+class GroupsCodec(LabelledCodec):
     """Categorical values merged into named groups (e.g. regions from districts)."""
 
     groups: tuple[tuple[str, tuple[Any, ...]], ...]
@@ -286,12 +288,6 @@ class GroupsCodec:
         codes = np.where(idx >= 0, owner[np.maximum(idx, 0)], INVALID).astype(np.int64)
         codes[missing] = MISSING
         return codes
-
-    def encode_labels(self, labels: Any) -> np.ndarray:
-        return _label_index(self.labels, labels)
-
-    def decode(self, codes: np.ndarray) -> np.ndarray:
-        return np.asarray(self.labels, dtype=object)[np.asarray(codes)]
 
     def numbers(self) -> np.ndarray:
         raise ValueError("a grouped categorical column has no numeric value per code")

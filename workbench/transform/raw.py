@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -24,6 +24,18 @@ def _empty(path: str | os.PathLike[str]) -> EncodingError:
     """The one message for a file with no header and no records."""
     return EncodingError(f"the data file {os.fspath(path)!r} is empty (no header, no "
                          "records); nothing was run and no budget was spent")
+
+
+def _header(path: str | os.PathLike[str], **kwargs: Any) -> pd.Index:
+    """The file's column names; an empty or unreadable file fails with one clear message."""
+    try:
+        return pd.read_csv(path, nrows=0, **kwargs).columns
+    except pd.errors.EmptyDataError:
+        raise _empty(path) from None
+    except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise EncodingError(
+            f"cannot read data file {os.fspath(path)!r} ({type(exc).__name__})"
+        ) from None
 
 
 def _spaced(path: str | os.PathLike[str]) -> bool:
@@ -50,14 +62,7 @@ def read_raw(path: str | os.PathLike[str], columns: Sequence[ColumnSpec],
         return _read_declared(path, columns, fmt, extra)
     wanted = [c.name for c in columns] + [e for e in extra if e not in {c.name for c in columns}]
     spaced = _spaced(path)
-    try:
-        header = pd.read_csv(path, nrows=0, skipinitialspace=spaced).columns
-    except pd.errors.EmptyDataError:
-        raise _empty(path) from None
-    except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
-        raise EncodingError(
-            f"cannot read data file {os.fspath(path)!r} ({type(exc).__name__})"
-        ) from None
+    header = _header(path, skipinitialspace=spaced)
     missing = [w for w in wanted if w not in header]
     if missing:
         raise EncodingError(f"the data has no column(s) {', '.join(repr(m) for m in missing)}")
@@ -81,14 +86,7 @@ def _read_declared(path: str | os.PathLike[str], columns: Sequence[ColumnSpec],
     source = {c.name: (c.source or c.name) for c in columns}
     source |= {e: e for e in extra if e not in source}
     kwargs = fmt.read_kwargs()
-    try:
-        header = pd.read_csv(path, nrows=0, **kwargs).columns
-    except pd.errors.EmptyDataError:
-        raise _empty(path) from None
-    except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
-        raise EncodingError(
-            f"cannot read data file {os.fspath(path)!r} ({type(exc).__name__})"
-        ) from None
+    header = _header(path, **kwargs)
     absent = [name for name, src in source.items() if src not in header]
     if absent:
         raise EncodingError(f"the data has no column(s) {', '.join(repr(m) for m in absent)}")

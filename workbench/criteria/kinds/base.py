@@ -134,6 +134,10 @@ class CriterionKind:
                       path: str) -> None:
         """Checks of the criterion's ε beyond > 0 (e.g. a mechanism's minimum); none here."""
 
+    def preflight(self, spec: Spec, criterion: Criterion) -> None:
+        """Checks of PUBLIC inputs a run needs (files the criterion reads), made before any
+        budget is spent; raise ValueError naming the criterion. None here."""
+
     def check_once(self, ctx: CheckContext, params: Mapping[str, Any], path: str) -> None:
         """``once`` is for statistics of R alone under a fixed transformation (§4.14.1)."""
         ctx.problem(join_path(path, "once"), f"a '{self.name}' criterion compares R with the "

@@ -50,7 +50,8 @@ def proxy_codes(spec: Spec, config: Configuration, name: str) -> np.ndarray:
 
     path = proxy_path(name)
     if not path.is_file():
-        raise ValueError(f"distinguisher: the public proxy file {name!r} does not exist")
+        raise ValueError(f"distinguisher: the public proxy file {name!r} does not exist "
+                         f"(looked in the working directory and in {str(_REPO)!r})")
     key = (str(path), path.stat().st_mtime_ns, spec.sha256, config.key)
     if key not in _PROXIES:
         frame = clean(apply_domain_policy(read_raw(path, spec.columns), spec.columns), spec)
@@ -108,9 +109,21 @@ class Distinguisher(ShareKind):
     position = 95
 
     def check_params(self, ctx: CheckContext, params: Mapping[str, Any], path: str) -> None:
-        """``proxy`` names a file (checked when evaluated: the spec may travel without it)."""
+        """``proxy`` names a file (checked by :meth:`preflight`: the spec may travel without it)."""
         if not isinstance(params.get("proxy"), str) or not params.get("proxy"):
             ctx.problem(join_path(path, "proxy"), "must name a public CSV file")
+
+    def preflight(self, spec: Spec, criterion: Criterion) -> None:
+        """The public proxy must exist and hold the spec's columns before any budget is spent."""
+        from workbench.transform.raw import read_raw
+
+        name = str(criterion.params["proxy"])
+        path = proxy_path(name)
+        if not path.is_file():
+            raise ValueError(f"criterion {criterion.id!r} (distinguisher): its public proxy file "
+                             f"{name!r} does not exist (looked in the working directory and in "
+                             f"{str(_REPO)!r})")
+        read_raw(path, spec.columns)  # an EncodingError names a missing column
 
     def exact(self, ev: Evaluation, criterion: Criterion) -> float:
         """(#R predicted real + #S predicted synthetic) / (n_R + n_S)."""
