@@ -51,7 +51,7 @@ def main() -> None:
     runs = [("censor_uw", "add_remove"), ("censor_uw", "replace_one"), ("censor_w", "add_remove")]
     counts: dict[tuple, list[int]] = {}
     values: dict[tuple, list[dict[str, float]]] = {}
-    rhats: list[float] = []
+    rhats: dict[str, list[float]] = {}
     start = time.perf_counter()
     for r in range(args.reps):
         d = _data(stats.beta.rvs(0.5, 3, size=N, random_state=gen))
@@ -65,7 +65,8 @@ def main() -> None:
                 u = np.clip(SamplerStream(10**6 + 1000 * r + eps).uniform(N), 1e-12, 1 - 1e-12)
                 synth = model.synthesise(fit.theta, np.zeros(N, np.int64), d, u)
                 values.setdefault(key, []).append(_stats(synth))
-                rhats.append(float(fit.chains.rhat.max()))
+                rhats.setdefault(f"{mechanism} {neighbour}", []).append(
+                    float(fit.chains.rhat.max()))
     took = time.perf_counter() - start
     print(f"Beta(0.5, 3), n = {N}, {args.reps} datasets, {args.iterations} burn-in + "
           f"{args.iterations} kept iterations x 2 chains per fit ({took:.0f} s)")
@@ -80,7 +81,8 @@ def main() -> None:
               f"{cells}")
     print("analytic: " + ", ".join(f"{k} {v}" for k, v in ANALYTIC.items())
           + "; cells: median synthetic value (error against analytic)")
-    print(f"R-hat: max over all fits {max(rhats):.4f}, median {np.median(rhats):.4f}")
+    for name, values_ in rhats.items():
+        print(f"R-hat {name}: max over fits {max(values_):.4f}, median {np.median(values_):.4f}")
 
 
 if __name__ == "__main__":

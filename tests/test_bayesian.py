@@ -135,6 +135,25 @@ def test_fast_clamped_total_equals_the_record_by_record_sum() -> None:
         assert clamped_total(theta, data, interval, sorted_cells) == pytest.approx(slow)
 
 
+def test_censored_birth_weight_chains_converge_on_a_small_example() -> None:
+    """Regression guard for issue 19 must-show 4: a weighted, clamped normal model with sparse
+    predictor cells (3000 records, 36 cells) has a rippled, partly flat posterior; the kernel
+    cycle (global, curvature, wide jump) mixes it, the old single random walk gave R̂ 4.16,
+    ESS 6 here. Deterministic: a seeded stream."""
+    frame = _frame(3000)
+    g = np.searchsorted([28, 32, 37, 39, 41], frame.gestation_week.to_numpy(), side="right")
+    s = frame.is_female.astype(str).eq("True").to_numpy().astype(int)
+    p = np.searchsorted([2, 3], frame.parity.to_numpy(), side="right")
+    data = ModelData((frame.birth_weight.to_numpy(float) - 3600) / (6800 / 6),
+                     np.ravel_multi_index((g, s, p), (6, 2, 3)), one_hot_design((6, 2, 3)))
+    weights = {"knots": [-3.0, -1.5, 0.0, 1.5, 3.0], "alpha": [0.1, 0.6, 1.0, 0.6, 0.1]}
+    fit = draw(MODELS["normal_linear"], data, "censor_w", 5.0, "replace_one", SamplerStream(1),
+               iterations=3000, burn_in=1500, weight_function=weights, count_censored=False)
+    diag = fit.chains.diagnostics()
+    assert diag["rhat_max"] < 1.01 and diag["ess_min"] >= 200, diag
+    assert 0.1 < diag["acceptance"] < 0.4 and len(fit.theta) == 10
+
+
 def test_risk_weights_and_the_local_epsilon_of_a_pseudo_posterior() -> None:
     assert mech.risk_weights(np.array([1.0, 2.0, 3.0, np.inf])).tolist() == [1, 0.5, 0, 0]
     terms = np.array([[1.0, -4.0], [0.5, -2.0]])

@@ -63,8 +63,8 @@ def clamped_total(theta: np.ndarray, data: ModelData, interval: tuple[float, flo
     log_sigma = t[:, -1:]  # (k, 1)
     sigma2 = np.exp(2 * log_sigma)
     a = -log_sigma - _HALF_LOG_2PI
-    r_hi = np.sqrt(np.clip(2 * sigma2 * (a - hi), 0.0, None))  # inner radius: term ≥ hi
-    r_lo = np.sqrt(np.clip(2 * sigma2 * (a - lo), 0.0, None))  # outer radius: term ≤ lo
+    r_hi = np.sqrt(np.maximum(2 * sigma2 * (a - hi), 0.0))  # inner radius: term ≥ hi
+    r_lo = np.sqrt(np.maximum(2 * sigma2 * (a - lo), 0.0))  # outer radius: term ≤ lo
     # records at y == μ ± r sit on the clamp, where both sides agree: ties need no care
     a1, a2, b1, b2 = cells.index(np.stack([mu - r_lo, mu - r_hi, mu + r_hi, mu + r_lo]))
     i0, i1 = cells.starts, cells.ends
@@ -74,4 +74,4 @@ def clamped_total(theta: np.ndarray, data: ModelData, interval: tuple[float, flo
     sy = (cells.s1[a2] - cells.s1[a1]) + (cells.s1[b2] - cells.s1[b1])
     syy = (cells.s2[a2] - cells.s2[a1]) + (cells.s2[b2] - cells.s2[b1])
     middle = m * a - (syy - 2 * mu * sy + m * mu * mu) / (2 * sigma2)
-    return np.sum(lo * outer + hi * inner + middle, axis=1)
+    return (lo * outer + hi * inner + middle).sum(axis=1)

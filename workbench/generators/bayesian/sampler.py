@@ -17,9 +17,10 @@ CSPRNG-seeded in a confidential run, after the draw is charged).
 * a seed an adversary can know or replay: confidential streams are seeded from ``secrets``;
 * a start or a proposal that stays tied to the data: the chains start near the mode of the
   (clamped) log posterior found by a deterministic optimiser from the model's public start,
-  with the optimiser's curvature as the first proposal covariance; both only shorten the
-  burn-in. The proposal is adapted only during burn-in and frozen after it, so the kept part
-  is a fixed-kernel Metropolis chain whose stationary law is exactly π, whatever the start;
+  with the clamped target's curvature there as the "local" proposal covariance; both only
+  shorten the burn-in. The proposals are adapted only during burn-in and frozen after it, so
+  the kept part is a fixed-kernel Metropolis chain whose stationary law is exactly π, whatever
+  the start;
 * an unconverged chain: the proof covers an exact posterior draw, so the output is only as
   private as the chain is close to π. Burn-in and length are fixed in the spec and checked
   on public proxy data (R̂ < 1.01 over the two chains, ESS, acceptance; see
@@ -28,10 +29,14 @@ CSPRNG-seeded in a confidential run, after the draw is charged).
   rerun (that choice would itself depend on the data);
 * an unbounded term (no clamp): Δ is then infinite (the paper's "unweighted" posterior).
 
-**Burn-in.** ``burn_in`` iterations adapt the proposal (Haario et al.'s empirical covariance
-of the pooled chains, scaled by 2.38²/p, with a Robbins–Monro step size aiming at 23%
-acceptance); the ``iterations`` after it are kept for the diagnostics, and the released θ is
-chain 1's state after the last one.
+**Burn-in.** One iteration is the public cycle :data:`CYCLE` of random-walk steps.
+``burn_in`` iterations adapt: the "global" covariance is Haario et al.'s empirical covariance
+of the pooled chains (second half of the history so far, every 50 iterations), each kernel
+scaled by 2.38²/p with its own Robbins–Monro step size aiming at 23% acceptance (the "jump"
+kernel keeps its fixed width). After burn-in every kernel is frozen; the ``iterations`` after
+it are kept for the diagnostics, and the released θ is chain 1's state after the last one.
+The counts are fixed public hyperparameters (spec), never chosen from the confidential run's
+R̂: there is no run-until-converged rule, so the work done says nothing about the data.
 """
 
 from __future__ import annotations
@@ -48,6 +53,15 @@ if TYPE_CHECKING:
 LogDensity = Callable[[np.ndarray], np.ndarray]  # (k, p) -> (k,)
 #: Target acceptance rate of the adaptive random walk (Roberts, Gelman & Gilks).
 TARGET_ACCEPTANCE = 0.234
+#: One iteration is a fixed, public cycle of random-walk kernels, each π-invariant, so the
+#: cycle is too: "global" proposes from the pooled chains' covariance (adapted in burn-in),
+#: "local" from the clamped target's curvature at its mode (the tight, well-identified
+#: directions), "jump" from the global covariance JUMP_SCALE times wider. A clamped
+#: likelihood is flat and rippled far from its mode, so a sparse cell's coefficient has
+#: separated bumps that small steps alone cross too rarely (the chains then sit in
+#: different bumps: R̂ ≫ 1).
+CYCLE = ("global", "local", "global", "jump")
+JUMP_SCALE = 6.0
 
 
 @dataclass(frozen=True)
@@ -164,28 +178,37 @@ def metropolis(log_density: LogDensity, start: np.ndarray, stream: SamplerStream
     twice the curvature's scale (overdispersed, so R̂ can show a chain that has not mixed).
     """
     p = len(start)
-    mode, cov = warm_start(log_density, start)
-    chol = np.linalg.cholesky(cov * 2.38**2 / p)
-    theta = mode[None, :] + 2.0 * stream.increments((chains, p)) @ np.linalg.cholesky(cov).T
+    mode, curvature = warm_start(log_density, start)
+    base = 2.38**2 / p
+    chol = {"local": np.linalg.cholesky(curvature * base)}
+    chol["global"] = chol["jump"] = chol["local"]
+    log_scale = {"local": 0.0, "global": 0.0, "jump": float(np.log(JUMP_SCALE))}
+    theta = mode[None, :] + 2.0 * stream.increments((chains, p)) @ np.linalg.cholesky(
+        curvature).T
     logp = log_density(theta)
-    log_scale = 0.0
     history: list[np.ndarray] = []
     kept = np.empty((chains, iterations, p))
     accepted = 0
     for t in range(burn_in + iterations):
-        proposal = theta + np.exp(log_scale) * stream.increments((chains, p)) @ chol.T
-        logq = log_density(proposal)
-        ok = np.log(stream.uniform(chains)) < logq - logp
-        theta = np.where(ok[:, None], proposal, theta)
-        logp = np.where(ok, logq, logp)
+        for k, kind in enumerate(CYCLE):
+            proposal = theta + np.exp(log_scale[kind]) * stream.increments((chains, p)) \
+                @ chol[kind].T
+            logq = log_density(proposal)
+            ok = np.log(stream.uniform(chains)) < logq - logp
+            theta = np.where(ok[:, None], proposal, theta)
+            logp = np.where(ok, logq, logp)
+            if t < burn_in and kind != "jump":
+                rate = 1.0 / np.sqrt(t * len(CYCLE) + k + 1.0)
+                log_scale[kind] += (ok.mean() - TARGET_ACCEPTANCE) * rate
+            elif t >= burn_in:
+                accepted += int(ok.sum())
         if t < burn_in:
-            log_scale += (ok.mean() - TARGET_ACCEPTANCE) / np.sqrt(t + 1.0)
             history.append(theta.copy())
             if t >= 100 and t % 50 == 0:
                 pooled = np.concatenate(history[len(history) // 2:])
                 cov = np.cov(pooled, rowvar=False).reshape(p, p) + 1e-8 * np.eye(p)
-                chol = np.linalg.cholesky(cov * 2.38**2 / p)
+                chol["global"] = chol["jump"] = np.linalg.cholesky(cov * base)
         else:
             kept[:, t - burn_in] = theta
-            accepted += int(ok.sum())
-    return Chains(kept, accepted / (chains * max(iterations, 1)), theta[0].copy())
+    steps = chains * max(iterations, 1) * len(CYCLE)
+    return Chains(kept, accepted / steps, theta[0].copy())
