@@ -147,9 +147,19 @@ def test_register_refuses_duplicates_and_bad_declarations(toy_kind) -> None:
     with pytest.raises(TypeError):
         kinds.register(object())  # type: ignore[arg-type]
 
+    class NoExact(CriterionKind):
+        name = "no_exact"
+
+    with pytest.raises(TypeError, match="exact"):  # every kind declares its exact error
+        NoExact()
+
     class Bad(CriterionKind):
         name = "bad_group"
         workload_group = "nonsense"
+
+        def exact(self, ev, criterion) -> float:
+            """Never called: registration fails first."""
+            return 0.0
 
     with pytest.raises(ValueError, match="workload_group"):
         kinds.register(Bad())

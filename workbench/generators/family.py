@@ -23,6 +23,7 @@ alternative, charged by the budget, never passed to the constructor.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -107,7 +108,7 @@ PURE_EPSILON_DP = Guarantee(
 )
 
 
-class GeneratorFamily:
+class GeneratorFamily(ABC):
     """Base of the generator families: declared hyperparameters, one check, the spec hook."""
 
     #: The spec's ``generator.family`` string.
@@ -169,6 +170,7 @@ class GeneratorFamily:
 
     def check_combination(self) -> None:
         """Constraints between hyperparameters beyond ``exactly_one_of`` (none by default)."""
+        return  # an optional hook: nothing by default
 
     @classmethod
     def spec_problems(cls, grid: Mapping[str, Sequence[Any]],
@@ -184,6 +186,7 @@ class GeneratorFamily:
         This is the one way a family sees the spec; ``generators.generator_for`` (used by
         ``engine.fit_generator``) calls it on every generator it makes.
         """
+        return  # an optional hook: nothing by default
 
     def guarantee(self) -> Guarantee:
         """What a release made with these hyperparameters promises (pure ε-DP by default)."""
@@ -194,11 +197,11 @@ class GeneratorFamily:
         return []
 
     # --- the generator protocol ------------------------------------------------------------
+    @abstractmethod
     def fit(self, codes: np.ndarray, domain: Domain, epsilon: float,
             privacy: PrivacyContext) -> GeneratorFamily:
         """Spend exactly ``epsilon`` through ``privacy`` to learn a model of ``codes``."""
-        raise NotImplementedError
 
+    @abstractmethod
     def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
         """Draw ``n`` synthetic rows of codes from the fitted model (post-processing only)."""
-        raise NotImplementedError

@@ -3,6 +3,7 @@ quantile errors), so each kind module only states its statistic and its Δ."""
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -54,9 +55,9 @@ class StatisticError(CriterionKind):
             ctx.problem(join_path(path, "threshold"), "must be > 0 (in the column's units)")
         return (0.0, float(hi - lo))
 
+    @abstractmethod
     def statistic(self, values: np.ndarray, counts: np.ndarray) -> float:
         """The statistic of a column from its counts on sorted values."""
-        raise NotImplementedError
 
     def exact(self, ev: Evaluation, criterion: Criterion) -> float:
         """|stat(S) − stat(R)| on the column's 1-way counts (values by the bin-to-number rule)."""

@@ -23,6 +23,7 @@ from __future__ import annotations
 import copy
 import enum
 import itertools
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
@@ -98,7 +99,7 @@ def template_target(document: Mapping[str, Any]) -> tuple[Any, list[float]]:
     return target.get("name"), list(target.get("bounds", [0, 1]))
 
 
-class CriterionKind:
+class CriterionKind(ABC):
     """A criterion kind: subclass it in one module under ``workbench/criteria/kinds/``.
 
     Class attributes are the declarations; override the methods the kind needs. A module
@@ -133,10 +134,12 @@ class CriterionKind:
     def check_epsilon(self, ctx: CheckContext, params: Mapping[str, Any], epsilon: float,
                       path: str) -> None:
         """Checks of the criterion's ε beyond > 0 (e.g. a mechanism's minimum); none here."""
+        return  # an optional hook: nothing by default
 
     def preflight(self, spec: Spec, criterion: Criterion) -> None:
         """Checks of PUBLIC inputs a run needs (files the criterion reads), made before any
         budget is spent; raise ValueError naming the criterion. None here."""
+        return  # an optional hook: nothing by default
 
     def check_once(self, ctx: CheckContext, params: Mapping[str, Any], path: str) -> None:
         """``once`` is for statistics of R alone under a fixed transformation (§4.14.1)."""
@@ -144,9 +147,9 @@ class CriterionKind:
                     "candidate, so it must run in the loop")
 
     # --- evaluation ------------------------------------------------------------------------
+    @abstractmethod
     def exact(self, ev: Evaluation, criterion: Criterion) -> float:
         """E(R, S) without noise (confidential: only handed to ``ctx`` or to public tests)."""
-        raise NotImplementedError(f"criterion kind {self.name!r} declares no exact error")
 
     def sensitivity(self, spec: Spec, table: TableCodec, criterion: Criterion,
                     pc: PairedCells) -> tuple[float | None, dict[str, Any]]:

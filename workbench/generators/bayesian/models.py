@@ -14,6 +14,7 @@ is the transform to the model's own parameters (shape, mean, precision, σ).
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 import numpy as np
@@ -56,38 +57,38 @@ def one_hot_design(sizes: tuple[int, ...]) -> np.ndarray:
     return np.column_stack(cols)
 
 
-class BayesianModel:
+class BayesianModel(ABC):
     """The plug-in interface; subclasses implement the four pieces on the working scale."""
 
     name = ""
     #: Whether the model reads predictor cells (regressions) or the target alone.
     regression = False
 
+    @abstractmethod
     def n_params(self, data: ModelData) -> int:
         """Length of θ."""
-        raise NotImplementedError
 
     def initial(self, data: ModelData) -> np.ndarray:
         """A public starting point (the prior's centre: never a statistic of the data)."""
         return np.zeros(self.n_params(data))
 
+    @abstractmethod
     def loglik(self, theta: np.ndarray, data: ModelData) -> np.ndarray:
         """log p(yᵢ | θ) for a stack of θ: (k, p) → (k, n)."""
-        raise NotImplementedError
 
     def log_prior(self, theta: np.ndarray) -> np.ndarray:
         """log prior of each θ in a stack (k, p) → (k,): independent N(0, 3²) on θ."""
         return -0.5 * np.sum((theta / 3.0) ** 2, axis=-1)
 
+    @abstractmethod
     def natural(self, theta: np.ndarray, data: ModelData) -> dict[str, np.ndarray]:
         """The parameter transform: θ → the model's own parameters."""
-        raise NotImplementedError
 
+    @abstractmethod
     def synthesise(self, theta: np.ndarray, cells: np.ndarray, data: ModelData,
                    uniforms: np.ndarray) -> np.ndarray:
         """Working-scale targets for records in ``cells`` given one θ, by inverse CDF of
         uniforms (post-processing of the released θ)."""
-        raise NotImplementedError
 
 
 class BetaModel(BayesianModel):
