@@ -28,18 +28,6 @@ from workbench.cli import dashboard as dash
 REPO = Path(__file__).resolve().parents[1]
 SELECTOR = ".widget-tab"
 TARGET_S = 20.0
-BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update",
-                "--disable-sync"]
-
-
-def environment(tmp: Path) -> dict[str, str]:
-    """Jupyter, IPython and matplotlib config in a temporary folder."""
-    env = dict(os.environ, MPLBACKEND="Agg")
-    for var in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "IPYTHONDIR", "MPLCONFIGDIR"):
-        (tmp / var.lower()).mkdir(parents=True, exist_ok=True)
-        env[var] = str(tmp / var.lower())
-    return env
 
 
 def make_bundle(tmp: Path) -> Path:
@@ -67,8 +55,8 @@ def time_to_interactive(context: object, name: str, query: str, tmp: Path) -> fl
     port = dash.free_port()
     page = context.new_page()  # type: ignore[attr-defined]
     start = time.perf_counter()
-    process = dash.start_voila(dash.DASHBOARDS[name].notebook_path, port, env=environment(tmp),
-                               log=tmp / f"voila-{name}.log")
+    process = dash.start_voila(dash.DASHBOARDS[name].notebook_path, port,
+                               env=dash.isolated_environment(tmp), log=tmp / f"voila-{name}.log")
     try:
         if not dash.wait_for_port(port, process, timeout=120):
             sys.exit(f"Voilà did not start for {name}; see {tmp / f'voila-{name}.log'}")
@@ -97,7 +85,7 @@ def main() -> None:
         with sync_playwright() as p:
             context = p.chromium.launch_persistent_context(
                 str(tmp / "chromium"), executable_path="/usr/bin/chromium", headless=True,
-                args=BROWSER_ARGS, viewport={"width": 1280, "height": 800})
+                args=list(dash.HEADLESS_CHROMIUM_ARGS), viewport={"width": 1280, "height": 800})
             try:
                 load = os.getloadavg()[0]
                 print(f"launch → tabs visible, {args.repeats} repeats, {os.cpu_count()} cores, "

@@ -24,19 +24,8 @@ sys.path.insert(0, str(REPO))
 from workbench.cli import dashboard as dash  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 PROXY = REPO / "data_public" / "proxy_sample_166k.csv.gz"
 LEAN = REPO / "examples" / "israel_births_2014_lean.frozen.json"
-
-
-def environment(tmp: Path) -> dict[str, str]:
-    """Jupyter, IPython and matplotlib write to ``tmp``, not to ``~``."""
-    env = dict(os.environ, MPLBACKEND="Agg")
-    for var in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "IPYTHONDIR", "MPLCONFIGDIR"):
-        (tmp / var.lower()).mkdir(parents=True, exist_ok=True)
-        env[var] = str(tmp / var.lower())
-    return env
 
 
 def make_bundle(tmp: Path) -> Path:
@@ -55,7 +44,7 @@ def shoot(name: str, query: dict, selector: str, out: Path, tmp: Path,
 
     port = dash.free_port()
     process = dash.start_voila(dash.DASHBOARDS[name].notebook_path, port,
-                               env=environment(tmp), log=tmp / f"voila-{name}.log")
+                               env=dash.isolated_environment(tmp), log=tmp / f"voila-{name}.log")
     outside: list[str] = []
     try:
         if not dash.wait_for_port(port, process, timeout=120):
@@ -64,7 +53,7 @@ def shoot(name: str, query: dict, selector: str, out: Path, tmp: Path,
         with sync_playwright() as p:
             ctx = p.chromium.launch_persistent_context(
                 str(tmp / f"chromium-{name}"), executable_path=CHROMIUM, headless=True,
-                args=ARGS, viewport={"width": 1280, "height": 900})
+                args=list(dash.HEADLESS_CHROMIUM_ARGS), viewport={"width": 1280, "height": 900})
             try:
                 page = ctx.new_page()
                 page.set_default_timeout(240_000)

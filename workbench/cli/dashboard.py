@@ -28,6 +28,22 @@ NOTEBOOKS = REPO / "notebooks" / "dashboards"
 DEFAULT_PROXY = REPO / "data_public" / "proxy_sample_166k.csv.gz"
 DEFAULT_SPEC = REPO / "examples" / "israel_births_2014.json"
 #: Idle kernels of abandoned page loads are culled (each kernel holds about 200 MB).
+#: Flags for headless Debian chromium driven by Playwright (no sandbox in containers, no
+#: background requests, so nothing leaves 127.0.0.1).
+HEADLESS_CHROMIUM_ARGS = ("--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                          "--disable-background-networking", "--disable-component-update",
+                          "--disable-sync")
+
+
+def isolated_environment(tmp: Path) -> dict[str, str]:
+    """Jupyter, IPython and matplotlib write their config to ``tmp``, not to ``~``."""
+    env = dict(os.environ, MPLBACKEND="Agg")
+    for var in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "IPYTHONDIR", "MPLCONFIGDIR"):
+        (tmp / var.lower()).mkdir(parents=True, exist_ok=True)
+        env[var] = str(tmp / var.lower())
+    return env
+
+
 CULL_FLAGS = ("--MappingKernelManager.cull_idle_timeout=10",
               "--MappingKernelManager.cull_interval=5")
 
