@@ -280,6 +280,10 @@ def test_run_iteration_binds_the_spec_before_fit(example_doc) -> None:
             calls.append("fit")
             raise RuntimeError("stop here")
 
+        def sample(self, n, rng):
+            """Never reached: fit stops the iteration."""
+            raise AssertionError("sample after a failed fit")
+
     register(Probe)
     try:
         example_doc["generator"] = {"family": "probe", "search_space": [{}]}
