@@ -5,9 +5,10 @@ this module only post-processes them with the ``mbi`` package (McKenna et al., "
 based estimation and inference for differential privacy", ICML 2019) and samples records with
 the run's numpy Generator. ``mbi`` (and JAX) are imported lazily: they are the ``mbi`` extra.
 
-Sampling is i.i.d. ancestral sampling along the junction tree's elimination order, the
-equivalent of ``MarkovRandomField.synthetic_data(method="sample")``, which keeps the model's
-joint. ``mbi``'s own sampler draws from numpy's global random state, so it is not used.
+Sampling runs along the junction tree's elimination order, either i.i.d. (the equivalent of
+``MarkovRandomField.synthetic_data(method="sample")``) or with every conditional's counts
+rounded per parent group (``method="round"``, mbi's default). ``mbi``'s own sampler draws from
+numpy's global random state, so it is not used; ours takes the run's Generator.
 """
 
 from __future__ import annotations
@@ -17,7 +18,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from workbench.generators.conditional import ConditionalTable, ancestral_sample
+from workbench.generators.conditional import (
+    ConditionalTable,
+    ancestral_sample,
+    rounded_ancestral_sample,
+)
 from workbench.transform import Domain
 
 Clique = tuple[str, ...]
@@ -68,9 +73,10 @@ class GraphicalModel:
     domain: Domain
     plan: list[tuple[int, tuple[int, ...], tuple[int, ...], ConditionalTable]]
 
-    def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
-        """n i.i.d. rows of codes, one inverse-CDF draw per column given its sampled parents."""
-        return ancestral_sample(self.plan, n, len(self.domain), rng)
+    def sample(self, n: int, rng: np.random.Generator, rounded: bool = False) -> np.ndarray:
+        """n rows of codes along the plan: i.i.d. draws, or counts rounded per parent group."""
+        draw = rounded_ancestral_sample if rounded else ancestral_sample
+        return draw(self.plan, n, len(self.domain), rng)
 
 
 def _conditional(marginal: np.ndarray) -> ConditionalTable:
