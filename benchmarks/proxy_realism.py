@@ -1,7 +1,8 @@
 """Must-show 2 of issue 15: forecast vs outcome, and how much easier the facts proxy is.
 
 The same dry run of a design (default: the lean example re-derived by ``workbench design``)
-at ``--n 95000`` on: the shipped proxy (record sample, ``data_public/proxy_sample_166k.csv.gz``), the facts-based proxy
+at ``--n 95000`` on: the shipped proxy (record sample,
+``data_public/proxy_sample_166k.csv.gz``), the facts-based proxy
 (``data_public/proxy_facts_166k.csv.gz``), and the stand-in registry (the 160k US sample after
 cleaning, 158,500 records, each task on its own 95,000-record subsample). The dry run on a
 proxy is the forecast; the one on the stand-in registry is the outcome. Printed per data set:
