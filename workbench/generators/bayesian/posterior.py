@@ -61,8 +61,9 @@ def log_posterior(model: BayesianModel, data: ModelData, weights: np.ndarray | N
 def _run(model: BayesianModel, data: ModelData, weights: np.ndarray | None,
          interval: tuple[float, float] | None, stream: SamplerStream, iterations: int,
          burn_in: int) -> Chains:
+    guide = log_posterior(model, data, weights, None) if interval is not None else None
     return metropolis(log_posterior(model, data, weights, interval), model.initial(data),
-                      stream, iterations=iterations, burn_in=burn_in)
+                      stream, iterations=iterations, burn_in=burn_in, guide=guide)
 
 
 def risk_terms(model: BayesianModel, data: ModelData, chains: Chains) -> np.ndarray:

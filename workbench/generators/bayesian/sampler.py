@@ -60,8 +60,12 @@ TARGET_ACCEPTANCE = 0.234
 #: likelihood is flat and rippled far from its mode, so a sparse cell's coefficient has
 #: separated bumps that small steps alone cross too rarely (the chains then sit in
 #: different bumps: R̂ ≫ 1).
-CYCLE = ("global", "local", "global", "jump")
+CYCLE = ("global", "local", "global", "jump", "independent")
 JUMP_SCALE = 6.0
+#: The kernels whose step size the burn-in tunes (the others keep a fixed shape).
+ADAPTED = ("global", "local")
+#: Degrees of freedom of the independence kernel's multivariate t.
+T_DOF = 4
 
 
 @dataclass(frozen=True)
@@ -125,16 +129,25 @@ def effective_sample_size(draws: np.ndarray) -> np.ndarray:
     return out
 
 
-def warm_start(log_density: LogDensity, start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(mode, curvature-based covariance) of the log density by L-BFGS from ``start``
-    (deterministic: no randomness, so nothing here is noise)."""
+def _optimise(log_density: LogDensity, start: np.ndarray):
     from scipy import optimize
 
     def objective(theta: np.ndarray) -> float:
         value = float(log_density(theta[None, :])[0])
         return -value if np.isfinite(value) else 1e300
 
-    result = optimize.minimize(objective, start, method="L-BFGS-B")
+    return optimize.minimize(objective, start, method="L-BFGS-B")
+
+
+def warm_start(log_density: LogDensity, start: np.ndarray, guide: LogDensity | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """(mode, curvature-based covariance) of the log density by L-BFGS from ``start``
+    (deterministic: no randomness, so nothing here is noise)."""
+    result = _optimise(log_density, start)
+    if guide is not None:
+        other = _optimise(log_density, _optimise(guide, start).x)
+        if other.fun < result.fun:
+            result = other
     cov = np.asarray(result.hess_inv.todense()) if hasattr(result.hess_inv, "todense") \
         else np.eye(len(start))
     hessian = _hessian(log_density, result.x, np.sqrt(np.clip(np.diag(cov), 1e-12, 1.0)))
@@ -170,7 +183,8 @@ def _hessian(log_density: LogDensity, x: np.ndarray, scale: np.ndarray) -> np.nd
 
 
 def metropolis(log_density: LogDensity, start: np.ndarray, stream: SamplerStream, *,
-               iterations: int, burn_in: int, chains: int = 2) -> Chains:
+               iterations: int, burn_in: int, chains: int = 2,
+               guide: LogDensity | None = None) -> Chains:
     """Run ``chains`` adaptive random-walk Metropolis chains from around the mode.
 
     ``log_density`` takes a stack of θ (chains, p) and returns their log posterior (−inf
@@ -178,26 +192,32 @@ def metropolis(log_density: LogDensity, start: np.ndarray, stream: SamplerStream
     twice the curvature's scale (overdispersed, so R̂ can show a chain that has not mixed).
     """
     p = len(start)
-    mode, curvature = warm_start(log_density, start)
+    mode, curvature = warm_start(log_density, start, guide)
     base = 2.38**2 / p
     chol = {"local": np.linalg.cholesky(curvature * base)}
     chol["global"] = chol["jump"] = chol["local"]
     log_scale = {"local": 0.0, "global": 0.0, "jump": float(np.log(JUMP_SCALE))}
-    theta = mode[None, :] + 2.0 * stream.increments((chains, p)) @ np.linalg.cholesky(
-        curvature).T
+    centre, chol["independent"] = mode, np.linalg.cholesky(curvature)
+    theta = mode[None, :] + 2.0 * stream.increments((chains, p)) @ chol["independent"].T
     logp = log_density(theta)
     history: list[np.ndarray] = []
     kept = np.empty((chains, iterations, p))
     accepted = 0
     for t in range(burn_in + iterations):
         for k, kind in enumerate(CYCLE):
-            proposal = theta + np.exp(log_scale[kind]) * stream.increments((chains, p)) \
-                @ chol[kind].T
+            if kind == "independent":
+                proposal = _t_draw(stream, centre, chol[kind], chains)
+                correction = _t_log(theta, centre, chol[kind]) - _t_log(proposal, centre,
+                                                                         chol[kind])
+            else:
+                proposal = theta + np.exp(log_scale[kind]) * stream.increments((chains, p)) \
+                    @ chol[kind].T
+                correction = 0.0
             logq = log_density(proposal)
-            ok = np.log(stream.uniform(chains)) < logq - logp
+            ok = np.log(stream.uniform(chains)) < logq - logp + correction
             theta = np.where(ok[:, None], proposal, theta)
             logp = np.where(ok, logq, logp)
-            if t < burn_in and kind != "jump":
+            if t < burn_in and kind in ADAPTED:
                 rate = 1.0 / np.sqrt(t * len(CYCLE) + k + 1.0)
                 log_scale[kind] += (ok.mean() - TARGET_ACCEPTANCE) * rate
             elif t >= burn_in:
@@ -207,8 +227,22 @@ def metropolis(log_density: LogDensity, start: np.ndarray, stream: SamplerStream
             if t >= 100 and t % 50 == 0:
                 pooled = np.concatenate(history[len(history) // 2:])
                 cov = np.cov(pooled, rowvar=False).reshape(p, p) + 1e-8 * np.eye(p)
-                chol["global"] = chol["jump"] = np.linalg.cholesky(cov * base)
+                centre, chol["independent"] = pooled.mean(axis=0), np.linalg.cholesky(cov)
+                chol["global"] = chol["jump"] = chol["independent"] * np.sqrt(base)
         else:
             kept[:, t - burn_in] = theta
     steps = chains * max(iterations, 1) * len(CYCLE)
     return Chains(kept, accepted / steps, theta[0].copy())
+
+
+def _t_draw(stream: SamplerStream, centre: np.ndarray, chol: np.ndarray, k: int) -> np.ndarray:
+    """k draws of the multivariate t (T_DOF degrees of freedom, scale chol·cholᵀ)."""
+    z = stream.increments((k, len(centre))) @ chol.T
+    w = np.sum(stream.increments((k, T_DOF)) ** 2, axis=1) / T_DOF
+    return centre + z / np.sqrt(w)[:, None]
+
+
+def _t_log(x: np.ndarray, centre: np.ndarray, chol: np.ndarray) -> np.ndarray:
+    """Log density of that t at a stack of θ, up to a constant (it cancels in the ratio)."""
+    d = np.linalg.solve(chol, (x - centre).T)
+    return -0.5 * (T_DOF + len(centre)) * np.log1p(np.sum(d * d, axis=0) / T_DOF)
