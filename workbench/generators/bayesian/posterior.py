@@ -61,6 +61,8 @@ def log_posterior(model: BayesianModel, data: ModelData, weights: np.ndarray | N
 def _run(model: BayesianModel, data: ModelData, weights: np.ndarray | None,
          interval: tuple[float, float] | None, stream: SamplerStream, iterations: int,
          burn_in: int) -> Chains:
+    """The chains of one posterior; a clamped one is warm-started from its unclamped twin
+    (:func:`.sampler.warm_start`: the start only shortens the burn-in)."""
     guide = log_posterior(model, data, weights, None) if interval is not None else None
     return metropolis(log_posterior(model, data, weights, interval), model.initial(data),
                       stream, iterations=iterations, burn_in=burn_in, guide=guide)

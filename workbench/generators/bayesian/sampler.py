@@ -1,4 +1,4 @@
-"""Adaptive random-walk Metropolis in numpy, two chains side by side, with diagnostics.
+"""Adaptive Metropolis–Hastings in numpy, two chains side by side, with diagnostics.
 
 **The draw is the mechanism.** A posterior-draw generator releases one parameter vector θ
 drawn from π(θ | x) ∝ exp(Σᵢ cᵢ(θ))·p(θ), where cᵢ is record i's (clamped, weighted)
@@ -15,12 +15,17 @@ CSPRNG-seeded in a confidential run, after the draw is charged).
 * releasing more than one draw (means, intervals, several chains' states): each draw costs
   ε, so only the last state of chain 1 is returned as the release;
 * a seed an adversary can know or replay: confidential streams are seeded from ``secrets``;
-* a start or a proposal that stays tied to the data: the chains start near the mode of the
-  (clamped) log posterior found by a deterministic optimiser from the model's public start,
-  with the clamped target's curvature there as the "local" proposal covariance; both only
-  shorten the burn-in. The proposals are adapted only during burn-in and frozen after it, so
-  the kept part is a fixed-kernel Metropolis chain whose stationary law is exactly π, whatever
-  the start;
+* a start or a proposal that stays tied to the data: the start and the proposals may depend
+  on the data (they are the mode, the curvature there and the burn-in's draws), but only the
+  burn-in sees them move. The chains start near the best of two L-BFGS runs on the clamped
+  log posterior (deterministic: no randomness, so nothing here is noise): one from the
+  model's public start, one from the mode of the *unclamped* posterior (the ``guide``; a
+  clamped likelihood is flat far from its mode, so an optimiser started there can stop on a
+  prior-dominated plateau: the < 28-week cell of the 10k natality sample did). Every kernel
+  is adapted only during burn-in and frozen after it, and each frozen kernel is π-invariant
+  (a symmetric random walk with the Metropolis ratio, or an independence proposal with the
+  Hastings ratio), so the kept part is a homogeneous Markov chain whose stationary law is
+  exactly π, whatever the start and whatever the burn-in chose;
 * an unconverged chain: the proof covers an exact posterior draw, so the output is only as
   private as the chain is close to π. Burn-in and length are fixed in the spec and checked
   on public proxy data (R̂ < 1.01 over the two chains, ESS, acceptance; see
@@ -29,21 +34,28 @@ CSPRNG-seeded in a confidential run, after the draw is charged).
   rerun (that choice would itself depend on the data);
 * an unbounded term (no clamp): Δ is then infinite (the paper's "unweighted" posterior).
 
-**Burn-in.** One iteration is the public cycle :data:`CYCLE` of random-walk steps.
+**Burn-in.** One iteration is the public cycle :data:`CYCLE` of kernels.
 ``burn_in`` iterations adapt: the "global" covariance is Haario et al.'s empirical covariance
-of the pooled chains (second half of the history so far, every 50 iterations), each kernel
-scaled by 2.38²/p with its own Robbins–Monro step size aiming at 23% acceptance (the "jump"
-kernel keeps its fixed width). After burn-in every kernel is frozen; the ``iterations`` after
-it are kept for the diagnostics, and the released θ is chain 1's state after the last one.
-The counts are fixed public hyperparameters (spec), never chosen from the confidential run's
-R̂: there is no run-until-converged rule, so the work done says nothing about the data.
+of the pooled chains (second half of the history so far, every 50 iterations), each random
+walk scaled by 2.38²/p with its own Robbins–Monro step size aiming at 23% acceptance (the
+"jump" kernel keeps its fixed width); the "independent" kernel proposes from a multivariate t
+(:data:`T_DOF` degrees of freedom) centred on the pooled draws' mean with their covariance as
+its scale: the burn-in's Laplace-like summary, heavy-tailed so that it covers the posterior.
+It moves a chain between separated regions in one step (a chain left on a plateau or in a
+minor bump proposes the main mode, where the Hastings ratio accepts at once) and makes
+successive draws nearly independent (ESS several times the random walks'). After burn-in
+every kernel is frozen; the ``iterations`` after it are kept for the diagnostics, and the
+released θ is chain 1's state after the last one. The counts are fixed public
+hyperparameters (spec), never chosen from the confidential run's R̂: there is no
+run-until-converged rule, so the work done says nothing about the data. Robustness across
+data slices and seeds is checked on public data by ``benchmarks/bayesian_convergence.py``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -53,12 +65,13 @@ if TYPE_CHECKING:
 LogDensity = Callable[[np.ndarray], np.ndarray]  # (k, p) -> (k,)
 #: Target acceptance rate of the adaptive random walk (Roberts, Gelman & Gilks).
 TARGET_ACCEPTANCE = 0.234
-#: One iteration is a fixed, public cycle of random-walk kernels, each π-invariant, so the
-#: cycle is too: "global" proposes from the pooled chains' covariance (adapted in burn-in),
-#: "local" from the clamped target's curvature at its mode (the tight, well-identified
-#: directions), "jump" from the global covariance JUMP_SCALE times wider. A clamped
-#: likelihood is flat and rippled far from its mode, so a sparse cell's coefficient has
-#: separated bumps that small steps alone cross too rarely (the chains then sit in
+#: One iteration is a fixed, public cycle of Metropolis–Hastings kernels, each π-invariant,
+#: so the cycle is too: "global" proposes a random walk from the pooled chains' covariance
+#: (adapted in burn-in), "local" from the clamped target's curvature at its mode (the tight,
+#: well-identified directions), "jump" from the global covariance JUMP_SCALE times wider,
+#: "independent" a multivariate t from the burn-in's summary, whatever the current state. A
+#: clamped likelihood is flat and rippled far from its mode, so a sparse cell's coefficient
+#: has separated bumps that small steps alone cross too rarely (the chains then sit in
 #: different bumps: R̂ ≫ 1).
 CYCLE = ("global", "local", "global", "jump", "independent")
 JUMP_SCALE = 6.0
@@ -129,7 +142,8 @@ def effective_sample_size(draws: np.ndarray) -> np.ndarray:
     return out
 
 
-def _optimise(log_density: LogDensity, start: np.ndarray):
+def _optimise(log_density: LogDensity, start: np.ndarray) -> Any:
+    """scipy's L-BFGS result for the maximum of the log density from ``start``."""
     from scipy import optimize
 
     def objective(theta: np.ndarray) -> float:
@@ -141,8 +155,10 @@ def _optimise(log_density: LogDensity, start: np.ndarray):
 
 def warm_start(log_density: LogDensity, start: np.ndarray, guide: LogDensity | None = None
                ) -> tuple[np.ndarray, np.ndarray]:
-    """(mode, curvature-based covariance) of the log density by L-BFGS from ``start``
-    (deterministic: no randomness, so nothing here is noise)."""
+    """(mode, curvature-based covariance) of the log density: the better of L-BFGS from
+    ``start`` and L-BFGS from the ``guide``'s mode (a smooth surrogate such as the unclamped
+    posterior, whose mode lies in the main basin where the clamped target may be flat at
+    ``start``). Deterministic: no randomness, so nothing here is noise."""
     result = _optimise(log_density, start)
     if guide is not None:
         other = _optimise(log_density, _optimise(guide, start).x)
@@ -188,8 +204,9 @@ def metropolis(log_density: LogDensity, start: np.ndarray, stream: SamplerStream
     """Run ``chains`` adaptive random-walk Metropolis chains from around the mode.
 
     ``log_density`` takes a stack of θ (chains, p) and returns their log posterior (−inf
-    outside the support). Starts are the :func:`warm_start` mode plus stream noise drawn at
-    twice the curvature's scale (overdispersed, so R̂ can show a chain that has not mixed).
+    outside the support). Starts are the :func:`warm_start` mode (``guide``: its second
+    start's surrogate) plus stream noise drawn at twice the curvature's scale (overdispersed,
+    so R̂ can show a chain that has not mixed).
     """
     p = len(start)
     mode, curvature = warm_start(log_density, start, guide)
