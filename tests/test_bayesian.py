@@ -145,6 +145,8 @@ def test_fast_clamped_total_equals_the_record_by_record_sum() -> None:
     for interval in ((-1.25, 1.25), (-0.5, 0.5), (-3.0, -1.0), (0.5, 2.0)):
         slow = np.clip(MODELS["normal_linear"].loglik(theta, data), *interval).sum(axis=1)
         assert clamped_total(theta, data, interval, sorted_cells) == pytest.approx(slow)
+    unclamped = MODELS["normal_linear"].loglik(theta, data).sum(axis=1)  # the guide's total
+    assert clamped_total(theta, data, (-np.inf, np.inf), sorted_cells) == pytest.approx(unclamped)
 
 
 def test_censored_birth_weight_chains_converge_on_a_small_example() -> None:

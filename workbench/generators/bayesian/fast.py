@@ -5,7 +5,8 @@ a − (y − μ)²/(2σ²) (a = −log σ − ½ log 2π) is clamped to [lo, hi]
 |y − μ| ≤ r_hi sit at hi, records with |y − μ| ≥ r_lo at lo, and the sum over the records in
 between needs only their count, Σy and Σy². With each cell's targets sorted once and their
 prefix sums kept, a θ costs four binary searches per cell, whatever n is; the value equals
-the record-by-record sum (``tests/test_bayesian.py`` compares them).
+the record-by-record sum (``tests/test_bayesian.py`` compares them). The interval (−∞, ∞)
+gives the unclamped total (the plain posterior of the risk view and the warm start's guide).
 """
 
 from __future__ import annotations
@@ -74,4 +75,6 @@ def clamped_total(theta: np.ndarray, data: ModelData, interval: tuple[float, flo
     sy = (cells.s1[a2] - cells.s1[a1]) + (cells.s1[b2] - cells.s1[b1])
     syy = (cells.s2[a2] - cells.s2[a1]) + (cells.s2[b2] - cells.s2[b1])
     middle = m * a - (syy - 2 * mu * sy + m * mu * mu) / (2 * sigma2)
-    return (lo * outer + hi * inner + middle).sum(axis=1)
+    # an infinite end (the unclamped total) has no record beyond it: skip ∞·0
+    ends = (lo * outer if np.isfinite(lo) else 0.0) + (hi * inner if np.isfinite(hi) else 0.0)
+    return (ends + middle).sum(axis=1)

@@ -37,13 +37,14 @@ class PosteriorFit:
 def log_posterior(model: BayesianModel, data: ModelData, weights: np.ndarray | None,
                   interval: tuple[float, float] | None):
     """θ stack → Σᵢ clamp(αᵢ·log p(yᵢ | θ)) + log prior; a NaN term rejects the θ."""
-    if weights is None and interval is not None and getattr(model, "fast_clamped", False):
+    if weights is None and getattr(model, "fast_clamped", False):
         from workbench.generators.bayesian.fast import SortedCells, clamped_total
 
         cells = SortedCells.build(data)
+        ends = interval or (-np.inf, np.inf)
 
         def fast(theta: np.ndarray) -> np.ndarray:
-            total = clamped_total(theta, data, interval, cells) + model.log_prior(theta)
+            total = clamped_total(theta, data, ends, cells) + model.log_prior(theta)
             return np.where(np.isnan(total), -np.inf, total)
         return fast
 
