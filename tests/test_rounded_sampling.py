@@ -92,3 +92,14 @@ def _model_joint(gen: WorkloadGenerator) -> np.ndarray:
 def test_sampling_must_be_iid_or_rounded() -> None:
     with pytest.raises(ValueError, match="sampling"):
         make_generator("workload", sampling="systematic")
+
+
+def test_privbayes_takes_the_same_sampling_option() -> None:
+    rng = np.random.default_rng(6)
+    a = rng.integers(0, 4, 20_000)
+    codes = np.stack([a, (a + (rng.random(20_000) < 0.1)) % 4], axis=1)
+    gen = make_generator("privbayes", degree=1, sampling="rounded")
+    gen.fit(codes, Domain(("a", "b"), (4, 4)), 2.0, PrivacyContext.simulation(seed=7))
+    root, _, _, table = gen._plan[0]
+    synth = gen.sample(9_999, np.random.default_rng(8))
+    assert np.abs(np.bincount(synth[:, root], minlength=4) - 9_999 * table.probs[0]).max() < 1.0

@@ -4,6 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from workbench.spec.params import Param, one_of
+
+#: How rows are drawn along a sampling plan (post-processing either way).
+SAMPLING = ("iid", "rounded")
+#: The one declaration of the ``sampling`` hyperparameter, shared by PrivBayes and workload.
+SAMPLING_PARAM = Param("iid", one_of(*SAMPLING), "'iid' draws, or 'rounded' counts per parent "
+                       "group (less sampling noise: better faithfulness)")
+
 
 def norm_sub(counts: np.ndarray) -> np.ndarray:
     """Non-negative table with the same total: max(x − τ, 0), Σ = max(Σx, 0).
@@ -107,11 +115,6 @@ def rounded_draw(table: ConditionalTable, config: np.ndarray, n_configs: int,
     Each group gets ⌊n_g·p_c⌋ rows of code c, and the remaining rows go to codes by systematic
     sampling on the fractional parts (one uniform per group), so every count is n_g·p_c rounded
     up or down with E[count] = n_g·p_c. Rows keep a random order within their group.
-
-    >>> table = ConditionalTable(np.array([[0.5, 0.3, 0.2]]))
-    >>> codes = rounded_draw(table, np.zeros(10, dtype=np.int64), 1, np.random.default_rng(0))
-    >>> np.bincount(codes, minlength=3).tolist()
-    [5, 3, 2]
     """
     config = np.asarray(config, dtype=np.int64)
     n_g = np.bincount(config, minlength=n_configs).astype(np.float64)
@@ -151,3 +154,10 @@ def rounded_ancestral_sample(plan: Plan, n: int, d: int, rng: np.random.Generato
         )
         out[:, col] = rounded_draw(table, config, int(np.prod(parent_sizes)), rng)
     return out
+
+
+def sample_plan(plan: Plan, n: int, d: int, rng: np.random.Generator,
+                sampling: str = "iid") -> np.ndarray:
+    """Rows along ``plan`` by the family's ``sampling`` hyperparameter."""
+    draw = rounded_ancestral_sample if sampling == "rounded" else ancestral_sample
+    return draw(plan, n, d, rng)

@@ -18,11 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from workbench.generators.conditional import (
-    ConditionalTable,
-    ancestral_sample,
-    rounded_ancestral_sample,
-)
+from workbench.generators.conditional import ConditionalTable, sample_plan
 from workbench.transform import Domain
 
 Clique = tuple[str, ...]
@@ -73,10 +69,9 @@ class GraphicalModel:
     domain: Domain
     plan: list[tuple[int, tuple[int, ...], tuple[int, ...], ConditionalTable]]
 
-    def sample(self, n: int, rng: np.random.Generator, rounded: bool = False) -> np.ndarray:
+    def sample(self, n: int, rng: np.random.Generator, sampling: str = "iid") -> np.ndarray:
         """n rows of codes along the plan: i.i.d. draws, or counts rounded per parent group."""
-        draw = rounded_ancestral_sample if rounded else ancestral_sample
-        return draw(self.plan, n, len(self.domain), rng)
+        return sample_plan(self.plan, n, len(self.domain), rng, sampling)
 
 
 def _conditional(marginal: np.ndarray) -> ConditionalTable:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from workbench.generators.cells import CellCounts, check_epsilon, check_n
-from workbench.generators.conditional import ConditionalTable, ancestral_sample
+from workbench.generators.conditional import SAMPLING_PARAM, ConditionalTable, sample_plan
 from workbench.generators.family import GeneratorFamily
 from workbench.generators.measurement import noisy_marginal
 from workbench.generators.missing import MISSING_PARAMS, layout_for
@@ -106,6 +106,7 @@ class PrivBayes(GeneratorFamily):
         "degree": Param(None, whole_at_least(1), "k: at most k parents per node"),
         "max_cells": Param(1_000_000, whole_at_least(1), "cap on any (X, Π) table's cells"),
         "max_candidates": Param(5_000, whole_at_least(1), "(X, Π) pairs scored per step"),
+        "sampling": SAMPLING_PARAM,
         **MISSING_PARAMS,
     })
     exactly_one_of = (("theta", "degree"),)
@@ -270,9 +271,9 @@ class PrivBayes(GeneratorFamily):
             self._plan.append((x, pi, parent_sizes, table))
 
     def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
-        """Ancestral sampling, one vectorised inverse-CDF draw per node; never touches the data."""
+        """Ancestral sampling along the network (i.i.d. or rounded); never touches the data."""
         if not hasattr(self, "_plan"):
             raise RuntimeError("privbayes: call fit before sample")
-        values = ancestral_sample(self._plan, check_n(n), len(self.domain_), rng)
+        values = sample_plan(self._plan, check_n(n), len(self.domain_), rng, self.sampling)
         pattern = getattr(self, "pattern_", None)
         return values if pattern is None else pattern.apply(values, rng)

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from workbench.generators.cells import CellCounts, check_epsilon, check_n
+from workbench.generators.conditional import SAMPLING_PARAM
 from workbench.generators.family import GeneratorFamily
 from workbench.generators.mbi_model import (
     GraphicalModel,
@@ -59,8 +60,6 @@ if TYPE_CHECKING:
     from workbench.spec import Configuration, Spec
 
 ALGORITHMS = ("fixed", "aim")
-#: How rows are drawn from the fitted model (post-processing; see ``conditional``).
-SAMPLING = ("iid", "rounded")
 
 
 def _share(value: object) -> str | None:
@@ -91,8 +90,7 @@ class WorkloadGenerator(GeneratorFamily):
                                       "2 or 3: cliques of that order from the cost rule"),
         "size_power": Param(0.0, non_negative, "clique weight × (cells / mean cells)^power"),
         "iters": Param(3000, whole_at_least(1), "mirror-descent steps of the final fit"),
-        "sampling": Param("iid", one_of(*SAMPLING), "'iid' draws, or 'rounded' counts per "
-                          "parent group (less sampling noise: better faithfulness)"),
+        "sampling": SAMPLING_PARAM,
         "rounds": Param(6, whole_at_least(1), "AIM rounds"),
         **MISSING_PARAMS,
     })
@@ -231,5 +229,5 @@ class WorkloadGenerator(GeneratorFamily):
         """Draw exactly n rows of codes in the spec's domain (post-processing only)."""
         if not hasattr(self, "model_"):
             raise RuntimeError("workload: call fit before sample")
-        values = self.model_.sample(check_n(n), rng, rounded=self.sampling == "rounded")
+        values = self.model_.sample(check_n(n), rng, self.sampling)
         return values if self.pattern_ is None else self.pattern_.apply(values, rng)
