@@ -156,7 +156,7 @@ def test_the_spec_review_shows_a_floor_beside_each_threshold(tmp_path, proxy,
     widget = spec_review_dashboard(EXAMPLE, path)
     html = widget_by_class(widget, "wb-section-criteria").value
     table = lab.floors(example_spec)
-    assert "floor at n" in html and html.count("class='wb-floor'") == len(example_spec.criteria)
+    assert "floor at n" in html and html.count("class='wb-floor ") == len(example_spec.criteria)
     assert f"at n = {table.n:,}" in html and "mean ± SD of 3 draws" in html
     flagged = table.infeasible
     assert flagged and "faithfulness" in flagged  # 5% is below the floor at n = 20,000

@@ -9,21 +9,23 @@ from workbench.widgets.dashboards.pages import badge, esc
 from workbench.widgets.model.floors import (
     FLOOR_DRAWS,
     INFEASIBLE,
-    floor_words,
+    against,
+    floor_value,
     is_share,
     size_words,
 )
 
 
 def floor_cell(spec: Spec, floors: FloorTable, criterion_id: str) -> str:
-    """A criterion's floor at n, with the table's own "infeasible at n" badge."""
+    """A criterion's floor (n is in the column's header), with the table's own badge."""
     floor = floors.by_id().get(criterion_id)
     if floor is None:
         return "—"
     c = spec.criterion(criterion_id)
-    words = floor_words(floor, floors.n, share=is_share(c.kind), threshold=c.threshold)
-    flag = f"<br>{badge(INFEASIBLE, 'fail')}" if floor.infeasible else ""
-    return f"<span class='wb-floor'>{esc(words)}</span>{flag}"
+    lowered = against(floor, c.threshold)
+    return (f"<span class='wb-floor wb-nowrap'>{esc(floor_value(floor, share=is_share(c.kind)))}"
+            "</span>" + (f"<br><span class='wb-muted'>{esc(lowered)}</span>" if lowered else "")
+            + (f"<br>{badge(INFEASIBLE, 'fail')}" if floor.infeasible else ""))
 
 
 def floors_note(spec: Spec, floors: FloorTable | None) -> str:

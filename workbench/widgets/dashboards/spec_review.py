@@ -137,7 +137,7 @@ def criteria_html(spec: Spec, reviews: Sequence[CriterionReview], delta_source: 
               "Δ", "σ", "P(false pass)", "5% margin"]
     numeric = (3, 4, 7, 8, 10)
     if floors is not None:
-        header.insert(4, "floor at n")
+        header.insert(4, f"floor at n = {floors.n:,}")
         numeric = (3, 4, 5, 8, 9, 11)
     assumptions = (
         "<p class='wb-muted'>A criterion passes when its DP value (exact value + Laplace noise "

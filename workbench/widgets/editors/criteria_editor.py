@@ -159,7 +159,8 @@ class CriterionRow:
         self.readout: Readout | None = None
         self.readout_html = widgets.HTML().add_class("wb-readout")
         self.floor: Floor | None = None
-        self.floor_html = widgets.HTML().add_class("wb-floor")  # beside the threshold
+        self.floor_html = widgets.HTML(layout=widgets.Layout(margin="0 12px 0 2px")
+                                       ).add_class("wb-floor")  # beside the threshold
         self.row_error = message_widget()
         fields: dict[str, Field] = {
             "id": editor.bind(f"{self.path}.id", self.id),

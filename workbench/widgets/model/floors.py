@@ -45,24 +45,38 @@ def is_share(kind: str) -> bool:
         return False
 
 
+def floor_value(floor: Floor, *, share: bool = False) -> str:
+    """``3.99% ± 0.059`` (a share in percent, its SD in points) or ``1.12 ± 0.036``.
+
+    >>> floor_value(Floor("faithfulness", 0.05, 0.0399, 0.0006, 3), share=True)
+    '3.99% ± 0.06'
+    """
+    if math.isnan(floor.mean):
+        return "unknown"
+    scale, unit = (100.0, "%") if share else (1.0, "")
+    sd = "?" if math.isnan(floor.sd) else f"{scale * floor.sd:.2g}"
+    return f"{scale * floor.mean:.3g}{unit} ± {sd}"
+
+
+def against(floor: Floor, threshold: float | None) -> str:
+    """``against T′ = 1.68`` when the kind lowers the threshold the flag compares with."""
+    if threshold is None or math.isclose(floor.threshold, threshold, rel_tol=1e-9):
+        return ""
+    return f"against T′ = {floor.threshold:.4g}"
+
+
 def floor_words(floor: Floor, n: int, *, share: bool = False,
                 threshold: float | None = None) -> str:
-    """How a floor reads beside its threshold; a share in percent, its SD in points.
+    """How a floor reads beside its threshold.
 
-    >>> f = Floor("faithfulness", 0.05, 0.0399, 0.0006, 3)
-    >>> floor_words(f, 95_000, share=True)
+    >>> floor_words(Floor("faithfulness", 0.05, 0.0399, 0.0006, 3), 95_000, share=True)
     'floor 3.99% ± 0.06 at n = 95,000'
     >>> floor_words(Floor("coef", 1.68, 1.12, 0.036, 3), 95_000, threshold=2.0)
     'floor 1.12 ± 0.036 at n = 95,000 (against T′ = 1.68)'
     """
-    if math.isnan(floor.mean):
-        return f"floor unknown at n = {n:,}"
-    scale, unit = (100.0, "%") if share else (1.0, "")
-    sd = "?" if math.isnan(floor.sd) else f"{scale * floor.sd:.2g}"
-    text = f"floor {scale * floor.mean:.3g}{unit} ± {sd} at n = {n:,}"
-    if threshold is not None and not math.isclose(floor.threshold, threshold, rel_tol=1e-9):
-        text += f" (against T′ = {floor.threshold:.4g})"  # the kind lowers T (e.g. λ, p)
-    return text
+    text = f"floor {floor_value(floor, share=share)} at n = {n:,}"
+    lowered = against(floor, threshold)
+    return f"{text} ({lowered})" if lowered else text
 
 
 def size_words(spec: Spec, n: int) -> str:
