@@ -5,7 +5,8 @@ Per criterion: threshold, ε, [L, U] where the kind takes them, and the kind's p
 shown with the control its kind declares (:mod:`workbench.criteria.kinds`), so a registered
 kind needs no edit here. The readouts (Δ, σ, T′, the value on the proxy, P(false pass),
 P(false fail)) come from :meth:`ProxyLab.readouts`, i.e. from the engine's sensitivity code
-and ``laplace_sigma``.
+and ``laplace_sigma``; beside each threshold, its feasibility floor at the expected n
+(:mod:`workbench.widgets.editors.criteria_floors`).
 """
 
 from __future__ import annotations
