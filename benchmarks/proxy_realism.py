@@ -1,7 +1,8 @@
 """Must-show 2 of issue 15: forecast vs outcome, and how much easier the facts proxy is.
 
-The same dry run of a design (default: the lean example) at ``--n 95000`` on: the shipped
-proxy (record sample, ``data_public/proxy_sample_166k.csv.gz``), the facts-based proxy
+The same dry run of a design (default: the lean example re-derived by ``workbench design``)
+at ``--n 95000`` on: the shipped proxy (record sample,
+``data_public/proxy_sample_166k.csv.gz``), the facts-based proxy
 (``data_public/proxy_facts_166k.csv.gz``), and the stand-in registry (the 160k US sample after
 cleaning, 158,500 records, each task on its own 95,000-record subsample). The dry run on a
 proxy is the forecast; the one on the stand-in registry is the outcome. Printed per data set:
@@ -23,7 +24,7 @@ from workbench.proxy import read_us_sample
 from workbench.spec import load_spec
 
 REPO = Path(__file__).resolve().parents[1]
-SPEC = REPO / "examples" / "israel_births_2014_lean.json"
+SPEC = REPO / "examples" / "israel_births_2014_lean_designed.frozen.json"
 REGISTRY = REPO.parent / "shared" / "data" / "us_births_2019_singleton_sample160k.csv.gz"
 DATA = {
     "shipped proxy (record sample)": REPO / "data_public" / "proxy_sample_166k.csv.gz",

@@ -367,3 +367,29 @@ def test_example_is_the_script_output() -> None:
     assert module.document() == adult_doc()
     frozen = json.loads(FROZEN.read_text())
     assert {k: v for k, v in frozen.items() if k != "frozen"} == copy.deepcopy(adult_doc())
+
+
+def _with_allow_hours(doc: dict, criterion: dict) -> dict:
+    """Adult with hours_per_week declared missing: allow, and one more criterion."""
+    column(doc, "hours_per_week")["missing"] = "allow"
+    doc["criteria"].append(criterion)
+    doc["budget"]["epsilon_criteria"] = round(
+        sum(c["epsilon"] for c in doc["criteria"]), 10)
+    return doc
+
+
+def test_numeric_criteria_on_a_column_that_may_be_missing_are_refused_before_any_noise() -> None:
+    """A mean over a column whose missing code has no number used to fail inside the run,
+    after the generator had spent ε; the validator now names the criterion's field."""
+    mean = {"id": "mean_hours", "kind": "conditional_mean", "threshold": 2, "epsilon": 0.1,
+            "bounds": [1, 99], "params": {"target": "hours_per_week", "group_by": ["sex"]}}
+    with pytest.raises(SpecError) as info:
+        build_spec(_with_allow_hours(adult_doc(), mean))
+    message = str(info.value)
+    assert "criteria[5].params.target" in message and "'hours_per_week' may be missing" in message
+    regression = {"id": "reg", "kind": "regression_coefficients", "threshold": 30,
+                  "epsilon": 0.5, "params": {"target": "age", "features": "all_other"}}
+    with pytest.raises(SpecError, match=r"criteria\[5\]\.params\.features: column 'workclass'"):
+        build_spec(_with_allow_hours(adult_doc(), regression))
+    regression["params"]["features"] = ["sex", "education"]  # complete columns only
+    assert build_spec(_with_allow_hours(adult_doc(), regression)).criterion("reg")

@@ -95,8 +95,16 @@ class ConditionalTable:
 Plan = list[tuple[int, tuple[int, ...], tuple[int, ...], ConditionalTable]]
 
 
-def ancestral_sample(plan: Plan, n: int, d: int, rng: np.random.Generator) -> np.ndarray:
-    """n rows of d codes, one vectorised inverse-CDF draw per (column, parents, sizes, table)."""
+def ancestral_sample(plan: Plan, n: int, d: int, rng: np.random.Generator,
+                     rounded: bool = False) -> np.ndarray:
+    """n rows of d codes, one vectorised draw per (column, parents, sizes, table).
+
+    ``rounded``: each column's counts per parent group are rounded (:func:`rounded_draw`)
+    instead of drawn i.i.d. An i.i.d. sample of n rows from even the true distribution is a
+    bootstrap: it misses rare records and doubles others, which is exactly the faithfulness
+    floor. Rounding every conditional (Private-PGM's ``synthetic_data(method="round")``) removes
+    most of that sampling noise while keeping every conditional's expectation.
+    """
     out = np.zeros((n, d), dtype=np.int64)
     for col, parents, parent_sizes, table in plan:
         config = (
@@ -104,7 +112,8 @@ def ancestral_sample(plan: Plan, n: int, d: int, rng: np.random.Generator) -> np
             if parents
             else np.zeros(n, dtype=np.int64)
         )
-        out[:, col] = table.sample(config, rng)
+        out[:, col] = (rounded_draw(table, config, int(np.prod(parent_sizes)), rng) if rounded
+                       else table.sample(config, rng))
     return out
 
 
@@ -137,27 +146,7 @@ def rounded_draw(table: ConditionalTable, config: np.ndarray, n_configs: int,
     return out
 
 
-def rounded_ancestral_sample(plan: Plan, n: int, d: int, rng: np.random.Generator) -> np.ndarray:
-    """n rows of d codes, each column's counts per parent group rounded instead of drawn i.i.d.
-
-    An i.i.d. sample of n rows from even the true distribution is a bootstrap: it misses rare
-    records and doubles others, which is exactly the faithfulness floor. Rounding the counts of
-    every conditional (Private-PGM's ``synthetic_data(method="round")``) removes most of that
-    sampling noise while keeping every conditional's expectation.
-    """
-    out = np.zeros((n, d), dtype=np.int64)
-    for col, parents, parent_sizes, table in plan:
-        config = (
-            np.ravel_multi_index(tuple(out[:, list(parents)].T), parent_sizes)
-            if parents
-            else np.zeros(n, dtype=np.int64)
-        )
-        out[:, col] = rounded_draw(table, config, int(np.prod(parent_sizes)), rng)
-    return out
-
-
 def sample_plan(plan: Plan, n: int, d: int, rng: np.random.Generator,
                 sampling: str = "iid") -> np.ndarray:
     """Rows along ``plan`` by the family's ``sampling`` hyperparameter."""
-    draw = rounded_ancestral_sample if sampling == "rounded" else ancestral_sample
-    return draw(plan, n, d, rng)
+    return ancestral_sample(plan, n, d, rng, rounded=sampling == "rounded")

@@ -22,6 +22,8 @@ from workbench.report.datasheet import (
 )
 from workbench.report.guarantee import as_guarantee, guarantee_html
 from workbench.report.overview import (
+    HIST_BINS,
+    MAX_BARS,
     margin_chart_png,
     margins,
     overlay_png,
@@ -59,8 +61,6 @@ def _png(fig: Any) -> str:
     return f'<img alt="plot" src="data:image/png;base64,{data}">'
 
 
-#: Columns with more labels than this (numbers on a grid) get a histogram, not bars.
-MAX_BARS = 60
 
 
 def marginal_plots(release: pd.DataFrame, label_order: Mapping[str, Sequence[str]],
@@ -80,8 +80,8 @@ def marginal_plots(release: pd.DataFrame, label_order: Mapping[str, Sequence[str
         if col in many:  # a number column: a histogram over its public range, not 1 bar a value
             fig, ax = plt.subplots(figsize=(5.2, 2.6))
             ends = (float(order[0]), float(order[-1]))
-            ax.hist(pd.to_numeric(release[col]), bins=50, range=ends, color="#4c72b0")
-            ax.set_title(f"{col}: records per 1/50 of its range")
+            ax.hist(pd.to_numeric(release[col]), bins=HIST_BINS, range=ends, color="#4c72b0")
+            ax.set_title(f"{col}: records per 1/{HIST_BINS} of its range")
             out.append(f"<figure>{_png(fig)}</figure>")
             continue
         share = release[col].value_counts().reindex(order, fill_value=0) / max(n, 1)

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from workbench.report.spec_summary import format_number
@@ -29,6 +30,10 @@ STATUS_WORDS = {
 #: Where σ is not the noise on the value, "narrow" means within this share of the threshold.
 NARROW_SHARE = 0.10
 STATUS_COLOURS = {"success": "#1a7f37", "warning": "#bf8700", "danger": "#cf222e"}
+#: Columns with more labels than this (numbers on a grid) get a histogram, not bars.
+MAX_BARS = 60
+#: Equal-width bins of such a histogram over the column's public range.
+HIST_BINS = 50
 
 
 @dataclass(frozen=True)
@@ -110,6 +115,13 @@ def status_counts(rows: Sequence[CriterionMargin]) -> dict[str, int]:
     return {s: sum(r.status == s for r in rows) for s in STATUS_WORDS}
 
 
+def png_bytes(fig: Any) -> bytes:
+    """A matplotlib Figure as PNG bytes (no pyplot state involved)."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    return buf.getvalue()
+
+
 def margin_chart_png(rows: Sequence[CriterionMargin]) -> bytes:
     """Bars of each DP value as a share of its threshold; the line at 1 is the threshold."""
     from matplotlib.figure import Figure
@@ -126,9 +138,7 @@ def margin_chart_png(rows: Sequence[CriterionMargin]) -> bytes:
     ax.set_xlabel("DP value ÷ threshold (below 1 passes)")
     ax.set_xlim(min(0.0, *ratios, 0.0) * 1.1, max(1.2, *ratios, 1.0) * 1.1)
     ax.grid(axis="x", alpha=0.3)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    return buf.getvalue()
+    return png_bytes(fig)
 
 
 def overlay_png(column: str, order: Sequence[str], release: pd.Series,
@@ -136,10 +146,12 @@ def overlay_png(column: str, order: Sequence[str], release: pd.Series,
     """A column's shares in the release, and in the public proxy beside them if given."""
     from matplotlib.figure import Figure
 
-    x = range(len(order))
-    width = 0.42 if proxy is not None else 0.8
     fig = Figure(figsize=size, dpi=90, layout="constrained")
     ax = fig.subplots()
+    if len(order) > MAX_BARS:  # a number column on a fine grid: binned shares, not 1 bar a value
+        return _binned_overlay(fig, ax, column, order, release, proxy)
+    x = range(len(order))
+    width = 0.42 if proxy is not None else 0.8
     shift = -width / 2 if proxy is not None else 0.0
     ax.bar([i + shift for i in x], release.to_numpy(), width=width, color="#4c72b0",
            label="release")
@@ -152,9 +164,34 @@ def overlay_png(column: str, order: Sequence[str], release: pd.Series,
                   ha="right" if many else "center")
     ax.set_title(f"{column}: share of records", fontsize=9)
     ax.grid(axis="y", alpha=0.3)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    return buf.getvalue()
+    return png_bytes(fig)
+
+
+def binned_shares(order: Sequence[str], share: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(edges, shares) summed into :data:`HIST_BINS` equal bins of a numeric grid's range.
+
+    >>> edges, sums = binned_shares(["0", "1", "2", "3"], pd.Series([0.1, 0.2, 0.3, 0.4]))
+    >>> len(edges) == HIST_BINS + 1, round(float(sums.sum()), 6)
+    (True, 1.0)
+    """
+    values = np.array([float(o) for o in order])
+    sums, edges = np.histogram(values, bins=HIST_BINS, range=(values.min(), values.max()),
+                               weights=share.to_numpy(dtype=np.float64))
+    return edges, sums
+
+
+def _binned_overlay(fig: Any, ax: Any, column: str, order: Sequence[str], release: pd.Series,
+                    proxy: pd.Series | None) -> bytes:
+    """Release (and proxy) shares per 1/HIST_BINS of the grid's public range, as steps."""
+    edges, sums = binned_shares(order, release)
+    ax.stairs(sums, edges, fill=True, alpha=0.55, color="#4c72b0", label="release")
+    if proxy is not None:
+        ax.stairs(binned_shares(order, proxy)[1], edges, fill=True, alpha=0.55,
+                  color="#dd8452", label="public proxy")
+        ax.legend(frameon=False, fontsize=7)
+    ax.set_title(f"{column}: share of records per 1/{HIST_BINS} of its range", fontsize=9)
+    ax.grid(axis="y", alpha=0.3)
+    return png_bytes(fig)
 
 
 def shares(labels: pd.Series, order: Sequence[str]) -> pd.Series:

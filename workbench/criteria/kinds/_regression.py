@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from workbench.criteria.kinds.base import (
     CheckContext,
     Param,
+    complete_column,
     is_number,
     join_path,
     numeric_column,
@@ -77,7 +78,9 @@ def check_regression(ctx: CheckContext, params: Mapping[str, Any], path: str) ->
     """Target numeric, features known, L1 norm, and per-entry weights when given."""
     ppath = join_path(path, "params")
     numeric_column(ctx, join_path(ppath, "target"), params.get("target"))
-    features(ctx, params, ppath)
+    for f in features(ctx, params, ppath):
+        if f in ctx.columns:
+            complete_column(ctx, join_path(ppath, "features"), f)
     if params.get("norm", "l1") != "l1":
         ctx.problem(join_path(ppath, "norm"), "must be 'l1'")
     if "statistic_weights" in params:

@@ -74,15 +74,29 @@ class CheckContext(Protocol):
         """Whether ``column`` declares a coarse binning for group-bys."""
 
 
-def numeric_column(ctx: CheckContext, path: str, name: Any) -> bool:
-    """``name`` must be a numeric column of the schema."""
+def numeric_column(ctx: CheckContext, path: str, name: Any, missing_ok: bool = False) -> bool:
+    """``name`` must be a numeric column of the schema, present in every row unless the kind
+    handles missing values itself (``missing_ok``): a mean or a regression over a column
+    whose missing code has no number would otherwise fail only after ε was spent."""
     if name not in ctx.columns:
         ctx.unknown_column(path, name)
         return False
     if not ctx.columns[name].numeric:
         ctx.problem(path, f"column {name!r} is not numeric")
         return False
-    return True
+    return missing_ok or complete_column(ctx, path, name)
+
+
+def complete_column(ctx: CheckContext, path: str, name: str) -> bool:
+    """A column this kind reads in every row must have ``missing: forbid``."""
+    policy = ctx.columns[name].missing
+    if policy == "forbid":
+        return True
+    ctx.problem(path, f"column {name!r} may be missing (missing: {policy}) but this criterion "
+                "needs its value in every row: declare missing: forbid, leave the column out, "
+                "or use a kind that handles missing values (knn_imputed_mean, "
+                "observed_marginal_error)")
+    return False
 
 
 def pairs(columns: Sequence[str]) -> list[Clique]:

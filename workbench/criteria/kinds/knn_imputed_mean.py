@@ -130,7 +130,7 @@ class KnnImputedMean(CriterionKind):
         """Target numeric; features known and not the target; subgroup column not the target."""
         ppath = join_path(path, "params")
         target = params.get("target")
-        numeric_column(ctx, join_path(ppath, "target"), target)
+        numeric_column(ctx, join_path(ppath, "target"), target, missing_ok=True)
         for j, f in enumerate(params.get("features") or []):
             if f not in ctx.columns:
                 ctx.unknown_column(f"{ppath}.features[{j}]", f)
