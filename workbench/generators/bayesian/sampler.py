@@ -42,8 +42,9 @@ walk scaled by 2.38²/p with its own Robbins–Monro step size aiming at 23% acc
 (:data:`T_DOF` degrees of freedom) centred on the pooled draws' mean with their covariance as
 its scale: the burn-in's Laplace-like summary, heavy-tailed so that it covers the posterior.
 It moves a chain between separated regions in one step (a chain left on a plateau or in a
-minor bump proposes the main mode, where the Hastings ratio accepts at once) and makes
-successive draws nearly independent (ESS several times the random walks'). After burn-in
+minor bump proposes the main mode, where the Hastings ratio accepts at once, provided the
+burn-in's draws reached it: hence the guided start) and makes successive draws nearly
+independent (ESS several times the random walks'). After burn-in
 every kernel is frozen; the ``iterations`` after it are kept for the diagnostics, and the
 released θ is chain 1's state after the last one. The counts are fixed public
 hyperparameters (spec), never chosen from the confidential run's R̂: there is no
