@@ -556,6 +556,7 @@ def test_spec_review_dashboard_in_a_browser(tmp_path: Path, example_spec: Any) -
         assert rows.count() == 1 + 8
         body = page.inner_text("body")
         assert all(c.id in body for c in example_spec.criteria)
+        assert page.locator(".wb-section-criteria .wb-floor").count() == 8  # default proxy
         _shot(page, "spec_review_criteria")
         _tab(page, "Budget")
         assert "2 × (4 + 0.99) + 0 + 0 = 9.98" in page.inner_text("body")

@@ -1,10 +1,11 @@
 """Spec review dashboard: what a reviewer must read before signing off a frozen spec.
 
 Shows the hash, columns and transformation alternatives, constraints in plain words, the
-criteria with thresholds, ε, σ and false-pass probability, the budget breakdown, the search
-space and, given a dry-run file (``?dryrun=PATH``: what ``workbench dryrun --write-result`` or
-``--records`` writes, read by ``workbench.dryrun.read_pass_rates``), the expected number of
-private-selection iterations.
+criteria with thresholds, ε, σ and false-pass probability, each threshold's feasibility floor
+at the expected n when a proxy is given (flagged "infeasible at n"), the budget breakdown, the
+search space and, given a dry-run file (``?dryrun=PATH``: what ``workbench dryrun
+--write-result`` or ``--records`` writes, read by ``workbench.dryrun.read_pass_rates``), the
+expected number of private-selection iterations.
 """
 
 from __future__ import annotations
@@ -21,10 +22,12 @@ from workbench.constraints.words import rule_sentence
 from workbench.criteria import kinds
 from workbench.criteria.false_pass import FALSE_PASS_SENTENCE, false_pass_probability
 from workbench.dryrun import PassRates, read_pass_rates
+from workbench.dryrun.floors import FloorTable
 from workbench.privacy import expected_iterations, probability_bottom
 from workbench.report.spec_summary import family_words, format_number
 from workbench.spec import Configuration, Spec
 from workbench.widgets.dashboards.budget_section import budget_html
+from workbench.widgets.dashboards.floors_section import floor_cell, floors_note
 from workbench.widgets.dashboards.pages import badge, esc, message_page, page, table_html, tabs
 from workbench.widgets.model.readouts import Readout
 
@@ -110,8 +113,10 @@ def _num(x: float | None) -> str:
     return f"{x:.4g}"
 
 
-def criteria_html(spec: Spec, reviews: Sequence[CriterionReview], delta_source: str) -> str:
-    """The criteria table with the assumptions behind Δ, σ and the false-pass probability."""
+def criteria_html(spec: Spec, reviews: Sequence[CriterionReview], delta_source: str,
+                  floors: FloorTable | None = None) -> str:
+    """The criteria table with the assumptions behind Δ, σ and the false-pass probability, and
+    a floor column when a proxy gave the floors."""
     rows = []
     for i, r in enumerate(reviews, 1):
         bounds = "" if r.bounds is None else (
@@ -126,16 +131,22 @@ def criteria_html(spec: Spec, reviews: Sequence[CriterionReview], delta_source: 
                      f"<span class='wb-nowrap'>{esc(bounds)}</span>", esc(r.stage),
                      esc(_num(r.sensitivity)), esc(_num(r.sigma)),
                      f"<span class='wb-nowrap'>{esc(r.false_pass)}</span>", esc(_num(r.margin))])
+        if floors is not None:
+            rows[-1].insert(4, floor_cell(spec, floors, r.id))
     header = ["#", "criterion", "what it measures", "threshold T", "ε", "[L, U]", "stage",
               "Δ", "σ", "P(false pass)", "5% margin"]
+    numeric = (3, 4, 7, 8, 10)
+    if floors is not None:
+        header.insert(4, f"floor at n = {floors.n:,}")
+        numeric = (3, 4, 5, 8, 9, 11)
     assumptions = (
         "<p class='wb-muted'>A criterion passes when its DP value (exact value + Laplace noise "
         f"of scale b = Δ/ε, σ = √2·b) is below T. {esc(FALSE_PASS_SENTENCE)} "
         "<b>5% margin</b> = b·ln 10: a value that exceeds "
         "T by more than this passes with probability below 5%. For the relative 1-way error "
         "the threshold is lowered to T′ so that a value clipped at λ passes with probability "
-        f"p. {esc(delta_source)}</p>")
-    table = table_html(header, rows, numeric=(3, 4, 7, 8, 10), raw=tuple(range(len(header))))
+        f"p. {esc(delta_source)}</p>") + floors_note(spec, floors)
+    table = table_html(header, rows, numeric=numeric, raw=tuple(range(len(header))))
     return f"<h3>Acceptance criteria ({len(reviews)})</h3>{table}{assumptions}"
 
 
@@ -291,12 +302,13 @@ class SpecReview:
 
     def __init__(self, spec: Spec, *, source: str = "", readouts: Mapping[str, Readout] | None
                  = None, delta_source: str = "", dryrun: PassRates | None = None,
-                 dryrun_error: str = "") -> None:
+                 dryrun_error: str = "", floors: FloorTable | None = None) -> None:
         """Render every section once (the spec is immutable)."""
         self.spec = spec
         self.reviews = criterion_reviews(spec, readouts)
+        self.floors = floors
         self.header = page(header_html(spec, source), "review-header")
-        sections = [criteria_html(spec, self.reviews, delta_source), budget_html(spec),
+        sections = [criteria_html(spec, self.reviews, delta_source, floors), budget_html(spec),
                     search_space_html(spec, dryrun, dryrun_error), columns_html(spec),
                     constraints_html(spec)]
         self.tabs = tabs(self.TABS, [page(s) for s in sections], "review-tabs")
@@ -315,7 +327,7 @@ def spec_review_dashboard(spec_path: Path, proxy_path: Path | None = None,
     except (SpecError, OSError) as exc:
         return message_page("cannot read the spec", f"<code>{esc(spec_path)}</code>: "
                             f"{esc(exc)}", "fail")
-    readouts, delta_source = _proxy_readouts(spec, proxy_path)
+    readouts, delta_source, floors = _proxy_figures(spec, proxy_path)
     dryrun, error = None, ""
     if dryrun_path is not None:
         try:
@@ -323,14 +335,16 @@ def spec_review_dashboard(spec_path: Path, proxy_path: Path | None = None,
         except ValueError as exc:
             error = str(exc)
     return SpecReview(spec, source=str(spec_path), readouts=readouts, delta_source=delta_source,
-                      dryrun=dryrun, dryrun_error=error).widget
+                      dryrun=dryrun, dryrun_error=error, floors=floors).widget
 
 
-def _proxy_readouts(spec: Spec, proxy_path: Path | None) -> tuple[dict[str, Readout], str]:
-    """Δ and σ estimated on the public proxy (they depend on n and on the candidate S)."""
+def _proxy_figures(spec: Spec, proxy_path: Path | None
+                   ) -> tuple[dict[str, Readout], str, FloorTable | None]:
+    """Δ and σ estimated on the public proxy (they depend on n and on the candidate S), and
+    the feasibility floors at the expected n (None when they cannot be computed)."""
     if proxy_path is None:
         return {}, ("Δ and σ depend on n and on the candidate S; no proxy was given, so they "
-                    "are not shown (pass ?proxy=PATH).")
+                    "are not shown, nor are the feasibility floors (pass ?proxy=PATH)."), None
     from workbench.transform import EncodingError
     from workbench.transform.raw import read_raw
     from workbench.widgets.model.lab import ProxyLab
@@ -341,10 +355,16 @@ def _proxy_readouts(spec: Spec, proxy_path: Path | None) -> tuple[dict[str, Read
         readouts = lab.readouts(spec)
         config = lab.configuration(spec)
     except (OSError, EncodingError, PreviewError, ValueError, KeyError, ArithmeticError) as exc:
-        return {}, f"Δ and σ could not be estimated on the proxy {proxy_path.name}: {exc}"
+        return {}, f"Δ and σ could not be estimated on the proxy {proxy_path.name}: {exc}", None
+    floors: FloorTable | None = None
+    why = ""
+    try:
+        floors = lab.floors(spec)
+    except (PreviewError, ValueError, KeyError, ArithmeticError) as exc:
+        why = f" Feasibility floors could not be computed on the proxy: {exc}."
     n = next((r.n for r in readouts.values()), 0)
     return readouts, (
         f"Δ and σ are estimates: they depend on n and on the candidate S, and are computed here "
         f"as the engine does, with the PUBLIC proxy {proxy_path.name} (n = {n:,} after "
         f"cleaning) as R and one quick synthetic sample of the first configuration "
-        f"({_config_text(config)}) as S.")
+        f"({_config_text(config)}) as S.{why}"), floors

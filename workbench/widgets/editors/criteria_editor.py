@@ -5,7 +5,8 @@ Per criterion: threshold, ε, [L, U] where the kind takes them, and the kind's p
 shown with the control its kind declares (:mod:`workbench.criteria.kinds`), so a registered
 kind needs no edit here. The readouts (Δ, σ, T′, the value on the proxy, P(false pass),
 P(false fail)) come from :meth:`ProxyLab.readouts`, i.e. from the engine's sensitivity code
-and ``laplace_sigma``.
+and ``laplace_sigma``; beside each threshold, its feasibility floor at the expected n
+(:mod:`workbench.widgets.editors.criteria_floors`).
 """
 
 from __future__ import annotations
@@ -18,8 +19,11 @@ import ipywidgets as widgets
 
 from workbench.criteria import kinds
 from workbench.criteria.kinds.base import CriterionKind, Reads
+from workbench.dryrun.floors import Floor
 from workbench.spec.params import Param
 from workbench.widgets.editors.base import EditorBase, heading, note
+from workbench.widgets.editors.criteria_floors import FloorsBar, floor_html
+from workbench.widgets.editors.criteria_readouts import readout_html
 from workbench.widgets.editors.fields import (
     DELETE,
     Field,
@@ -33,9 +37,10 @@ from workbench.widgets.editors.fields import (
     show_number,
 )
 from workbench.widgets.model.criteria_templates import fresh_id, kind_names, new_criterion
+from workbench.widgets.model.floors import is_share
 from workbench.widgets.model.lab import ProxyLab
 from workbench.widgets.model.paths import MISSING
-from workbench.widgets.model.readouts import FALSE_PASS_SENTENCE, Readout, samples_label
+from workbench.widgets.model.readouts import Readout
 from workbench.widgets.model.sampling import PreviewError
 from workbench.widgets.model.session import Change, Session
 
@@ -154,6 +159,9 @@ class CriterionRow:
         self.remove.on_click(lambda _b: session.delete(self.path, label=f"remove {self.id.value}"))
         self.readout: Readout | None = None
         self.readout_html = widgets.HTML().add_class("wb-readout")
+        self.floor: Floor | None = None
+        self.floor_html = widgets.HTML(layout=widgets.Layout(margin="0 12px 0 2px")
+                                       ).add_class("wb-floor")  # beside the threshold
         self.row_error = message_widget()
         fields: dict[str, Field] = {
             "id": editor.bind(f"{self.path}.id", self.id),
@@ -184,6 +192,7 @@ class CriterionRow:
         self.errors["row"] = self.row_error
         main = [fields[k].widget for k in ("id", "threshold", "epsilon", "bounds", "once")
                 if k in fields]
+        main.insert(2, self.floor_html)
         params = [f.widget for k, f in fields.items()
                   if k not in ("id", "threshold", "epsilon", "bounds", "once")]
         words = kind.description if kind is not None else "unknown kind"
@@ -221,52 +230,12 @@ class CriterionRow:
         self.readout = readout
         self.readout_html.value = readout_html(readout, stale)
 
-
-def _fmt(x: float | None, pct: bool = False) -> str:
-    """A readout number for reading (— when it does not apply; tiny odds as bounds)."""
-    if x is None:
-        return "—"
-    if pct:
-        if 0 < x < 1e-4:
-            return "&lt;0.01%"
-        if 1 - 1e-4 < x < 1:
-            return "&gt;99.99%"
-        return f"{x:.2%}"
-    return f"{x:.4g}"
-
-
-def _spread(x: float | None, span: tuple[float, float] | None, pct: bool = False) -> str:
-    """The mean with the range over the quick samples beneath it."""
-    if x is None or span is None or span[0] == span[1]:
-        return _fmt(x, pct)
-    return (f"{_fmt(x, pct)}<br><span class='wb-spread' style='color:#57606a;font-size:85%'>"
-            f"{_fmt(span[0], pct)} – {_fmt(span[1], pct)}</span>")
-
-
-def readout_html(r: Readout | None, stale: bool = False) -> str:
-    """One table row of readouts (numbers rounded for reading; exact ones are on ``readout``)."""
-    if r is None:
-        return note("no readout (no proxy, or the criterion is not in the last valid design)")
-    cells = [
-        ("Δ", _fmt(r.sensitivity)),
-        ("σ", _fmt(r.sigma)),
-        ("T′", _fmt(r.adjusted_threshold)),
-        ("value on proxy", _spread(r.value, r.value_range)),
-        ("P(pass)", _spread(r.probability_pass, r.pass_range, pct=True)),
-        ("P(false pass)", _fmt(r.false_pass, pct=True)),
-        ("P(false fail)", _fmt(r.false_fail, pct=True)),
-    ]
-    head = "".join(f"<th style='padding:0 8px'>{k}</th>" for k, _ in cells)
-    body = "".join(f"<td style='padding:0 8px;text-align:right;vertical-align:top'>{v}</td>"
-                   for _, v in cells)
-    extra = [f"value and P(pass): mean {samples_label(r.samples)} (range beneath)"]
-    extra += [r.note] if r.note else []
-    if r.false_pass is not None:
-        extra.append(FALSE_PASS_SENTENCE)
-    if stale:
-        extra.append("the draft is invalid: these readouts are for the last valid design")
-    notes = "".join(f"<br>{note(t)}" for t in extra)
-    return f"<table style='font-size:90%'><tr>{head}</tr><tr>{body}</tr></table>{notes}"
+    def show_floor(self, floor: Floor | None, n: int, threshold: float | None,
+                   stale: bool) -> None:
+        """Render the feasibility floor beside the threshold (with the table's flag)."""
+        self.floor = floor
+        self.floor_html.value = floor_html(floor, n, share=is_share(self.kind),
+                                           threshold=threshold, stale=stale)
 
 
 class CriteriaEditor(EditorBase):
@@ -289,6 +258,8 @@ class CriteriaEditor(EditorBase):
         self._hash = ""
         self._readout_key: Any = None
         self._generation = 0
+        self.floors_bar = FloorsBar(session)
+        self._floors_due = True
         self.widget = widgets.VBox([
             widgets.HTML(note(
                 "A criterion passes when its DP value is below its threshold. Readouts use the "
@@ -296,6 +267,7 @@ class CriteriaEditor(EditorBase):
                 "seed are in the preview configuration above)."
             )),
             self.message,
+            self.floors_bar.widget,
             self.rows_box,
             heading("Add a criterion"),
             widgets.HBox([self.new_kind, self.new_id, self.add_button]),
@@ -326,6 +298,7 @@ class CriteriaEditor(EditorBase):
 
     def refresh(self, change: Change | None = None) -> None:
         """Rebuild on added/removed/renamed criteria, resync, then update the readouts."""
+        self.floors_bar.sync(reset=change is None or change.reset)
         if tuple(self.new_kind.options) != kind_names():  # a kind registered since
             self.new_kind.options = kind_names()
         new_hash = self.session.section_hash("criteria", "schema.columns")
@@ -370,3 +343,25 @@ class CriteriaEditor(EditorBase):
         stale = not self.session.valid
         for r in self.rows:
             r.show_readout(self.readouts.get(r.id.value), stale)
+        self._floors_due = True
+        self.update_floors()
+
+    def update_floors(self) -> None:
+        """Floors of the last valid design beside each threshold; computed only while the tab
+        is shown (``on_show`` catches up), cached by the lab."""
+        if not self.visible:
+            return
+        self._floors_due = False
+        spec = self.session.spec
+        table = self.floors_bar.update(spec, self.lab)
+        floors = {} if table is None else table.by_id()
+        thresholds = {} if spec is None else {c.id: c.threshold for c in spec.criteria}
+        for r in self.rows:
+            cid = r.id.value
+            r.show_floor(floors.get(cid), 0 if table is None else table.n, thresholds.get(cid),
+                         not self.session.valid)
+
+    def on_show(self) -> None:
+        """The tab is shown: bring the floors up to date."""
+        if self._floors_due:
+            self.update_floors()

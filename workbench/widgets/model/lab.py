@@ -32,6 +32,7 @@ from workbench.postprocess import semantics_for
 from workbench.privacy import PrivacyContext
 from workbench.spec import Configuration, Spec
 from workbench.transform.clean import clean
+from workbench.widgets.model.floors import FLOOR_DRAWS, floor_inputs
 from workbench.widgets.model.readouts import (
     DEFAULT_SAMPLES,
     Readout,
@@ -161,9 +162,10 @@ class ProxyLab:
 
     # --- keys ------------------------------------------------------------------------------
     def _clean_key(self, spec: Spec) -> str:
-        """Cleaning depends on the proxy, the schema and the raw rules."""
+        """Cleaning depends on the proxy, the schema (not its expected_n) and the raw rules."""
         doc = spec.document
-        return digest("clean", id(self.proxy), doc["schema"], doc["constraints"]["raw"])
+        schema = {k: v for k, v in doc["schema"].items() if k != "expected_n"}
+        return digest("clean", id(self.proxy), schema, doc["constraints"]["raw"])
 
     def _real_key(self, spec: Spec, config: Configuration) -> str:
         """Encoding adds the chosen alternative of every column."""
@@ -266,18 +268,21 @@ class ProxyLab:
         self._runs = runs
         return dict(out)
 
-    def floors(self, spec: Spec, n: int | None = None, draws: int = 3) -> FloorTable:
+    def floors(self, spec: Spec, n: int | None = None, draws: int = FLOOR_DRAWS) -> FloorTable:
         """Each criterion's feasibility floor at ``n`` (default: the low end of
         ``schema.expected_n``, else the proxy's size) under the preview configuration, to show
-        beside its threshold (``Floor.words()``; ``infeasible`` flags it)."""
+        beside its threshold (``model.floors.floor_words``; ``Floor.infeasible`` flags it).
+        Cached by the spec sections a floor reads (``model.floors.floor_inputs``)."""
         from workbench.dryrun import low_end, spec_n
         from workbench.dryrun.floors import feasibility_floors
 
         config = self.configuration(spec)
         size = n if n is not None else low_end(spec_n(spec))
-        key = digest("floors", self._clean_key(spec), spec.sha256, config.key, size, draws)
+        key = digest("floors", self._clean_key(spec), floor_inputs(spec.document), config.key,
+                     size, draws, self.preview.seed)
         return self._cache["floors"].get(key, lambda: feasibility_floors(
             spec, self.cleaned(spec), config, size, draws, self.preview.seed, prepared=True))
+
     def all_pass(self, spec: Spec) -> AllPass | None:
         """Forecast P(every criterion passes): per quick sample the product of the criteria's
         P(pass) (their noises are independent), averaged over the samples, with the range."""
