@@ -67,6 +67,15 @@ def example_spec():
     return load_spec(EXAMPLE)
 
 
+@pytest.fixture(scope="session")
+def proxy_slice(example_spec):
+    """A public 20k-row slice of the shipped proxy (raw values), to keep widget tests quick."""
+    from workbench.transform.raw import read_raw
+
+    path = REPO / "data_public" / "proxy_sample_166k.csv.gz"
+    return read_raw(path, example_spec.columns).iloc[:20_000].reset_index(drop=True)
+
+
 def in_ci() -> bool:
     """Whether this is a CI run (``.ci/run`` exports CI=1), where ../shared/data always exists."""
     return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")

@@ -12,21 +12,18 @@ import pandas as pd
 import pytest
 from conftest import widget_by_class
 
-from workbench.transform.raw import read_raw
-
-REPO = Path(__file__).resolve().parents[1]
-PROXY = REPO / "data_public" / "proxy_sample_166k.csv.gz"
-EXAMPLE = REPO / "examples" / "israel_births_2014.json"
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "israel_births_2014.json"
 
 
 @pytest.fixture(scope="module")
-def proxy(example_spec) -> pd.DataFrame:
-    """A public 20k-row slice of the proxy (raw values), to keep the tests quick."""
-    return read_raw(PROXY, example_spec.columns).iloc[:20_000].reset_index(drop=True)
+def proxy(proxy_slice) -> pd.DataFrame:
+    """The shared 20k-row public slice (conftest)."""
+    return proxy_slice
 
 
 @pytest.fixture(scope="module")
 def lab(proxy):
+    """A lab of its own: one quick sample per readout keeps the floor tests fast."""
     from workbench.widgets import ProxyLab
 
     lab = ProxyLab(proxy, seed=0)

@@ -18,7 +18,6 @@ from workbench.criteria import sensitivity
 from workbench.privacy import laplace_sigma
 from workbench.spec import build_spec, load_spec
 from workbench.transform.clean import clean
-from workbench.transform.raw import read_raw
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "israel_births_2014.json"
@@ -27,9 +26,9 @@ PROXY = REPO / "data_public" / "proxy_sample_166k.csv.gz"
 
 # --- fixtures ---------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def proxy(example_spec) -> pd.DataFrame:
-    """A public 20k-row slice of the proxy (raw values), to keep the suite quick."""
-    return read_raw(PROXY, example_spec.columns).iloc[:20_000].reset_index(drop=True)
+def proxy(proxy_slice) -> pd.DataFrame:
+    """The shared 20k-row public slice (conftest)."""
+    return proxy_slice
 
 
 @pytest.fixture(scope="module")
