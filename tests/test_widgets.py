@@ -480,6 +480,39 @@ def test_feasibility_tab_matches_the_dry_run_api_and_narrows(tmp_path, monkeypat
     assert len(kept) == 2 and session.valid
 
 
+def test_feasibility_tab_rehearses_at_the_expected_size(tmp_path, monkeypatch) -> None:
+    """Issue 15: the tab resamples the proxy to n like ``workbench dryrun --n`` — blank takes
+    ``schema.expected_n``, a range runs both ends and the low end counts."""
+    from workbench.dryrun import InlineExecutor, dry_run, select_configurations
+    from workbench.proxy import sample_proxy
+    from workbench.spec.document import read_document
+    from workbench.widgets import CoDesignApp, Session
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    doc = read_document(REPO / "examples" / "israel_births_2014_narrowed.frozen.json")
+    doc.pop("frozen", None)
+    doc["schema"]["expected_n"] = 4_000
+    proxy = sample_proxy(12_000, seed=3)
+    session = Session(doc, proxy)
+    panel = CoDesignApp(session, export_path=str(tmp_path / "x.json")).feasibility
+    panel.limit.value, panel.repetitions.value, panel.workers.value = 1, 1, 0
+    panel.noise.value = "seeded"
+    result = panel.run()
+    assert result is not None and result.n == 4_000 and panel.sized.sizes == (4_000,)
+    assert "at n = 4,000" in panel.status.value
+    configs = select_configurations(session.spec, None, 1, 0)
+    direct = dry_run(session.spec, proxy, configs, repetitions=1, seed=0, n=4_000,
+                     executor=InlineExecutor(), cache=False, progress=False, noise="seeded")
+    assert [r.to_dict() | {"seconds": 0} for r in result.records] == [
+        r.to_dict() | {"seconds": 0} for r in direct.records]
+    panel.n.value = "3000:5000"
+    result = panel.run()
+    assert panel.sized.sizes == (3_000, 5_000) and result.n == 3_000  # the low end counts
+    assert "n=3,000" in panel.table.value and "n=5,000" in panel.table.value
+    panel.n.value = "lots"
+    assert panel.run() is None and "LOW:HIGH" in panel.status.value
+
+
 def test_false_pass_readout_follows_the_threshold(app) -> None:
     """P(false pass) is judged 10% above T whatever the proxy says (one definition), so T
     moves it."""

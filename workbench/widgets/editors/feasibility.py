@@ -1,8 +1,10 @@
 """Feasibility: the public dry run inside the co-design app, and narrowing the search space.
 
 It calls the same ``workbench.dryrun`` functions as ``workbench dryrun`` with the same
-options (configuration choice, repetitions, seed, workers or a Dask scheduler, noise mode),
-so for the same seeds the widget and the command line produce the same records.
+options (configuration choice, repetitions, seed, workers or a Dask scheduler, noise mode, and
+the size ``n``: blank = ``schema.expected_n``, else the proxy's own size), so for the same seeds
+the widget and the command line produce the same records. A range is rehearsed at both ends;
+the low end counts for narrowing and the forecast, as in ``workbench dryrun --n LOW:HIGH``.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from workbench.dryrun import DryRunResult, dry_run, make_executor, select_configurations
+from workbench.dryrun import DryRunResult, make_executor, select_configurations
+from workbench.dryrun.size import parse_n, spec_n
+from workbench.dryrun.sized import SizedDryRun, dry_run_at
 from workbench.widgets.editors.base import EditorBase, heading, note, png_image
 from workbench.widgets.editors.plots import to_png
 from workbench.widgets.model.lab import ProxyLab
@@ -40,6 +44,9 @@ class FeasibilityPanel(EditorBase):
                                       placeholder="tcp://host:port (optional)")
         self.noise = widgets.Dropdown(options=["opendp", "seeded"], value="opendp",
                                       description="noise")
+        self.n = widgets.Text(value="", description="n", continuous_update=False,
+                              placeholder="expected n, or N or LOW:HIGH",
+                              layout=widgets.Layout(width="300px"))
         self.run_button = widgets.Button(description="Run dry run")
         self.progress = widgets.IntProgress(value=0, min=0, max=1, description="tasks")
         self.status = widgets.HTML()
@@ -51,6 +58,7 @@ class FeasibilityPanel(EditorBase):
         self.forecast = widgets.HTML()
         self.narrow_button = widgets.Button(description="Narrow the spec")
         self.result: DryRunResult | None = None
+        self.sized: SizedDryRun | None = None
         self.run_button.on_click(lambda _b: self.run())
         self.narrow_button.on_click(lambda _b: self.apply_narrowing())
         self.min_pass.observe(lambda _c: self.show_forecast(), names="value")
@@ -60,7 +68,7 @@ class FeasibilityPanel(EditorBase):
                               "public simulation context. Keep the configurations passing often "
                               "enough (the paper kept ≥ 10%), then read the forecast for "
                               "private selection.")),
-            widgets.HBox([self.which, self.limit, self.repetitions]),
+            widgets.HBox([self.which, self.limit, self.repetitions, self.n]),
             widgets.HBox([self.seed, self.workers, self.noise]),
             widgets.HBox([self.scheduler, self.run_button]),
             self.progress, self.status, self.table, self.heatmap,
@@ -81,6 +89,7 @@ class FeasibilityPanel(EditorBase):
             return None
         which = None if self.which.value == "auto" else self.which.value
         try:
+            n = parse_n(self.n.value) if self.n.value.strip() else spec_n(spec)
             configs = select_configurations(spec, which, self.limit.value or None,
                                             self.seed.value)
             executor = make_executor(self.workers.value, self.scheduler.value.strip() or None)
@@ -94,10 +103,11 @@ class FeasibilityPanel(EditorBase):
         def tick(done: int, total: int) -> None:
             self.progress.max, self.progress.value = max(1, total), done
 
-        self.result = dry_run(spec, self.session.proxy, configs,
-                              repetitions=self.repetitions.value, seed=self.seed.value,
-                              executor=executor, cache=True, progress=tick,
-                              noise=self.noise.value)
+        self.sized = dry_run_at(spec, self.session.proxy, configs, n=n,
+                                repetitions=self.repetitions.value, seed=self.seed.value,
+                                executor=executor, cache=True, progress=tick,
+                                noise=self.noise.value)
+        self.result = self.sized.result
         self.show_result()
         return self.result
 
@@ -106,10 +116,17 @@ class FeasibilityPanel(EditorBase):
         r = self.result
         if r is None:
             return
-        self.status.value = (f"{len(r.records)} tasks: {r.computed} computed, {r.cached} from "
-                             f"the cache, {r.seconds:.1f} s")
+        sizes = self.sized.sizes if self.sized is not None else ()
+        at = (" at n = " + " and ".join(f"{k:,}" for k in sizes) if sizes else "")
+        self.status.value = html.escape(
+            f"{len(r.records)} tasks{at}: {r.computed} computed, {r.cached} from the cache, "
+            f"{r.seconds:.1f} s" + ("; the table, narrowing and the forecast use the low end"
+                                    if len(sizes) > 1 else ""))
         table = r.table.drop(columns=["key"], errors="ignore").to_html(
             float_format=lambda v: f"{v:.2f}", border=0)
+        if len(sizes) > 1:  # P(all pass) at both ends of the expected range, side by side
+            table = self.sized.pass_table().to_html(  # type: ignore[union-attr]
+                float_format=lambda v: f"{v:.2f}", border=0) + table
         self.table.value = (f"<div style='overflow-x:auto;max-width:100%;font-size:85%'>{table}"
                             "</div>")
         self.heatmap.value = to_png(r.heatmap())
