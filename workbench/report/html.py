@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import html
 import io
 import itertools
@@ -22,12 +21,13 @@ from workbench.report.datasheet import (
 )
 from workbench.report.guarantee import as_guarantee, guarantee_html
 from workbench.report.overview import (
-    HIST_BINS,
     MAX_BARS,
+    column_overlays,
     margin_chart_png,
     margins,
     overlay_png,
     overview_html,
+    png_data_uri,
     shares,
 )
 from workbench.report.spec_summary import format_number
@@ -57,8 +57,7 @@ def _png(fig: Any) -> str:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
     plt.close(fig)
-    data = base64.b64encode(buf.getvalue()).decode("ascii")
-    return f'<img alt="plot" src="data:image/png;base64,{data}">'
+    return f'<img alt="plot" src="{png_data_uri(buf.getvalue())}">'
 
 
 
@@ -77,12 +76,9 @@ def marginal_plots(release: pd.DataFrame, label_order: Mapping[str, Sequence[str
     many = {c for c in release.columns if len(label_order.get(c, ())) > MAX_BARS}
     for col in release.columns:
         order = list(label_order.get(col, sorted(release[col].unique())))
-        if col in many:  # a number column: a histogram over its public range, not 1 bar a value
-            fig, ax = plt.subplots(figsize=(5.2, 2.6))
-            ends = (float(order[0]), float(order[-1]))
-            ax.hist(pd.to_numeric(release[col]), bins=HIST_BINS, range=ends, color="#4c72b0")
-            ax.set_title(f"{col}: records per 1/{HIST_BINS} of its range")
-            out.append(f"<figure>{_png(fig)}</figure>")
+        if col in many:  # a number column: shares per bin of its public range, not 1 bar a value
+            png = overlay_png(col, order, shares(release[col], order), None, size=(5.2, 2.6))
+            out.append(f'<figure><img alt="plot" src="{png_data_uri(png)}"></figure>')
             continue
         share = release[col].value_counts().reindex(order, fill_value=0) / max(n, 1)
         fig, ax = plt.subplots(figsize=(5.2, 2.6))
@@ -108,13 +104,8 @@ def _overlays(release: pd.DataFrame, label_order: Mapping[str, Sequence[str]],
     if proxy is None:
         return ("<p class='muted'>No public proxy was given to <code>workbench run --proxy"
                 "</code>: the release review dashboard overlays one.</p>")
-    figures = []
-    for col in release.columns:
-        order = list(label_order.get(col, sorted(release[col].unique())))
-        other = shares(proxy[col], order) if col in proxy else None
-        data = base64.b64encode(overlay_png(col, order, shares(release[col], order), other))
-        figures.append(f'<figure><img alt="{html.escape(col)}" '
-                       f'src="data:image/png;base64,{data.decode("ascii")}"></figure>')
+    figures = [f'<figure><img alt="{html.escape(col)}" src="{uri}"></figure>'
+               for col, uri in column_overlays(release, label_order, proxy)]
     return ("<h2 id='overlays'>The release against the public proxy</h2><p class='muted'>The "
             "proxy is public data standing in for a different population: differences are "
             "expected; it is shown for orientation only.</p>" + "".join(figures))
@@ -153,8 +144,7 @@ def render_report(
                    for k, v in budget.items()]
     plots = "".join(marginal_plots(release, label_order))
     rows = margins(results)
-    overview = overview_html(rows, "data:image/png;base64,"
-                             + base64.b64encode(margin_chart_png(rows)).decode("ascii"))
+    overview = overview_html(rows, png_data_uri(margin_chart_png(rows)))
     overlays = _overlays(release, label_order, proxy_labels)
     uses = "".join(f"<li>{html.escape(u)}</li>" for u in md.intended_uses)
     not_uses = "".join(f"<li>{html.escape(u)}</li>" for u in md.unintended_uses)

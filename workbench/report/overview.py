@@ -8,6 +8,7 @@ bundle's DP results and released records, and public proxy data.
 
 from __future__ import annotations
 
+import base64
 import html
 import io
 import math
@@ -192,6 +193,23 @@ def _binned_overlay(fig: Any, ax: Any, column: str, order: Sequence[str], releas
     ax.set_title(f"{column}: share of records per 1/{HIST_BINS} of its range", fontsize=9)
     ax.grid(axis="y", alpha=0.3)
     return png_bytes(fig)
+
+
+def png_data_uri(png: bytes) -> str:
+    """PNG bytes as a ``data:`` URI for an inline <img>."""
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
+def column_overlays(release: pd.DataFrame, orders: Mapping[str, Sequence[str]],
+                    proxy: pd.DataFrame | None) -> list[tuple[str, str]]:
+    """(column, PNG data URI) per column: its shares in the release, the proxy's beside them."""
+    out = []
+    for col in release.columns:
+        order = list(orders.get(col) or sorted(release[col].unique()))
+        other = shares(proxy[col], order) if proxy is not None and col in proxy else None
+        out.append((col, png_data_uri(overlay_png(col, order, shares(release[col], order),
+                                                  other))))
+    return out
 
 
 def shares(labels: pd.Series, order: Sequence[str]) -> pd.Series:

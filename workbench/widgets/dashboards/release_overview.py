@@ -17,11 +17,11 @@ from typing import Any
 import pandas as pd
 
 from workbench.report.overview import (
+    column_overlays,
     margin_chart_png,
     margins,
-    overlay_png,
     overview_html,
-    shares,
+    png_data_uri,
 )
 from workbench.widgets.dashboards.pages import esc
 
@@ -63,13 +63,8 @@ def downloads_html(root: Path) -> str:
 def overlays_html(release: pd.DataFrame, orders: Mapping[str, Sequence[str]],
                   proxy: pd.DataFrame | None) -> str:
     """Small overlay plots of every column: the release and the public proxy."""
-    figures = []
-    for col in release.columns:
-        order = list(orders.get(col) or sorted(release[col].unique()))
-        other = shares(proxy[col], order) if proxy is not None and col in proxy else None
-        data = base64.b64encode(overlay_png(col, order, shares(release[col], order), other))
-        figures.append(f"<img alt='{esc(col)}' style='max-width:49%' "
-                       f"src='data:image/png;base64,{data.decode('ascii')}'>")
+    figures = [f"<img alt='{esc(col)}' style='max-width:49%' src='{uri}'>"
+               for col, uri in column_overlays(release, orders, proxy)]
     what = ("the release (blue) against the public proxy (orange), binned alike"
             if proxy is not None else "the release (no public proxy given)")
     return (f"<h3>Marginals: {what}</h3><div class='wb-overlays'>" + "".join(figures)
@@ -83,9 +78,8 @@ def overview_page_html(results: Sequence[Mapping[str, Any]], root: Path,
     rows = margins(results)
     parts = [downloads_html(root)]
     if rows:
-        chart = base64.b64encode(margin_chart_png(rows)).decode("ascii")
         parts.append("<h3>Each DP value against its threshold</h3>"
-                     + overview_html(rows, f"data:image/png;base64,{chart}"))
+                     + overview_html(rows, png_data_uri(margin_chart_png(rows))))
     if release is not None:
         parts.append(overlays_html(release, orders, proxy))
     return "".join(parts)

@@ -57,7 +57,6 @@ class FeasibilityPanel(EditorBase):
                                             description="keep if P ≥", readout_format=".2f")
         self.forecast = widgets.HTML()
         self.narrow_button = widgets.Button(description="Narrow the spec")
-        self.result: DryRunResult | None = None
         self.sized: SizedDryRun | None = None
         self.run_button.on_click(lambda _b: self.run())
         self.narrow_button.on_click(lambda _b: self.apply_narrowing())
@@ -107,26 +106,30 @@ class FeasibilityPanel(EditorBase):
                                 repetitions=self.repetitions.value, seed=self.seed.value,
                                 executor=executor, cache=True, progress=tick,
                                 noise=self.noise.value)
-        self.result = self.sized.result
         self.show_result()
         return self.result
 
+    @property
+    def result(self) -> DryRunResult | None:
+        """The last dry run at the low end of n: what the table, narrowing and forecast use."""
+        return None if self.sized is None else self.sized.result
+
     def show_result(self) -> None:
         """The sorted table, the heat map and the forecast of the last result."""
-        r = self.result
-        if r is None:
+        sized = self.sized
+        if sized is None:
             return
-        sizes = self.sized.sizes if self.sized is not None else ()
-        at = (" at n = " + " and ".join(f"{k:,}" for k in sizes) if sizes else "")
+        r, sizes = sized.result, sized.sizes
         self.status.value = html.escape(
-            f"{len(r.records)} tasks{at}: {r.computed} computed, {r.cached} from the cache, "
-            f"{r.seconds:.1f} s" + ("; the table, narrowing and the forecast use the low end"
-                                    if len(sizes) > 1 else ""))
+            f"{len(r.records)} tasks at n = {' and '.join(f'{k:,}' for k in sizes)}: "
+            f"{r.computed} computed, {r.cached} from the cache, {r.seconds:.1f} s"
+            + ("; the table, narrowing and the forecast use the low end"
+               if len(sizes) > 1 else ""))
         table = r.table.drop(columns=["key"], errors="ignore").to_html(
             float_format=lambda v: f"{v:.2f}", border=0)
         if len(sizes) > 1:  # P(all pass) at both ends of the expected range, side by side
-            table = self.sized.pass_table().to_html(  # type: ignore[union-attr]
-                float_format=lambda v: f"{v:.2f}", border=0) + table
+            table = sized.pass_table().to_html(float_format=lambda v: f"{v:.2f}",
+                                               border=0) + table
         self.table.value = (f"<div style='overflow-x:auto;max-width:100%;font-size:85%'>{table}"
                             "</div>")
         self.heatmap.value = to_png(r.heatmap())
