@@ -13,7 +13,8 @@ from workbench.dryrun import prepare_proxy
 from workbench.engine import run_iteration
 from workbench.generators import mbi_model
 from workbench.privacy import PrivacyContext
-from workbench.spec import Spec, load_spec
+from workbench.spec import Spec
+from workbench.validation import load_spec
 
 REPO = Path(__file__).resolve().parents[1]
 LEAN = REPO / "examples" / "israel_births_2014_lean.json"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workbench.spec import load_spec
+from workbench.validation import load_spec
 
 REPO = Path(__file__).resolve().parents[1]
 NARROWED = REPO / "examples" / "israel_births_2014_narrowed.frozen.json"

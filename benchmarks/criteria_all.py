@@ -21,15 +21,15 @@ from pathlib import Path
 import numpy as np
 
 from workbench.criteria import sensitivity as sens
-from workbench.criteria.evaluate import evaluate_all, evaluate_criterion
+from workbench.criteria.dispatch import evaluate_all, evaluate_criterion
 from workbench.criteria.result import format_table
 from workbench.privacy import PrivacyContext, laplace_sigma
 from workbench.proxy import sample_proxy
-from workbench.spec import load_spec
 from workbench.spec.model import Spec
 from workbench.spec.space import Configuration
 from workbench.transform.clean import clean
 from workbench.transform.raw import read_raw
+from workbench.validation import load_spec
 
 REPO = Path(__file__).resolve().parents[1]
 PROXY = REPO / "data_public" / "proxy_sample_166k.csv.gz"

@@ -37,7 +37,7 @@ def make_bundle(tmp: Path) -> Path:
 
     from workbench.cli.main import main
     from workbench.proxy import sample_proxy
-    from workbench.spec import save_spec
+    from workbench.validation import save_spec
 
     save_spec(_test_document(), tmp / "spec.frozen.json")
     sample_proxy(30_000, seed=11).to_csv(tmp / "data.csv", index=False)

@@ -21,7 +21,8 @@ import time
 from pathlib import Path
 
 from workbench.dryrun import ALL, DryRunCache, LocalExecutor, dry_run
-from workbench.spec import Configuration, load_spec
+from workbench.spec import Configuration
+from workbench.validation import load_spec
 
 REPO = Path(__file__).resolve().parents[1]
 SPEC = REPO / "examples" / "israel_births_2014.json"

@@ -36,8 +36,8 @@ import numpy as np
 from workbench.engine import run_iteration
 from workbench.privacy import PrivacyContext
 from workbench.proxy import read_us_sample
-from workbench.spec import load_spec
 from workbench.transform.clean import clean
+from workbench.validation import load_spec
 
 REPO = Path(__file__).resolve().parents[1]
 SPEC = REPO / "examples" / "israel_births_2014_narrowed.frozen.json"

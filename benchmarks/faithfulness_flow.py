@@ -23,8 +23,8 @@ import pandas as pd
 
 from workbench.faithfulness import FaithfulnessCost, cell_graph, max_matching, max_matching_per_row
 from workbench.proxy import sample_proxy
-from workbench.spec import load_spec
 from workbench.transform.clean import clean
+from workbench.validation import load_spec
 
 REPO = Path(__file__).resolve().parents[1]
 CHOSEN = {"mother_age": "ten_bins_35_39", "parity": "five_bins", "gestation_week": "six_bins"}

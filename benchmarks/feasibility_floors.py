@@ -20,7 +20,7 @@ from pathlib import Path
 from workbench.dryrun import prepare_proxy
 from workbench.dryrun.floors import feasibility_floors
 from workbench.proxy import read_us_sample
-from workbench.spec import load_spec
+from workbench.validation import load_spec
 
 REPO = Path(__file__).resolve().parents[1]
 SPEC = REPO / "examples" / "israel_births_2014_lean.json"

@@ -32,8 +32,9 @@ from workbench.criteria import max_marginal_error
 from workbench.generators import make_generator
 from workbench.privacy import PrivacyContext
 from workbench.proxy import read_us_sample
-from workbench.spec import Configuration, load_spec
+from workbench.spec import Configuration
 from workbench.transform.clean import clean
+from workbench.validation import load_spec
 
 REPO = Path(__file__).resolve().parents[1]
 SPEC = REPO / "examples" / "israel_births_2014.json"

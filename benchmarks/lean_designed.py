@@ -34,7 +34,7 @@ from workbench.dryrun.proxy import prepare_proxy
 from workbench.engine import run_iteration
 from workbench.privacy import PrivacyContext
 from workbench.proxy import read_us_sample
-from workbench.spec import load_spec
+from workbench.validation import load_spec
 
 REPO = Path(__file__).resolve().parents[1]
 REGISTRY = REPO.parent / "shared" / "data" / "us_births_2019_singleton_sample160k.csv.gz"

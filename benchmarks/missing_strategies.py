@@ -37,8 +37,8 @@ sys.path.insert(0, str(ROOT))
 from workbench.generators import make_generator  # noqa: E402
 from workbench.privacy import PrivacyContext  # noqa: E402
 from workbench.proxy.missingness import Mask, apply_masks  # noqa: E402
-from workbench.spec import build_spec  # noqa: E402
 from workbench.transform.raw import apply_domain_policy, read_raw  # noqa: E402
+from workbench.validation import build_spec  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "adult" / "adult_train.csv.gz"
 STRATEGIES = ("complete_rows", "partial", "impute")

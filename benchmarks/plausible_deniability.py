@@ -30,8 +30,8 @@ from workbench.criteria.classifiers import make_classifier, one_hot
 from workbench.generators import make_generator
 from workbench.privacy import PrivacyContext
 from workbench.privacy.noise import SeededNoise
-from workbench.spec import load_spec
 from workbench.transform.clean import clean
+from workbench.validation import load_spec
 
 REPO = Path(__file__).resolve().parents[1]
 SPEC = REPO / "examples" / "adult_plausible_deniability.json"

@@ -21,7 +21,7 @@ from pathlib import Path
 from workbench.dryrun import ALL, dry_run_at, make_executor, prepare_proxy, wilson_interval
 from workbench.dryrun.floors import feasibility_floors
 from workbench.proxy import read_us_sample
-from workbench.spec import load_spec
+from workbench.validation import load_spec
 
 REPO = Path(__file__).resolve().parents[1]
 SPEC = REPO / "examples" / "israel_births_2014_lean_designed.frozen.json"

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from workbench.spec import load_spec
+from workbench.validation import load_spec
 
 REPO = Path(__file__).resolve().parents[1]
 

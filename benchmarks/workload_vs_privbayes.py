@@ -44,14 +44,15 @@ import pandas as pd
 from _paper import CHOSEN_TRANSFORMS
 
 from workbench.criteria import evaluate_criterion, exact_errors
-from workbench.criteria.cells import distinct_cells
 from workbench.criteria.regression import RegressionDesign
 from workbench.criteria.regression_fit import tuned_statistic_weights
 from workbench.engine import run_iteration
 from workbench.privacy import PrivacyContext
 from workbench.proxy import read_us_sample
-from workbench.spec import Configuration, Spec, build_spec, load_spec
+from workbench.spec import Configuration, Spec
+from workbench.transform.cells import distinct_cells
 from workbench.transform.clean import clean
+from workbench.validation import build_spec, load_spec
 
 REPO = Path(__file__).resolve().parents[1]
 SPEC = REPO / "examples" / "israel_births_2014.json"

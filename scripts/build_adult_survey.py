@@ -18,7 +18,7 @@ import pandas as pd
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from workbench.spec import build_spec, save_spec  # noqa: E402
+from workbench.validation import build_spec, save_spec  # noqa: E402
 
 ADULT = REPO.parent / "shared" / "data" / "adult" / "adult_train.csv.gz"
 RACES = ["White", "Black", "Asian-Pac-Islander", "Amer-Indian-Eskimo", "Other"]

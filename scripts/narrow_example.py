@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workbench.spec import save_spec
 from workbench.spec.document import read_document
+from workbench.validation import save_spec
 
 REPO = Path(__file__).resolve().parents[1]
 CHOSEN = {

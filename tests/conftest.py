@@ -62,7 +62,7 @@ def example_doc(example_document: dict) -> dict:
 
 @pytest.fixture(scope="session")
 def example_spec():
-    from workbench.spec import load_spec
+    from workbench.validation import load_spec
 
     return load_spec(EXAMPLE)
 

@@ -81,7 +81,7 @@ def _spec_with_rates(rates: dict[str, float], missing: str = "forbid"):
     import json
     from pathlib import Path
 
-    from workbench.spec import build_spec
+    from workbench.validation import build_spec
 
     doc = json.loads((Path(__file__).resolve().parents[1] / "examples" /
                       "israel_births_2014_lean.json").read_text())

@@ -29,9 +29,10 @@ from workbench.privacy.noise import (
     SamplerStream,
     SeededNoise,
 )
-from workbench.spec import SpecError, build_spec, load_spec
+from workbench.spec import SpecError
 from workbench.transform import NumberCodec
 from workbench.transform.clean import clean
+from workbench.validation import build_spec, load_spec
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "us_birth_weight_continuous.json"

@@ -14,8 +14,7 @@ import pytest
 
 from workbench.audits.harness import Capture
 from workbench.criteria import sensitivity as sens
-from workbench.criteria.cells import PairedCells, distinct_cells
-from workbench.criteria.evaluate import (
+from workbench.criteria.dispatch import (
     evaluate_all,
     evaluate_criterion,
     exact_errors,
@@ -62,9 +61,10 @@ from workbench.privacy import (
 from workbench.privacy.audit import audit_events, threshold_events
 from workbench.privacy.noise import SeededNoise
 from workbench.proxy import sample_proxy
-from workbench.spec import build_spec
 from workbench.spec.space import Configuration
+from workbench.transform.cells import PairedCells, distinct_cells
 from workbench.transform.clean import clean
+from workbench.validation import build_spec
 
 N_PAPER = 165_915
 PAPER_TRANSFORMS = {
@@ -915,12 +915,12 @@ def test_readout_and_engine_share_one_sensitivity_dispatch() -> None:
     from pathlib import Path
 
     from workbench.criteria import criterion_sensitivity, evaluate_all
-    from workbench.criteria.cells import PairedCells
     from workbench.privacy import PrivacyContext
     from workbench.proxy import sample_proxy
-    from workbench.spec import build_spec
     from workbench.spec.document import read_document
+    from workbench.transform.cells import PairedCells
     from workbench.transform.clean import clean
+    from workbench.validation import build_spec
 
     repo = Path(__file__).resolve().parents[1]
     spec = build_spec(read_document(repo / "examples" / "israel_births_2014.json"))

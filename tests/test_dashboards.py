@@ -27,7 +27,7 @@ from conftest import widget_by_class
 
 from workbench.cli import dashboard as dash
 from workbench.cli.main import build_parser, main
-from workbench.spec import load_spec, save_spec
+from workbench.validation import load_spec, save_spec
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "israel_births_2014.json"

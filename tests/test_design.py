@@ -14,7 +14,7 @@ from workbench.design import design, needed_epsilon, pass_probability
 from workbench.design.rules import laplace_cdf, round_up
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.proxy import sample_proxy
-from workbench.spec import build_spec, load_spec
+from workbench.validation import build_spec, load_spec
 
 REPO = Path(__file__).resolve().parents[1]
 LEAN = REPO / "examples" / "israel_births_2014_lean.frozen.json"

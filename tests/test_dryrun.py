@@ -37,7 +37,8 @@ from workbench.privacy import (
 )
 from workbench.privacy.noise import OpenDPNoise, SeededNoise
 from workbench.proxy import sample_proxy
-from workbench.spec import Configuration, SpecError, build_spec, load_spec
+from workbench.spec import Configuration, SpecError
+from workbench.validation import build_spec, load_spec
 
 REPO = Path(__file__).resolve().parents[1]
 NARROWED = REPO / "examples" / "israel_births_2014_narrowed.frozen.json"

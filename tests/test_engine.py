@@ -19,7 +19,7 @@ from workbench.cli.main import main
 from workbench.engine import verify_bundle
 from workbench.privacy import Accountant, Ledger
 from workbench.proxy import sample_proxy
-from workbench.spec import save_spec
+from workbench.validation import save_spec
 
 REPO = Path(__file__).resolve().parents[1]
 CANARY_TEXT = "CANARY-q7Zx91"
@@ -490,7 +490,7 @@ def test_bad_data_is_refused_before_any_budget_with_one_reason(
 def test_text_in_a_numeric_column_is_dropped_by_the_drop_policy(workdir: Path) -> None:
     from workbench.engine.run import load_confidential
     from workbench.proxy import sample_proxy
-    from workbench.spec import load_spec
+    from workbench.validation import load_spec
 
     spec_path = workdir / "drop.frozen.json"
     save_spec(_test_document(), spec_path)

@@ -11,7 +11,7 @@ from workbench.dryrun.excess import excess_words, generator_excess
 from workbench.dryrun.floors import Floor, FloorTable
 from workbench.dryrun.result import DryRunResult
 from workbench.dryrun.tasks import CriterionOutcome, TaskRecord
-from workbench.spec import build_spec
+from workbench.validation import build_spec
 
 
 def test_excess_is_median_exact_minus_floor_per_configuration() -> None:

@@ -6,8 +6,9 @@ import copy
 
 import pytest
 
-from workbench.spec import SpecError, build_spec
-from workbench.spec.sections import BuildContext, expected_n
+from workbench.spec import SpecError
+from workbench.validation import build_spec
+from workbench.validation.sections import BuildContext, expected_n
 
 
 @pytest.mark.parametrize("value, low, high", [(95_000, 95_000, 95_000),

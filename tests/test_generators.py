@@ -19,7 +19,6 @@ from workbench.generators import (
     PrivBayes,
     make_generator,
 )
-from workbench.generators.cells import CellCounts
 from workbench.generators.conditional import ConditionalTable
 from workbench.generators.mutual_information import (
     mutual_information,
@@ -29,6 +28,7 @@ from workbench.generators.privbayes import candidate_parent_sets
 from workbench.privacy import PrivacyContext
 from workbench.privacy.noise import OpenDPNoise, SeededNoise
 from workbench.transform import Domain
+from workbench.transform.cells import CellCounts
 
 GENERATORS_DIR = Path(__file__).resolve().parents[1] / "workbench" / "generators"
 

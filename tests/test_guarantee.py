@@ -26,7 +26,7 @@ from workbench.generators import (
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.proxy import sample_proxy
 from workbench.report.guarantee import guarantee_html, guarantee_markdown, guarantee_sentence
-from workbench.spec import build_spec, save_spec
+from workbench.validation import build_spec, save_spec
 
 REPO = Path(__file__).resolve().parents[1]
 PER_RECORD = Guarantee("per-record toy (ε, δ)", dataset_level=False, kind="toy_per_record",

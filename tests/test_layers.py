@@ -139,13 +139,14 @@ def test_the_check_catches_an_upward_import(levels, tmp_path) -> None:
         "if TYPE_CHECKING:\n"
         "    from workbench.engine import Candidate\n"
         "def f():\n"
-        "    from workbench.spec import build_spec\n"
+        "    from workbench.validation import build_spec\n"
         "    from ..generators import make_generator\n",
         encoding="utf-8")
     found = violations(levels, tmp_path)
     assert found == [
-        "workbench/criteria/probe.py:6: criteria imports spec (workbench.spec)",
-        "workbench/criteria/probe.py:6: criteria imports spec (workbench.spec.build_spec)",
+        "workbench/criteria/probe.py:6: criteria imports validation (workbench.validation)",
+        "workbench/criteria/probe.py:6: criteria imports validation "
+        "(workbench.validation.build_spec)",
         "workbench/criteria/probe.py:7: criteria imports generators (workbench.generators)",
         "workbench/criteria/probe.py:7: criteria imports generators "
         "(workbench.generators.make_generator)",
@@ -154,9 +155,9 @@ def test_the_check_catches_an_upward_import(levels, tmp_path) -> None:
 
 def test_type_checking_imports_and_relative_imports_are_read() -> None:
     """Annotations-only imports are skipped; function-level ones are not."""
-    src = PACKAGE / "criteria" / "evaluation.py"
+    src = PACKAGE / "criteria" / "evaluation_state.py"
     targets = {t for _, t in imports_of(src)}
-    assert "workbench.criteria.cells" in targets
+    assert "workbench.transform.cells" in targets
     assert not any(t.startswith("workbench.privacy") for t in targets)  # TYPE_CHECKING only
     spec_init = {t for _, t in imports_of(PACKAGE / "spec" / "__init__.py")}
     assert "workbench.spec.model" in spec_init
@@ -169,12 +170,14 @@ def test_importing_the_spec_model_does_not_import_the_registries() -> None:
         "import sys\n"
         "import workbench.spec.model\n"
         "loaded = [m for m in ('workbench.criteria', 'workbench.generators',"
-        " 'workbench.spec.validate') if m in sys.modules]\n"
+        " 'workbench.validation.validate') if m in sys.modules]\n"
         "assert not loaded, loaded\n"
         "import workbench.criteria, workbench.generators\n"
-        "assert 'workbench.spec.validate' not in sys.modules\n"
-        "from workbench.spec import build_spec\n"
-        "assert 'workbench.spec.validate' in sys.modules\n"
+        "assert 'workbench.validation.validate' not in sys.modules\n"
+        "from workbench.validation import build_spec\n"
+        "assert 'workbench.validation.validate' in sys.modules\n"
+        "import workbench.spec\n"
+        "assert not hasattr(workbench.spec, 'build_spec')\n"
     )
     result = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
                             text=True, env={"PYTHONPATH": str(REPO), "PATH": ""}, check=False)

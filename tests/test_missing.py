@@ -25,10 +25,11 @@ from workbench.privacy import PrivacyContext
 from workbench.privacy.noise import SeededNoise
 from workbench.proxy.missingness import Mask, apply_masks, parse_masks
 from workbench.report.missing_profile import missing_profile
-from workbench.spec import SpecError, build_spec
+from workbench.spec import SpecError
 from workbench.transform import IdentityCodec
 from workbench.transform.missing import MissingCodec
 from workbench.transform.raw import read_raw
+from workbench.validation import build_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "adult_missing.json"
@@ -259,7 +260,7 @@ def test_missing_value_criteria_exact_values_and_sensitivities() -> None:
 def test_observed_marginal_sensitivity_uses_the_public_bound() -> None:
     from workbench.audits.missing import NEIGHBOURS, audit_spec
     from workbench.criteria import criterion_sensitivity
-    from workbench.criteria.cells import PairedCells
+    from workbench.transform.cells import PairedCells
 
     spec, config = audit_spec()
     real = NEIGHBOURS["observed_marginal_error"][0]

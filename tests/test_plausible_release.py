@@ -14,7 +14,7 @@ from conftest import shared_data, widget_by_class
 
 from workbench.cli.main import main
 from workbench.engine import verify_bundle
-from workbench.spec import load_spec
+from workbench.validation import load_spec
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "adult_plausible_deniability.json"
@@ -107,8 +107,8 @@ def test_a_missing_distinguisher_proxy_is_refused_before_any_budget(tmp_path: Pa
                                                                     capsys) -> None:
     """The distinguisher's public proxy is checked by the kind's preflight, before the ledger
     opens: a run whose proxy file is absent spends nothing and names the criterion."""
-    from workbench.spec import save_spec
     from workbench.spec.document import read_document
+    from workbench.validation import save_spec
 
     doc = read_document(FROZEN)  # with its recorded forecast
     doc.pop("frozen", None)

@@ -26,7 +26,6 @@ import pytest
 from scipy import stats
 
 from workbench.audits import Capture, ScaledNoise
-from workbench.generators.cells import CellCounts
 from workbench.generators.measurement import noisy_marginal
 from workbench.privacy import (
     Accountant,
@@ -54,8 +53,10 @@ from workbench.privacy.audit import (
     threshold_events,
 )
 from workbench.privacy.noise import NoiseSource, OpenDPNoise, SeededNoise
-from workbench.spec import SpecError, build_spec
+from workbench.spec import SpecError
 from workbench.transform import Domain
+from workbench.transform.cells import CellCounts
+from workbench.validation import build_spec
 
 REPO = Path(__file__).resolve().parents[1]
 WORKBENCH = REPO / "workbench"

@@ -25,9 +25,10 @@ from workbench.generators import (
 )
 from workbench.privacy import PrivacyContext
 from workbench.proxy import sample_proxy
-from workbench.spec import SpecError, build_spec
+from workbench.spec import SpecError
 from workbench.spec.params import Param, non_negative, one_of
 from workbench.transform.clean import clean
+from workbench.validation import build_spec
 
 REPO = Path(__file__).resolve().parents[1]
 LEAN = REPO / "examples" / "israel_births_2014_lean.json"

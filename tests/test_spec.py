@@ -13,13 +13,10 @@ from hypothesis import strategies as st
 
 from workbench.spec import (
     SpecError,
-    build_spec,
-    freeze_document,
-    load_spec,
     parse_document,
-    save_spec,
     spec_hash,
 )
+from workbench.validation import build_spec, freeze_document, load_spec, save_spec
 
 
 def problems_of(doc: dict) -> list[str]:
@@ -344,7 +341,7 @@ def test_each_section_builds_its_own_immutable_model_object(example_document):
     import dataclasses
 
     from workbench.spec.model import Spec
-    from workbench.spec.sections import SECTIONS, BuildContext
+    from workbench.validation.sections import SECTIONS, BuildContext
 
     fields = {f.name for f in dataclasses.fields(Spec)}
     ctx = BuildContext(example_document)
@@ -367,7 +364,7 @@ def test_each_section_builds_its_own_immutable_model_object(example_document):
 
 def test_a_section_reports_problems_with_paths_on_its_own(example_document):
     """A section can be exercised alone: its problems carry the JSON paths of its part."""
-    from workbench.spec.sections import BuildContext, budget, columns, criteria
+    from workbench.validation.sections import BuildContext, budget, columns, criteria
 
     doc = copy.deepcopy(example_document)
     doc["budget"]["epsilon_criteria"] = 2
@@ -381,7 +378,7 @@ def test_a_section_reports_problems_with_paths_on_its_own(example_document):
 
 def test_json_schema_kind_enum_comes_from_the_registry():
     from workbench.criteria import kinds
-    from workbench.spec import json_schema
+    from workbench.validation import json_schema
 
     enum = json_schema()["properties"]["criteria"]["items"]["properties"]["kind"]["enum"]
     assert enum == list(kinds.names())

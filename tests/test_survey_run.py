@@ -12,8 +12,9 @@ import pytest
 from conftest import shared_data
 
 from workbench.privacy.budget_plan import BudgetPlan
-from workbench.spec import SpecError, build_spec, save_spec
+from workbench.spec import SpecError
 from workbench.spec.document import read_document
+from workbench.validation import build_spec, save_spec
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "adult_survey.json"

@@ -21,7 +21,8 @@ from workbench.criteria.classifiers import (
     one_hot,
 )
 from workbench.privacy import PrivacyContext
-from workbench.spec import SpecError, build_spec
+from workbench.spec import SpecError
+from workbench.validation import build_spec
 
 REPO = Path(__file__).resolve().parents[1]
 LEAN = json.loads((REPO / "examples" / "israel_births_2014_lean.json").read_text())

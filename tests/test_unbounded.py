@@ -12,7 +12,8 @@ from workbench.cli.main import main
 from workbench.engine import RunRefused
 from workbench.engine.unbounded import MIN_FORECAST_P, check_bounded, unbounded_problem
 from workbench.proxy import sample_proxy
-from workbench.spec import SpecError, build_spec, load_spec, save_spec
+from workbench.spec import SpecError
+from workbench.validation import build_spec, load_spec, save_spec
 
 REPO = Path(__file__).resolve().parents[1]
 FIXES = ("selection.gamma > 0", "selection.max_iterations = 1", "--allow-unbounded")

@@ -16,8 +16,8 @@ import pytest
 from workbench.constraints import parse
 from workbench.criteria import sensitivity
 from workbench.privacy import laplace_sigma
-from workbench.spec import build_spec, load_spec
 from workbench.transform.clean import clean
+from workbench.validation import build_spec, load_spec
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "israel_births_2014.json"
@@ -142,7 +142,7 @@ def test_from_files_reads_only_the_spec_columns_of_the_proxy():
 
 
 def test_freeze_record_is_dropped_from_a_loaded_draft(example_doc, proxy):
-    from workbench.spec import freeze_document
+    from workbench.validation import freeze_document
     from workbench.widgets import Session
 
     s = Session(freeze_document(example_doc), proxy)

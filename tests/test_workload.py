@@ -15,8 +15,9 @@ from workbench.generators.workload import all_pairs_workload
 from workbench.privacy import PrivacyContext
 from workbench.privacy.noise import SeededNoise
 from workbench.report.spec_summary import describe_spec
-from workbench.spec import SpecError, build_spec
+from workbench.spec import SpecError
 from workbench.transform import Domain
+from workbench.validation import build_spec
 
 COLUMNS = ("birth_month", "mother_age", "parity", "gestation_week", "birth_sex", "birth_weight")
 
@@ -305,7 +306,7 @@ def test_run_iteration_binds_the_spec_before_fit(example_doc) -> None:
 
 
 def test_lean_example_is_the_paper_design_with_the_workload_generator(example_spec) -> None:
-    from workbench.spec import load_spec
+    from workbench.validation import load_spec
 
     examples = Path(__file__).resolve().parents[1] / "examples"
     lean = load_spec(examples / "israel_births_2014_lean.json")

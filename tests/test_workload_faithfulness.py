@@ -10,7 +10,8 @@ import pytest
 
 from workbench.generators import generator_for
 from workbench.generators.workload import derive_workload, faithfulness_rule_cliques, size_factors
-from workbench.spec import Configuration, SpecError, build_spec, load_spec
+from workbench.spec import Configuration, SpecError
+from workbench.validation import build_spec, load_spec
 
 REPO = Path(__file__).resolve().parents[1]
 LEAN = REPO / "examples" / "israel_births_2014_lean.frozen.json"

@@ -26,7 +26,8 @@ from workbench.audits.missing import NEIGHBOURS as MISSING_NEIGHBOURS
 from workbench.audits.missing import missing_criterion_scenario
 from workbench.criteria import evaluate_criterion, kinds, release_once
 from workbench.privacy import PrivacyContext
-from workbench.spec import Configuration, Spec, build_spec
+from workbench.spec import Configuration, Spec
+from workbench.validation import build_spec
 
 #: Every registered criterion kind is audited below: a kind without a case in ``_CRITERIA``
 #: fails ``tests/test_audits.py`` (a new kind brings its worst-case audit with it).

@@ -25,7 +25,8 @@ from workbench.audits.harness import Scenario, scenario
 from workbench.criteria import evaluate_criterion
 from workbench.generators.missing import MissingLayout, ObservedCounts
 from workbench.generators.workload_missing import measure_observed
-from workbench.spec import Configuration, Spec, build_spec
+from workbench.spec import Configuration, Spec
+from workbench.validation import build_spec
 
 _EPS = 1.0
 _IDENTITY = {"alternatives": [{"name": "id", "kind": "identity"}]}

@@ -8,8 +8,9 @@ from collections.abc import Callable, Sequence
 
 from workbench.cli.sizes import add_size_arguments
 from workbench.engine.rundir import RunRefused
-from workbench.spec import SpecError, load_spec
+from workbench.spec import SpecError
 from workbench.transform import EncodingError
+from workbench.validation import load_spec
 
 EXIT_OK, EXIT_USAGE, EXIT_FAILED = 0, 2, 1
 
@@ -61,8 +62,8 @@ def _profile(args: argparse.Namespace) -> int:
 
 
 def _freeze(args: argparse.Namespace) -> int:
-    from workbench.spec import save_spec
     from workbench.spec.document import read_document
+    from workbench.validation import save_spec
 
     digest = save_spec(read_document(args.spec), args.out)
     print(f"frozen: {args.out} (sha256 {digest})")

@@ -6,7 +6,7 @@ criterion is one module under :mod:`workbench.criteria.kinds`, found by its regi
 """
 
 from workbench.criteria import kinds, sensitivity
-from workbench.criteria.evaluate import (
+from workbench.criteria.dispatch import (
     criterion_sensitivity,
     evaluate_all,
     evaluate_criterion,

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from workbench.criteria.cells import PairedCells
     from workbench.transform import TableCodec
+    from workbench.transform.cells import PairedCells
 
 
 def sorted_counts(pc: PairedCells, table: TableCodec, column: str

@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 
-from workbench.criteria.cells import PairedCells
 from workbench.transform import TableCodec
+from workbench.transform.cells import PairedCells
 
 
 def one_way_counts(pc: PairedCells) -> tuple[np.ndarray, np.ndarray]:

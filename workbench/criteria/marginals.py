@@ -18,8 +18,8 @@ import math
 
 import numpy as np
 
-from workbench.criteria.cells import check_codes
 from workbench.transform import Domain
+from workbench.transform.cells import check_codes
 
 # A combined-code table is summed with a dense bincount when its domain has at most
 # max(_DENSE_MIN_CELLS, 4 · items) cells, capped at _BINCOUNT_MAX_CELLS; else via np.unique.
@@ -77,8 +77,8 @@ def marginal_errors_by_subset(
     if d == 0:
         raise ValueError("domain has no columns, so there is no marginal to compare")
     ways = d if max_way is None else _check_max_way(max_way, d)
-    r = check_codes("real", real, domain, allow_empty=True)
-    s = check_codes("synth", synth, domain, allow_empty=True)
+    r = check_codes(real, domain, argument="real")
+    s = check_codes(synth, domain, argument="synth")
     n = r.shape[0]
     if s.shape[0] != n:
         raise ValueError(

@@ -28,9 +28,9 @@ from typing import Any
 import numpy as np
 
 from workbench.criteria import sensitivity
-from workbench.criteria.cells import PairedCells
 from workbench.spec.model import Criterion, Spec
 from workbench.transform import BinsCodec, Codec, TableCodec, coarse_lookup
+from workbench.transform.cells import PairedCells
 
 
 @dataclass(frozen=True)

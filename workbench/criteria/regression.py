@@ -58,11 +58,11 @@ from typing import Any
 import numpy as np
 
 from workbench.criteria import sensitivity
-from workbench.criteria.cells import distinct_cells
 from workbench.privacy import MeasurementRecord, PrivacyContext
 from workbench.spec.model import Criterion, Spec
 from workbench.spec.space import Configuration
 from workbench.transform import TableCodec
+from workbench.transform.cells import distinct_cells
 
 MECHANISM = "laplace_sufficient_statistics"
 #: Budget weights of the released entries: entry e is released as c_e·s_e, so its noise is

@@ -19,7 +19,7 @@ import numpy as np
 from workbench.survey.calibrate import release_weights, uniform_weights
 
 if TYPE_CHECKING:
-    from workbench.criteria.evaluation import Evaluation
+    from workbench.criteria.evaluation_state import Evaluation
     from workbench.spec.model import Spec, Survey
     from workbench.survey.pipeline import SurveyRelease
 

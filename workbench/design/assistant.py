@@ -30,7 +30,6 @@ import numpy as np
 import pandas as pd
 
 from workbench.criteria import evaluate_criterion, kinds, release_once
-from workbench.criteria.cells import distinct_cells
 from workbench.criteria.regression import RegressionDesign
 from workbench.criteria.regression_fit import tuned_statistic_weights
 from workbench.design.facts import CandidateFacts, candidate_facts
@@ -40,7 +39,9 @@ from workbench.dryrun.size import resample_to_n, size_seed
 from workbench.privacy import PrivacyContext
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.noise import SeededNoise
-from workbench.spec import Configuration, Spec, build_spec
+from workbench.spec import Configuration, Spec
+from workbench.transform.cells import distinct_cells
+from workbench.validation import build_spec
 
 DEFAULT_DIVISORS = (2.0, 3.0, 4.0, 6.0, 10.0)
 SINGLE, LOOP = "single attempt", "loop"

@@ -34,8 +34,8 @@ def run_command(args: argparse.Namespace) -> int:
     """Derive, print the tables, write the draft; 0 when the target is reached, 1 if not."""
     from workbench.design.assistant import design
     from workbench.dryrun.size import low_end, parse_n
-    from workbench.spec import load_spec, save_spec
     from workbench.spec.document import write_document
+    from workbench.validation import load_spec, save_spec
 
     try:
         spec = load_spec(args.spec)

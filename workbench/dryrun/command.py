@@ -18,7 +18,8 @@ from workbench.dryrun.floors import FloorTable, floors_at, floors_words
 from workbench.dryrun.run import select_configurations
 from workbench.dryrun.size import DEFAULT_DRAWS, SizeSpec, spec_n
 from workbench.dryrun.sized import SizedDryRun, dry_run_at
-from workbench.spec import Configuration, Spec, load_spec, save_spec
+from workbench.spec import Configuration, Spec
+from workbench.validation import load_spec, save_spec
 
 
 def _draws(args: argparse.Namespace) -> int:

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from workbench.criteria.evaluate import kind_of
-from workbench.criteria.evaluation import Evaluation
+from workbench.criteria.dispatch import kind_of
+from workbench.criteria.evaluation_state import Evaluation
 from workbench.dryrun.proxy import prepare_proxy
 from workbench.dryrun.size import DEFAULT_DRAWS, SizeSpec, check_n, resample_to_n, size_ends
 from workbench.dryrun.tasks import task_seed

@@ -13,7 +13,8 @@ import pandas as pd
 from workbench.dryrun.forecast import SelectionForecast, forecast
 from workbench.dryrun.labels import config_labels
 from workbench.dryrun.tasks import NoiseMode, TaskRecord
-from workbench.spec import Configuration, Spec, build_spec
+from workbench.spec import Configuration, Spec
+from workbench.validation import build_spec
 
 ALL = "all criteria"
 

@@ -24,7 +24,8 @@ from workbench.dryrun.size import resample_to_n, size_seed
 from workbench.dryrun.tasks import CriterionOutcome, Task, TaskRecord
 from workbench.engine import run_iteration
 from workbench.privacy import PrivacyContext
-from workbench.spec import Configuration, Spec, build_spec
+from workbench.spec import Configuration, Spec
+from workbench.validation import build_spec
 
 
 @dataclass(frozen=True)

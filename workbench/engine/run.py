@@ -37,10 +37,11 @@ from workbench.generators import Guarantee, guarantee_for
 from workbench.privacy import Accountant, Ledger, PrivacyContext, private_selection
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.budget_store import BudgetStoreError, DatasetBudget
-from workbench.spec import Spec, load_spec
+from workbench.spec import Spec
 from workbench.transform import EncodingError
 from workbench.transform.clean import clean
 from workbench.transform.raw import apply_domain_policy, check_missing, read_raw
+from workbench.validation import load_spec
 
 
 @dataclass(frozen=True)

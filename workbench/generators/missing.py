@@ -30,10 +30,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from workbench.generators.cells import CellCounts
 from workbench.generators.mutual_information import mutual_information_sensitivity
 from workbench.spec.params import Param, one_of, open_interval
 from workbench.transform import Domain
+from workbench.transform.cells import CellCounts
 
 if TYPE_CHECKING:
     from workbench.privacy import PrivacyContext

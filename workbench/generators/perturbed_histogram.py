@@ -19,12 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from workbench.generators.cells import CellCounts, check_epsilon, check_n
+from workbench.generators.arguments import check_epsilon, check_n
 from workbench.generators.conditional import ConditionalTable
 from workbench.generators.family import GeneratorFamily
 from workbench.generators.measurement import noisy_marginal
 from workbench.spec.params import Param, name_list, optional, whole_at_least
 from workbench.transform import Domain, NumberCodec
+from workbench.transform.cells import CellCounts
 
 if TYPE_CHECKING:
     from workbench.privacy import PrivacyContext

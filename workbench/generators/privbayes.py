@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from workbench.generators.cells import CellCounts, check_epsilon, check_n
+from workbench.generators.arguments import check_epsilon, check_n
 from workbench.generators.conditional import SAMPLING_PARAM, ConditionalTable, sample_plan
 from workbench.generators.family import GeneratorFamily
 from workbench.generators.measurement import noisy_marginal
@@ -27,6 +27,7 @@ from workbench.generators.mutual_information import (
 )
 from workbench.spec.params import Param, open_interval, positive, whole_at_least
 from workbench.transform import Domain
+from workbench.transform.cells import CellCounts
 
 if TYPE_CHECKING:
     from workbench.privacy import PrivacyContext

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from workbench.generators.cells import CellCounts, check_epsilon, check_n
+from workbench.generators.arguments import check_epsilon, check_n
 from workbench.generators.conditional import SAMPLING_PARAM
 from workbench.generators.family import GeneratorFamily
 from workbench.generators.mbi_model import (
@@ -54,6 +54,7 @@ from workbench.generators.workload import Workload, all_pairs_workload, derive_w
 from workbench.privacy.records import discrete_laplace_sigma
 from workbench.spec.params import Param, non_negative, one_of, whole_at_least
 from workbench.transform import Domain
+from workbench.transform.cells import CellCounts
 
 if TYPE_CHECKING:
     from workbench.privacy import PrivacyContext

@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from workbench.generators.cells import CellCounts
 from workbench.generators.conditional import ConditionalTable
 from workbench.generators.mbi_model import NoisyMarginal, fit_graphical_model
 from workbench.generators.missing import MissingLayout, ObservedCounts, PatternModel
 from workbench.privacy.records import discrete_laplace_sigma
+from workbench.transform.cells import CellCounts
 
 if TYPE_CHECKING:
     from workbench.generators.workload import Workload

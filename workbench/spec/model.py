@@ -1,7 +1,7 @@
 """The immutable in-memory spec: typed, validated sections built from a spec document.
 
 Each section of the document becomes one frozen object (built by its module in
-:mod:`workbench.spec.sections`); :class:`Spec` holds them, built by keyword only.
+:mod:`workbench.validation.sections`); :class:`Spec` holds them, built by keyword only.
 """
 
 from __future__ import annotations

@@ -22,11 +22,11 @@ from workbench.criteria.kinds.base import (
 from workbench.spec.params import optional, whole_at_least
 
 if TYPE_CHECKING:
-    from workbench.criteria.cells import PairedCells
-    from workbench.criteria.evaluation import Evaluation
+    from workbench.criteria.evaluation_state import Evaluation
     from workbench.criteria.result import CriterionResult
     from workbench.spec.model import Criterion, Spec
     from workbench.transform import TableCodec
+    from workbench.transform.cells import PairedCells
 
 COLUMN = Param(None, doc="the numeric column", control="column", label="column")
 
@@ -102,7 +102,7 @@ class QuantileError(StatisticError):
 
     def release(self, ev: Evaluation, criterion: Criterion) -> CriterionResult:
         """One ``ctx.exponential`` over the grid, then |q(S) − released q(R)|."""
-        from workbench.criteria.evaluation import purpose
+        from workbench.criteria.evaluation_state import purpose
         from workbench.criteria.result import from_noisy
 
         values, real, synth = dist.sorted_counts(ev.pc, ev.table, str(criterion.params["column"]))

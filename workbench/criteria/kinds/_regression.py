@@ -26,7 +26,7 @@ from workbench.criteria.regression_fit import clipped_mae, ols_from_cells
 if TYPE_CHECKING:
     import numpy as np
 
-    from workbench.criteria.evaluation import Evaluation
+    from workbench.criteria.evaluation_state import Evaluation
     from workbench.spec.model import Criterion, Spec
 
 TARGET = Param(None, doc="the numeric target column", control="column", label="target")

@@ -12,10 +12,10 @@ from workbench.criteria.kinds._distribution import COLUMN
 from workbench.criteria.kinds.base import CheckContext, ShareKind, numeric_column, template_target
 
 if TYPE_CHECKING:
-    from workbench.criteria.cells import PairedCells
-    from workbench.criteria.evaluation import Evaluation
+    from workbench.criteria.evaluation_state import Evaluation
     from workbench.spec.model import Criterion, Spec
     from workbench.transform import TableCodec
+    from workbench.transform.cells import PairedCells
 
 
 class AvgEcdf(ShareKind):

@@ -35,12 +35,12 @@ from workbench.spec.errors import join_path
 from workbench.spec.params import Param, is_number
 
 if TYPE_CHECKING:
-    from workbench.criteria.cells import PairedCells
-    from workbench.criteria.evaluation import Evaluation
+    from workbench.criteria.evaluation_state import Evaluation
     from workbench.privacy import PrivacyContext
     from workbench.spec.model import ColumnSpec, Criterion, Spec
     from workbench.spec.space import Configuration
     from workbench.transform import TableCodec
+    from workbench.transform.cells import PairedCells
 
 Clique = tuple[str, ...]
 #: The workload generator's weight multipliers, one hyperparameter per group.
@@ -187,7 +187,7 @@ class CriterionKind(ABC):
                        adjusted_threshold: float | None = None,
                        details: Mapping[str, Any] | None = None) -> CriterionResult:
         """One ``ctx.laplace`` call on ``value`` and the result; the value clipped to ``clip``."""
-        from workbench.criteria.evaluation import purpose
+        from workbench.criteria.evaluation_state import purpose
 
         if delta is None:
             raise ValueError(f"criterion {criterion.id!r}: no sensitivity for this kind")

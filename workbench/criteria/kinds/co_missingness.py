@@ -15,10 +15,10 @@ from workbench.criteria.kinds.base import CheckContext, Param, ShareKind
 from workbench.criteria.missing_values import check_missing_columns, chosen, co_missing_error
 
 if TYPE_CHECKING:
-    from workbench.criteria.cells import PairedCells
-    from workbench.criteria.evaluation import Evaluation
+    from workbench.criteria.evaluation_state import Evaluation
     from workbench.spec.model import Criterion, Spec
     from workbench.transform import TableCodec
+    from workbench.transform.cells import PairedCells
 
 
 class CoMissingness(ShareKind):

@@ -23,11 +23,11 @@ from workbench.criteria.kinds.base import CheckContext, Param, ShareKind, join_p
 from workbench.spec.params import one_of, whole_at_least
 
 if TYPE_CHECKING:
-    from workbench.criteria.cells import PairedCells
-    from workbench.criteria.evaluation import Evaluation
+    from workbench.criteria.evaluation_state import Evaluation
     from workbench.spec.model import Criterion, Spec
     from workbench.spec.space import Configuration
     from workbench.transform import TableCodec
+    from workbench.transform.cells import PairedCells
 
 #: The repository root: relative proxy paths are tried against the working directory, then it.
 _REPO = Path(__file__).resolve().parents[3]

@@ -15,7 +15,7 @@ from workbench.criteria.result import NO_MECHANISM, CriterionResult
 from workbench.spec.params import one_of
 
 if TYPE_CHECKING:
-    from workbench.criteria.evaluation import Evaluation
+    from workbench.criteria.evaluation_state import Evaluation
     from workbench.spec.model import Criterion
 
 

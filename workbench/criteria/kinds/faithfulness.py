@@ -13,10 +13,10 @@ from workbench.criteria.kinds.base import Clique, ShareKind, pairs
 from workbench.criteria.record_kinds import faithfulness_error
 
 if TYPE_CHECKING:
-    from workbench.criteria.cells import PairedCells
-    from workbench.criteria.evaluation import Evaluation
+    from workbench.criteria.evaluation_state import Evaluation
     from workbench.spec.model import Criterion, Spec
     from workbench.transform import TableCodec
+    from workbench.transform.cells import PairedCells
 
 
 class Faithfulness(ShareKind):

@@ -31,11 +31,11 @@ from workbench.privacy import smooth
 from workbench.spec.params import name_list, open_interval
 
 if TYPE_CHECKING:
-    from workbench.criteria.cells import PairedCells
-    from workbench.criteria.evaluation import Evaluation
+    from workbench.criteria.evaluation_state import Evaluation
     from workbench.criteria.result import CriterionResult
     from workbench.spec.model import Criterion, Spec
     from workbench.transform import TableCodec
+    from workbench.transform.cells import PairedCells
 
 BETA = math.log(2.0)  # the kNN bound is ln 2-smooth per add/remove step
 STEPS = 2  # one replace-one step = remove + add
@@ -179,7 +179,7 @@ class KnnImputedMean(CriterionKind):
 
     def release(self, ev: Evaluation, criterion: Criterion) -> CriterionResult:
         """Laplace count (ε·share), then the smooth-sensitivity mean (the rest of ε)."""
-        from workbench.criteria.evaluation import purpose
+        from workbench.criteria.evaluation_state import purpose
 
         eps_mean = mean_epsilon(criterion)
         if eps_mean < MIN_EPSILON * (1 - 1e-12):  # before any noise

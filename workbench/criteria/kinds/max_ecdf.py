@@ -20,10 +20,10 @@ from workbench.criteria.kinds.base import (
 from workbench.criteria.marginal_kinds import max_ecdf_error
 
 if TYPE_CHECKING:
-    from workbench.criteria.cells import PairedCells
-    from workbench.criteria.evaluation import Evaluation
+    from workbench.criteria.evaluation_state import Evaluation
     from workbench.spec.model import Criterion, Spec
     from workbench.transform import TableCodec
+    from workbench.transform.cells import PairedCells
 
 
 class MaxEcdf(ShareKind):

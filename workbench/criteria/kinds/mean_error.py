@@ -10,9 +10,9 @@ from workbench.criteria import distribution as dist
 from workbench.criteria.kinds._distribution import StatisticError, value_range
 
 if TYPE_CHECKING:
-    from workbench.criteria.cells import PairedCells
     from workbench.spec.model import Criterion, Spec
     from workbench.transform import TableCodec
+    from workbench.transform.cells import PairedCells
 
 
 class MeanError(StatisticError):

@@ -35,10 +35,10 @@ from workbench.criteria.missing_values import missing_matrix
 from workbench.transform.missing import MissingCodec
 
 if TYPE_CHECKING:
-    from workbench.criteria.cells import PairedCells
-    from workbench.criteria.evaluation import Evaluation
+    from workbench.criteria.evaluation_state import Evaluation
     from workbench.spec.model import Criterion, Spec
     from workbench.transform import TableCodec
+    from workbench.transform.cells import PairedCells
 
 
 def _subsets(spec: Spec, params: Mapping[str, Any]) -> list[Clique]:

@@ -37,12 +37,12 @@ from workbench.spec.params import one_of
 if TYPE_CHECKING:
     import numpy as np
 
-    from workbench.criteria.cells import PairedCells
-    from workbench.criteria.evaluation import Evaluation
+    from workbench.criteria.evaluation_state import Evaluation
     from workbench.privacy import PrivacyContext
     from workbench.spec.model import Criterion, Spec
     from workbench.spec.space import Configuration
     from workbench.transform import TableCodec
+    from workbench.transform.cells import PairedCells
 
 
 class RegressionCoefficients(CriterionKind):

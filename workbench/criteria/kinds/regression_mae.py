@@ -24,11 +24,11 @@ from workbench.criteria.regression import RegressionDesign, regression_columns
 from workbench.criteria.regression_fit import ols_from_cells
 
 if TYPE_CHECKING:
-    from workbench.criteria.cells import PairedCells
-    from workbench.criteria.evaluation import Evaluation
+    from workbench.criteria.evaluation_state import Evaluation
     from workbench.criteria.result import CriterionResult
     from workbench.spec.model import Criterion, Spec
     from workbench.transform import TableCodec
+    from workbench.transform.cells import PairedCells
 
 
 class RegressionMae(CriterionKind):

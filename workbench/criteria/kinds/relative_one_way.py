@@ -18,11 +18,11 @@ from workbench.criteria.marginal_kinds import relative_one_way_error, smallest_o
 from workbench.spec.params import open_interval, positive
 
 if TYPE_CHECKING:
-    from workbench.criteria.cells import PairedCells
-    from workbench.criteria.evaluation import Evaluation
+    from workbench.criteria.evaluation_state import Evaluation
     from workbench.criteria.result import CriterionResult
     from workbench.spec.model import Criterion, Spec
     from workbench.transform import TableCodec
+    from workbench.transform.cells import PairedCells
 
 
 def _lambda(criterion: Criterion) -> float:

@@ -26,11 +26,11 @@ from workbench.criteria.result import from_noisy
 from workbench.spec.params import one_of, whole_at_least
 
 if TYPE_CHECKING:
-    from workbench.criteria.cells import PairedCells
-    from workbench.criteria.evaluation import Evaluation
+    from workbench.criteria.evaluation_state import Evaluation
     from workbench.criteria.result import CriterionResult
     from workbench.spec.model import Criterion, Spec
     from workbench.transform import TableCodec
+    from workbench.transform.cells import PairedCells
 
 CLASS_TYPES = ("categorical", "ordinal")
 MAX_CLASSES = 50  # the noisy matrix has k² cells: beyond this the metric is mostly noise
@@ -123,7 +123,7 @@ class Tstr(CriterionKind):
 
     def release(self, ev: Evaluation, criterion: Criterion) -> CriterionResult:
         """Laplace(Δ/ε) on every cell of the matrix; 1 − metric of the noisy matrix."""
-        from workbench.criteria.evaluation import purpose
+        from workbench.criteria.evaluation_state import purpose
 
         cm = _model(ev, criterion).confusion(ev.real).astype(np.float64)
         delta, details = self.sensitivity(ev.spec, ev.table, criterion, ev.pc)

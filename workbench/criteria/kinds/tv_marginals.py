@@ -16,10 +16,10 @@ from workbench.criteria.marginal_kinds import tv_marginals_error
 from workbench.spec.params import one_of
 
 if TYPE_CHECKING:
-    from workbench.criteria.cells import PairedCells
-    from workbench.criteria.evaluation import Evaluation
+    from workbench.criteria.evaluation_state import Evaluation
     from workbench.spec.model import Criterion, Spec
     from workbench.transform import TableCodec
+    from workbench.transform.cells import PairedCells
 
 
 class TvMarginals(ShareKind):

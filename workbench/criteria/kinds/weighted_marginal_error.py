@@ -19,10 +19,10 @@ from workbench.criteria import weighting
 from workbench.criteria.kinds.base import CheckContext, Clique, Param, ShareKind, join_path
 
 if TYPE_CHECKING:
-    from workbench.criteria.cells import PairedCells
-    from workbench.criteria.evaluation import Evaluation
+    from workbench.criteria.evaluation_state import Evaluation
     from workbench.spec.model import Criterion, Spec
     from workbench.transform import TableCodec
+    from workbench.transform.cells import PairedCells
 
 
 def check_survey(ctx: CheckContext, path: str, name: str) -> None:

@@ -27,10 +27,10 @@ from workbench.criteria.kinds.weighted_marginal_error import check_survey
 from workbench.privacy import sensitivity as sens
 
 if TYPE_CHECKING:
-    from workbench.criteria.cells import PairedCells
-    from workbench.criteria.evaluation import Evaluation
+    from workbench.criteria.evaluation_state import Evaluation
     from workbench.spec.model import Criterion, Spec
     from workbench.transform import TableCodec
+    from workbench.transform.cells import PairedCells
 
 
 class WeightedMean(CriterionKind):

@@ -16,14 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from workbench.generators.arguments import check_epsilon, check_n
 from workbench.generators.bayesian import mechanisms as mech
 from workbench.generators.bayesian.models import MODELS, ModelData, one_hot_design
 from workbench.generators.bayesian.posterior import PosteriorFit, draw
-from workbench.generators.cells import CellCounts, check_epsilon, check_n
 from workbench.generators.conditional import ConditionalTable
 from workbench.generators.family import PURE_KIND, GeneratorFamily, Guarantee
 from workbench.generators.measurement import noisy_marginal
 from workbench.spec.params import Param, name_list, one_of, open_interval, whole_at_least
+from workbench.transform.cells import CellCounts
 
 if TYPE_CHECKING:
     from workbench.privacy import PrivacyContext

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from workbench.generators.cells import check_epsilon, check_n
+from workbench.generators.arguments import check_epsilon, check_n
 from workbench.generators.family import GeneratorFamily, GeneratorShortfall, Guarantee
 from workbench.generators.plausible_deniability.model import (
     PrefixIndex,

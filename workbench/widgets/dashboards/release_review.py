@@ -56,7 +56,8 @@ class Bundle:
 
 def load_bundle(path: str | Path) -> Bundle:
     """Read every public file that can be read (a tampered bundle still shows what it can)."""
-    from workbench.spec import SpecError, load_spec
+    from workbench.spec import SpecError
+    from workbench.validation import load_spec
 
     root = bundle_dir(path)
     b = Bundle(root)

@@ -320,7 +320,8 @@ class SpecReview:
 def spec_review_dashboard(spec_path: Path, proxy_path: Path | None = None,
                           dryrun_path: Path | None = None) -> widgets.Widget:
     """The dashboard for a spec file, or a page saying what is wrong with the inputs."""
-    from workbench.spec import SpecError, load_spec
+    from workbench.spec import SpecError
+    from workbench.validation import load_spec
 
     try:
         spec = load_spec(spec_path)

@@ -8,7 +8,8 @@ from pathlib import Path
 import ipywidgets as widgets
 
 from workbench.report import describe_spec
-from workbench.spec import SpecError, load_spec, save_spec
+from workbench.spec import SpecError
+from workbench.validation import load_spec, save_spec
 from workbench.widgets.editors.base import EditorBase, heading, note
 from workbench.widgets.editors.fields import error_html
 from workbench.widgets.model.lab import ProxyLab

@@ -23,14 +23,14 @@ import pandas as pd
 
 from workbench.constraints import Predicate
 from workbench.criteria import kinds
-from workbench.criteria.cells import PairedCells
-from workbench.criteria.evaluate import exact_errors
+from workbench.criteria.dispatch import exact_errors
 from workbench.dryrun.floors import FloorTable
 from workbench.dryrun.noise import noise_source
 from workbench.faithfulness import FaithfulnessCost, beta_max
 from workbench.postprocess import semantics_for
 from workbench.privacy import PrivacyContext
 from workbench.spec import Configuration, Spec
+from workbench.transform.cells import PairedCells
 from workbench.transform.clean import clean
 from workbench.widgets.model.floors import FLOOR_DRAWS, floor_inputs
 from workbench.widgets.model.readouts import (

@@ -27,8 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workbench.criteria import kinds
-from workbench.criteria.cells import PairedCells
-from workbench.criteria.evaluate import criterion_sensitivity
+from workbench.criteria.dispatch import criterion_sensitivity
 from workbench.criteria.false_pass import (  # noqa: F401 - re-exported for the editors
     FALSE_PASS_MARGIN,
     FALSE_PASS_SENTENCE,
@@ -39,6 +38,7 @@ from workbench.criteria.false_pass import (  # noqa: F401 - re-exported for the 
 from workbench.privacy import laplace_sigma
 from workbench.spec.model import Criterion, Spec
 from workbench.transform import TableCodec
+from workbench.transform.cells import PairedCells
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,8 @@ from typing import Any
 
 import pandas as pd
 
-from workbench.spec import Spec, SpecError, build_spec, content_of, read_document
+from workbench.spec import Spec, SpecError, content_of, read_document
+from workbench.validation import build_spec
 from workbench.widgets.model.paths import MISSING, delete_at, get_at, is_within, set_at
 
 Observer = Callable[["Change"], None]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from workbench.constraints import ConstraintSyntaxError, parse, validate_columns
 from workbench.spec.errors import join_path
 from workbench.spec.model import Constraints, Rule
-from workbench.spec.sections.context import BuildContext
+from workbench.validation.sections.context import BuildContext
 
 FIELD = "constraints"
 

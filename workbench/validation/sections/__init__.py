@@ -8,7 +8,7 @@ section may read what earlier ones built (``ctx.columns``, ``ctx.built``).
 
 from __future__ import annotations
 
-from workbench.spec.sections import (
+from workbench.validation.sections import (
     budget,
     columns,
     constraints,
@@ -23,7 +23,7 @@ from workbench.spec.sections import (
     survey,
     transformations,
 )
-from workbench.spec.sections.context import BuildContext
+from workbench.validation.sections.context import BuildContext
 
 SECTIONS = (metadata, columns, expected_n, transformations, constraints, criteria, faithfulness,
             face_privacy, generator, budget, selection, survey, file_format)

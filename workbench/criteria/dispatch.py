@@ -3,7 +3,7 @@
 The engine calls :func:`evaluate_all` once per private-selection iteration, and
 :func:`release_once` once before the loop for the statistics of R alone (§4.14.1). Work is
 shared: R and S are reduced once to counts on their combined distinct cells
-(:class:`~workbench.criteria.evaluation.Evaluation`), and each criterion is handed to its
+(:class:`~workbench.criteria.evaluation_state.Evaluation`), and each criterion is handed to its
 kind (:mod:`workbench.criteria.kinds`), which holds its exact error, its sensitivity (a
 function of n, the spec and S only) and its DP release through ``ctx``.
 
@@ -20,14 +20,14 @@ from typing import Any
 import numpy as np
 
 from workbench.criteria import kinds
-from workbench.criteria.cells import PairedCells
-from workbench.criteria.evaluation import Evaluation
+from workbench.criteria.evaluation_state import Evaluation
 from workbench.criteria.kinds.base import CriterionKind
 from workbench.criteria.result import CriterionResult
 from workbench.privacy import PrivacyContext, PrivacyMode
 from workbench.spec.model import Criterion, Spec
 from workbench.spec.space import Configuration
 from workbench.transform import TableCodec
+from workbench.transform.cells import PairedCells
 
 
 def _check_context(ctx: PrivacyContext) -> None:

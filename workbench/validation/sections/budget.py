@@ -1,14 +1,14 @@
 """``budget``: ε for the generator and the criteria (which must add up), the neighbour relation
 (``add_remove`` refused: n is public in this scheme), the optional cap on ε_total and the
-dataset's lifetime cap (both checked on the whole spec, in ``workbench.spec.checks``)."""
+dataset's lifetime cap (both checked on the whole spec, in ``workbench.validation.checks``)."""
 
 from __future__ import annotations
 
 import math
 
-from workbench.spec.budget_rules import ADD_REMOVE_REFUSED
 from workbench.spec.model import Budget
-from workbench.spec.sections.context import BuildContext
+from workbench.validation.budget_rules import ADD_REMOVE_REFUSED
+from workbench.validation.sections.context import BuildContext
 
 FIELD = "budget"
 

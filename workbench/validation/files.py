@@ -15,7 +15,7 @@ from workbench.spec.document import (
     write_document,
 )
 from workbench.spec.model import Spec
-from workbench.spec.validate import build_spec
+from workbench.validation.validate import build_spec
 
 
 def load_spec(path: str | os.PathLike[str], *, require_frozen: bool = False) -> Spec:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from workbench.criteria.cells import PairedCells
+from workbench.transform.cells import PairedCells
 
 if TYPE_CHECKING:
     from workbench.privacy import PrivacyContext

@@ -1,8 +1,10 @@
-"""R and S as counts on their shared distinct cells, so every criterion costs O(#cells), not O(n).
+"""Code matrices as counts on their distinct cells, so every marginal, group table and criterion
+costs O(#cells), not O(n).
 
-Both datasets are categorical code matrices over the same public domain. They are reduced once
-(one bincount, or one sort for huge domains) to the union of their distinct rows with a count
-per dataset; marginals, group tables, regression statistics and ECDFs are bincounts on it.
+Both the generators (one dataset: :class:`CellCounts`) and the criteria (R and S together:
+:class:`PairedCells`) start here, from codes checked against the PUBLIC domain only
+(:func:`check_codes`); the data are reduced once (one bincount, or one sort for huge domains) to
+their distinct rows with a count per dataset.
 """
 
 from __future__ import annotations
@@ -12,24 +14,33 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from workbench.transform import Domain
+from workbench.transform.domain import Domain
 
-# Joint domains up to this many cells (and at most _DENSE_PER_ROW per row) use a dense bincount.
+# Joint domains up to this many cells (and at most _DENSE_PER_ROW per row for two datasets)
+# use a dense bincount (64 MB of int64).
 _DENSE_MAX_CELLS = 1 << 23
 _DENSE_PER_ROW = 8
 # ravel_multi_index works in int64; larger joint domains are grouped row-wise.
 _RAVEL_MAX_CELLS = 1 << 62
 
 
-def check_codes(argument: str, codes: np.ndarray, domain: Domain, *,
-                allow_empty: bool = False) -> np.ndarray:
-    """Codes as an int64 (n, d) matrix inside the public domain; errors name the column only."""
+def check_codes(codes: np.ndarray, domain: Domain, *, argument: str = "codes",
+                allow_empty: bool = True) -> np.ndarray:
+    """Codes as an int64 (n, d) matrix inside the public domain.
+
+    The error names the argument and the column, never a data value, so it can leave the
+    enclave.
+
+    >>> check_codes(np.array([[0, 4]]), Domain(("a", "b"), (2, 5))).dtype
+    dtype('int64')
+    """
     arr = np.asarray(codes)
     d = len(domain)
     if arr.ndim != 2 or arr.shape[1] != d:
-        raise ValueError(f"{argument} must be an (n, {d}) code matrix with columns {domain.names}")
+        raise ValueError(f"{argument} must be an (n, {d}) code matrix with columns "
+                         f"{domain.names}, got shape {arr.shape}")
     if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
-        raise ValueError(f"{argument} must be an integer code matrix")
+        raise ValueError(f"{argument} must be an integer code matrix, got dtype {arr.dtype}")
     arr = arr.astype(np.int64, copy=False)
     if arr.shape[0] == 0:
         if allow_empty:
@@ -37,9 +48,61 @@ def check_codes(argument: str, codes: np.ndarray, domain: Domain, *,
         raise ValueError(f"{argument} has no rows")
     outside = (arr.min(axis=0) < 0) | (arr.max(axis=0) >= np.asarray(domain.sizes))
     if outside.any():
-        name = domain.names[int(np.flatnonzero(outside)[0])]
-        raise ValueError(f"{argument}: column {name!r} has codes outside its domain")
+        j = int(np.flatnonzero(outside)[0])
+        raise ValueError(f"{argument}: column {domain.names[j]!r} has codes outside its domain "
+                         f"[0, {domain.sizes[j]})")
     return arr
+
+
+@dataclass(frozen=True)
+class CellCounts:
+    """Distinct rows of the code matrix and how often each occurs; marginals are bincounts on it.
+
+    >>> data = CellCounts.from_codes(np.array([[0, 1], [0, 1], [1, 0]]), Domain(("a", "b"), (2, 3)))
+    >>> data.marginal(("b",)).tolist()
+    [1, 2, 0]
+    """
+
+    cells: np.ndarray
+    counts: np.ndarray
+    domain: Domain
+    n: int
+
+    @classmethod
+    def from_codes(cls, codes: np.ndarray, domain: Domain) -> CellCounts:
+        """Summarise validated codes once, so later marginals never loop over the n rows."""
+        codes = check_codes(codes, domain)
+        n = codes.shape[0]
+        total = domain.size()
+        if len(domain) == 0 or n == 0:
+            cells = np.zeros((0, len(domain)), dtype=np.int64)
+            return cls(cells, np.zeros(0, dtype=np.int64), domain, n)
+        if total < _RAVEL_MAX_CELLS:
+            flat = np.ravel_multi_index(tuple(codes.T), domain.sizes)
+            if total <= _DENSE_MAX_CELLS:
+                full = np.bincount(flat, minlength=total)
+                keys = np.flatnonzero(full)
+                counts = full[keys]
+            else:
+                keys, counts = np.unique(flat, return_counts=True)
+            cells = np.stack(np.unravel_index(keys, domain.sizes), axis=1).astype(np.int64)
+        else:
+            cells, counts = np.unique(codes, axis=0, return_counts=True)
+        return cls(cells, counts.astype(np.int64), domain, n)
+
+    def marginal(self, names: tuple[str, ...] | list[str]) -> np.ndarray:
+        """Exact counts over ``names``; axes in the order given, shape from the domain only."""
+        names = tuple(names)
+        shape = self.domain.project(names).sizes
+        if not names:
+            return np.array(self.n, dtype=np.int64)
+        cols = [self.domain.index(c) for c in names]
+        size = int(np.prod(shape, dtype=np.int64))
+        if self.cells.shape[0] == 0:
+            return np.zeros(shape, dtype=np.int64)
+        flat = np.ravel_multi_index(tuple(self.cells[:, cols].T), shape)
+        summed = np.bincount(flat, weights=self.counts, minlength=size)
+        return np.rint(summed).astype(np.int64).reshape(shape)
 
 
 @dataclass(frozen=True)
@@ -61,8 +124,8 @@ class PairedCells:
     @classmethod
     def from_codes(cls, real: np.ndarray, synth: np.ndarray, domain: Domain) -> PairedCells:
         """Summarise both datasets once on their combined codes (one public n for both)."""
-        r = check_codes("real codes", real, domain)
-        s = check_codes("synthetic codes", synth, domain)
+        r = check_codes(real, domain, argument="real codes", allow_empty=False)
+        s = check_codes(synth, domain, argument="synthetic codes", allow_empty=False)
         if r.shape[0] != s.shape[0]:
             raise ValueError("real and synthetic codes must have the same number of rows")
         n = r.shape[0]
@@ -117,12 +180,6 @@ class PairedCells:
 
 def distinct_cells(codes: np.ndarray, domain: Domain) -> tuple[np.ndarray, np.ndarray]:
     """Distinct rows of one code matrix and their counts (for statistics of R alone)."""
-    arr = check_codes("real codes", codes, domain)
-    total = domain.size()
-    if total < _RAVEL_MAX_CELLS:
-        flat = np.ravel_multi_index(tuple(arr.T), domain.sizes)
-        keys, counts = np.unique(flat, return_counts=True)
-        cells = np.stack(np.unravel_index(keys, domain.sizes), axis=1).astype(np.int64)
-    else:
-        cells, counts = np.unique(arr, axis=0, return_counts=True)
-    return cells, counts.astype(np.int64)
+    counts = CellCounts.from_codes(
+        check_codes(codes, domain, argument="real codes", allow_empty=False), domain)
+    return counts.cells, counts.counts

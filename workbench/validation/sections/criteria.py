@@ -12,7 +12,7 @@ from workbench.criteria.kinds.base import CriterionKind, Reads
 from workbench.spec.document import freeze_value
 from workbench.spec.errors import join_path
 from workbench.spec.model import Criterion
-from workbench.spec.sections.context import BuildContext
+from workbench.validation.sections.context import BuildContext
 
 FIELD = "criteria"
 

@@ -15,7 +15,6 @@ from typing import Any
 
 from workbench.spec.errors import join_path
 from workbench.spec.model import Alternative, ColumnSpec, ColumnTransform
-from workbench.spec.sections.context import BuildContext
 from workbench.transform import (
     BinsCodec,
     GroupsCodec,
@@ -24,6 +23,7 @@ from workbench.transform import (
     coarse_lookup,
 )
 from workbench.transform.missing import with_missing
+from workbench.validation.sections.context import BuildContext
 
 FIELD = "transformations"
 #: Column types each alternative kind applies to, and the fields it does not take.

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from workbench.spec.sections.context import BuildContext
 from workbench.transform.missing import FileFormat
+from workbench.validation.sections.context import BuildContext
 
 FIELD = "file_format"
 

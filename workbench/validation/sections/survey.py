@@ -19,7 +19,7 @@ from typing import Any
 
 from workbench.spec.document import freeze_value
 from workbench.spec.model import Survey, SurveyMargin, WeightedCount
-from workbench.spec.sections.context import BuildContext
+from workbench.validation.sections.context import BuildContext
 
 FIELD = "survey"
 SEPARATE = "separate"

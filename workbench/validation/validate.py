@@ -1,13 +1,14 @@
 """Validation of a spec document, collecting every problem with its JSON path, then building Spec.
 
-One pass reports everything: the JSON Schema for shape and types (:mod:`workbench.spec.schema`),
-then the sections' semantic checks in order, run even when the schema found problems (a section
-the bad shape breaks is skipped; a semantic problem at a path the schema already flagged is left
-out) (:mod:`workbench.spec.sections`: cross references,
-binnings, rule syntax, criteria through their kinds, generator hyperparameters through their
-family, budget arithmetic, the private-selection theorem's condition) and the checks of the
-whole spec (:mod:`workbench.spec.checks`). A document that passes is turned into the
-immutable :class:`~workbench.spec.model.Spec`, built from the sections by keyword.
+One pass reports everything: the JSON Schema for shape and types
+(:mod:`workbench.validation.schema`), then the sections' semantic checks in order, run even
+when the schema found problems (a section the bad shape breaks is skipped; a semantic problem
+at a path the schema already flagged is left out) (:mod:`workbench.validation.sections`:
+cross references, binnings, rule syntax, criteria through their kinds, generator
+hyperparameters through their family, budget arithmetic, the private-selection theorem's
+condition) and the checks of the whole spec (:mod:`workbench.validation.checks`). A document
+that passes is turned into the immutable :class:`~workbench.spec.model.Spec`, built from the
+sections by keyword.
 """
 
 from __future__ import annotations
@@ -15,12 +16,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from workbench.spec.checks import whole_spec_problems
 from workbench.spec.document import FROZEN_KEY, freeze_value, spec_hash
 from workbench.spec.errors import Problem, SpecError
 from workbench.spec.model import Spec
-from workbench.spec.schema import schema_problems
-from workbench.spec.sections import SECTIONS, BuildContext
+from workbench.validation.checks import whole_spec_problems
+from workbench.validation.schema import schema_problems
+from workbench.validation.sections import SECTIONS, BuildContext
 
 
 def build_spec(document: Mapping[str, Any], *, require_frozen: bool = False) -> Spec:

@@ -22,7 +22,7 @@ from workbench.spec.errors import Problem, join_path
 @lru_cache(maxsize=1)
 def _schema_file() -> dict[str, Any]:
     """The packaged schema as written (its kind enum empty)."""
-    text = resources.files("workbench.spec").joinpath("spec.schema.json").read_text("utf-8")
+    text = resources.files("workbench.validation").joinpath("spec.schema.json").read_text("utf-8")
     return json.loads(text)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from workbench.spec.document import freeze_value
 from workbench.spec.model import FaithfulnessRule
-from workbench.spec.sections.context import BuildContext
+from workbench.validation.sections.context import BuildContext
 
 FIELD = "faithfulness"
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import math
 
 from workbench.spec.model import Spec
-from workbench.spec.sections.context import BuildContext
 from workbench.spec.space import Configuration, iter_configurations
+from workbench.validation.sections.context import BuildContext
 
 
 def whole_spec_problems(ctx: BuildContext, spec: Spec) -> None:

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from workbench.spec.errors import join_path
-from workbench.spec.sections.context import BuildContext
 from workbench.transform.missing import DEFAULT_MAX_MISSING_RATE
+from workbench.validation.sections.context import BuildContext
 
 #: The label a missing value gets when the spec names none.
 DEFAULT_LABELS = {"category": "NA", "allow": ""}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbench.spec.sections.context import BuildContext
+from workbench.validation.sections.context import BuildContext
 
 FIELD = "min_counts"
 

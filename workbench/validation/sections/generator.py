@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from workbench.generators import COMMON, FAMILIES, family_class
 from workbench.spec.errors import join_path
-from workbench.spec.sections.context import BuildContext
 from workbench.spec.space import GeneratorSpace
+from workbench.validation.sections.context import BuildContext
 
 FIELD = "generator"
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from workbench.spec.model import Metadata
-from workbench.spec.sections.context import BuildContext
+from workbench.validation.sections.context import BuildContext
 
 FIELD = "metadata"
 

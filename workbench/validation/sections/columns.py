@@ -6,8 +6,8 @@ import json
 
 from workbench.spec.errors import join_path
 from workbench.spec.model import ColumnSpec
-from workbench.spec.sections.context import BuildContext
-from workbench.spec.sections.missing import missing_fields
+from workbench.validation.sections.context import BuildContext
+from workbench.validation.sections.missing import missing_fields
 
 FIELD = "columns"
 

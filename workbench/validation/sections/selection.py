@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from workbench.privacy import check_selection_parameters
 from workbench.spec.model import RecordedForecast, Selection
-from workbench.spec.sections.context import BuildContext
 from workbench.spec.space import Configuration
+from workbench.validation.sections.context import BuildContext
 
 FIELD = "selection"
 
