@@ -11,8 +11,9 @@ import pytest
 from workbench.cli.main import main
 from workbench.criteria import kinds
 from workbench.design import design, needed_epsilon, pass_probability
-from workbench.design.rules import laplace_cdf, round_up
+from workbench.design.rules import round_up
 from workbench.privacy.budget_plan import BudgetPlan
+from workbench.privacy.mechanisms import laplace_cdf
 from workbench.proxy import sample_proxy
 from workbench.validation import build_spec, load_spec
 

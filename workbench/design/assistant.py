@@ -139,10 +139,10 @@ def _plain(configuration: Configuration) -> Configuration:
     return Configuration.from_dict(d)
 
 
-def _regression_group(spec: Spec) -> list[str]:
-    """Criteria whose noise is not one Laplace draw on an exact value (the regression kinds)."""
-    return [c.id for c in spec.criteria
-            if kinds.get(c.kind).workload_group == "regression" and c.epsilon > 0]
+def _simulated_group(spec: Spec) -> list[str]:
+    """Criteria whose noise is not one Laplace draw on an exact value (the kind answers no
+    closed-form P(pass): the regression kinds, quantiles, TSTR, kNN): simulated jointly."""
+    return [c.id for c in spec.criteria if kinds.get(c.kind).noise_note and c.epsilon > 0]
 
 
 def _sigma_epsilon(spec: Spec, config: Configuration, real: np.ndarray, synth: np.ndarray,
@@ -191,7 +191,7 @@ def _alternative(spec: Spec, config: Configuration, real: np.ndarray, eps_gen: f
     if not all(math.isfinite(v) for v in epsilons.values()):
         return Alternative(eps_gen, divisor, epsilons, 0.0, SINGLE, plans[SINGLE])
     at = _variant(spec, eps_gen, epsilons)
-    group = _regression_group(at)
+    group = _simulated_group(at)
     ps, each = [], []
     for i, f in enumerate(facts):
         one = {c.id: pass_probability(c, c.epsilon, f.exact[c.id], f.sensitivity[c.id],

@@ -96,15 +96,13 @@ class FloorTable:
             return self.frame().to_string(float_format=lambda v: f"{v:.4g}")
 
 
-def effective_threshold(ev: Evaluation, criterion_id: str) -> float:
+def _decision_threshold(ev: Evaluation, criterion_id: str) -> float:
     """The threshold a DP value is compared with: T, or min(T, T′) where the kind adjusts it
     (T′ from Δ, which depends on n, the spec and S only)."""
     criterion = ev.spec.criterion(criterion_id)
     kind = kind_of(criterion)
-    threshold = float(criterion.threshold)
     delta, details = kind.sensitivity(ev.spec, ev.table, criterion, ev.pc)
-    adjusted = kind.adjusted_threshold(criterion, delta, details) if delta is not None else None
-    return threshold if adjusted is None else min(threshold, float(adjusted))
+    return kind.effective_threshold(criterion, delta, details)
 
 
 def _exact(ev: Evaluation, criterion: Criterion) -> float:
@@ -120,7 +118,7 @@ def floor_draw(spec: Spec, configuration: Configuration, codes: np.ndarray,
     synth = project_min_count(synth, configuration.min_count, ctx.rng)
     ev = Evaluation(spec, configuration, codes, synth, ctx, None)
     exact = {c.id: _exact(ev, c) for c in spec.criteria}
-    return exact, {c.id: effective_threshold(ev, c.id) for c in spec.criteria}
+    return exact, {c.id: _decision_threshold(ev, c.id) for c in spec.criteria}
 
 
 def feasibility_floors(

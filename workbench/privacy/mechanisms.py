@@ -44,6 +44,22 @@ def laplace_scale(sensitivity: float, epsilon: float) -> float:
     return sensitivity / epsilon
 
 
+def laplace_cdf(x: float, scale: float) -> float:
+    """P(Lap(b) ≤ x) = ½e^{x/b} for x < 0, 1 − ½e^{−x/b} otherwise; a step at 0 when b = 0.
+
+    The ONE Laplace CDF: every pass probability and false-pass probability is computed with it
+    (through the criterion kinds' pass decisions).
+
+    >>> laplace_cdf(0.0, 1.0), round(laplace_cdf(math.log(0.1), 1.0), 6)
+    (0.5, 0.05)
+    """
+    if scale <= 0:
+        return 1.0 if x >= 0 else 0.0
+    if x < 0:
+        return 0.5 * math.exp(x / scale)
+    return 1.0 - 0.5 * math.exp(-x / scale)
+
+
 def noisy_max_scale(sensitivity: float, epsilon: float) -> float:
     """β = 2Δ/ε: OpenDP's noisy-max scale for ε-DP at L∞ sensitivity Δ.
 

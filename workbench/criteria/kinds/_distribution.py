@@ -103,7 +103,6 @@ class QuantileError(StatisticError):
     def release(self, ev: Evaluation, criterion: Criterion) -> CriterionResult:
         """One ``ctx.exponential`` over the grid, then |q(S) − released q(R)|."""
         from workbench.criteria.evaluation_state import purpose
-        from workbench.criteria.result import from_noisy
 
         values, real, synth = dist.sorted_counts(ev.pc, ev.table, str(criterion.params["column"]))
         grid = dist.public_grid(values, criterion.params.get("grid_points"))
@@ -112,5 +111,5 @@ class QuantileError(StatisticError):
                                    purpose=purpose(criterion))
         released = float(grid[int(noisy.value)])
         value = abs(self.statistic(values, synth) - released)
-        return from_noisy(criterion.id, criterion.kind, criterion.threshold, noisy, value=value,
-                          details={"q": self.q, "grid_points": len(grid)})
+        return self.result(criterion, value, record=noisy.record,
+                           details={"q": self.q, "grid_points": len(grid)})

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from workbench.criteria.kinds.base import CriterionKind, Param, Reads
 from workbench.criteria.record_kinds import FACE_MEASURES, face_privacy_count
-from workbench.criteria.result import NO_MECHANISM, CriterionResult
+from workbench.criteria.result import CriterionResult
 from workbench.spec.params import one_of
 
 if TYPE_CHECKING:
@@ -30,6 +30,7 @@ class FacePrivacyCount(CriterionKind):
                          control="choice", label="measure", choices=FACE_MEASURES),
     })
     reads = Reads.S_ONLY
+    strict = False  # a count: at most the threshold passes (0 means "none allowed")
     position = 90
 
     def exact(self, ev: Evaluation, criterion: Criterion) -> float:
@@ -39,15 +40,10 @@ class FacePrivacyCount(CriterionKind):
 
     def release(self, ev: Evaluation, criterion: Criterion) -> CriterionResult:
         """No noise and no ε; passes when at most the threshold."""
-        value = self.exact(ev, criterion)
-        return CriterionResult(
-            id=criterion.id, kind=criterion.kind, threshold=criterion.threshold, value=value,
-            passed=bool(value <= criterion.threshold), epsilon=0.0, mechanism=NO_MECHANISM,
-            bounds=None, sensitivity=None, sigma=None,
-            stage="loop" if ev.ctx.iteration is not None else "once",
-            details={"measure": str(criterion.params.get("measure", "unique_rows")),
-                     "min_count": ev.config.min_count},
-        )
+        return self.result(criterion, self.exact(ev, criterion),
+                           stage="loop" if ev.ctx.iteration is not None else "once",
+                           details={"measure": str(criterion.params.get("measure", "unique_rows")),
+                                    "min_count": ev.config.min_count})
 
 
 KIND = FacePrivacyCount()

@@ -26,7 +26,6 @@ from workbench.criteria.kinds.base import (
     numeric_column,
 )
 from workbench.criteria.knn_impute import Features, impute, smooth_bound
-from workbench.criteria.result import from_noisy
 from workbench.privacy import smooth
 from workbench.spec.params import name_list, open_interval
 
@@ -204,8 +203,8 @@ class KnnImputedMean(CriterionKind):
                                      beta=BETA, gamma=gamma, steps=STEPS)
         mean_r = float(np.clip(noisy.value.ravel()[0], low, high))
         value = abs(mean_r - _imputed_mean(ev, criterion, ev.synth)[0])
-        result = from_noisy(criterion.id, criterion.kind, criterion.threshold, noisy,
-                            value=value, details={"gamma": gamma, "count_epsilon": eps_count})
+        result = self.result(criterion, value, record=noisy.record,
+                             details={"gamma": gamma, "count_epsilon": eps_count})
         return dataclasses.replace(result, epsilon=criterion.epsilon)  # count + mean
 
     def marginals(self, spec: Spec, criterion: Criterion) -> list[Clique]:

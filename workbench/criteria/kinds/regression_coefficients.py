@@ -8,6 +8,7 @@ criterion may be computed ``once``, before the loop (§4.14.1). The error
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -107,15 +108,10 @@ class RegressionCoefficients(CriterionKind):
         sd = feature_sd(design, ev.pc.cells, ev.pc.synth)
         value = coefficient_error(release.coef, coef_s, sd)
         rec = release.record
-        return CriterionResult(
-            id=criterion.id, kind=criterion.kind, threshold=criterion.threshold, value=value,
-            passed=bool(value < criterion.threshold), epsilon=criterion.epsilon,
-            mechanism=MECHANISM, bounds=None if rec is None else rec.bounds,
-            sensitivity=None if rec is None else rec.sensitivity,
-            sigma=None if rec is None else rec.sigma,
-            stage="once" if criterion.once else (rec.stage if rec else "loop"),
-            details={"features": len(release.names), "target": release.target}, record=rec,
-        )
+        result = self.result(criterion, value, record=rec, mechanism=MECHANISM,
+                             stage="once" if criterion.once else None,
+                             details={"features": len(release.names), "target": release.target})
+        return dataclasses.replace(result, epsilon=criterion.epsilon)
 
     def release_once(self, spec: Spec, config: Configuration, criterion: Criterion,
                      real_codes: np.ndarray, ctx: PrivacyContext) -> RegressionRelease:

@@ -103,7 +103,14 @@ class RelativeOneWay(CriterionKind):
             "t_prime": t_prime,
         }
         return self.laplace_result(ev, criterion, self.exact(ev, criterion), delta, (1.0, lam),
-                                   adjusted_threshold=t_prime, details=details)
+                                   details=details)
+
+    def pass_probability(self, criterion: Criterion, exact: float, delta: float | None,
+                         t_eff: float) -> float | None:
+        """The exact error is clipped to [1, λ] before the noise (every ratio is), so a value
+        given from outside that range is clipped first."""
+        lam = _lambda(criterion)
+        return super().pass_probability(criterion, min(max(exact, 1.0), lam), delta, t_eff)
 
     def failing_value(self, criterion: Criterion, failing: float) -> float:
         """Every failing value is clipped to λ, where P(pass) is the spec's p (Prop. 6)."""

@@ -22,7 +22,6 @@ from workbench.criteria.classifiers import (
 )
 from workbench.criteria.kinds._regression import FEATURES, features
 from workbench.criteria.kinds.base import CheckContext, Clique, CriterionKind, Param, join_path
-from workbench.criteria.result import from_noisy
 from workbench.spec.params import one_of, whole_at_least
 
 if TYPE_CHECKING:
@@ -132,8 +131,7 @@ class Tstr(CriterionKind):
         metric = str(criterion.params.get("metric", "accuracy"))
         value = 1.0 - METRICS[metric](noisy.value.reshape(cm.shape))
         details = {**details, "classifier": _model(ev, criterion).name, "metric": metric}
-        return from_noisy(criterion.id, criterion.kind, criterion.threshold, noisy,
-                          value=value, details=details)
+        return self.result(criterion, value, record=noisy.record, details=details)
 
     def marginals(self, spec: Spec, criterion: Criterion) -> list[Clique]:
         """The class column with each feature: what a classifier learns first."""

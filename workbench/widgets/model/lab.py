@@ -291,10 +291,8 @@ class ProxyLab:
         for run in self._runs:
             p = 1.0
             for r in run.values():
-                if r.probability_pass is not None:
+                if r.probability_pass is not None:  # the kind's P(pass), its decision without noise
                     p *= r.probability_pass
-                elif r.epsilon <= 0 and r.value is not None:  # no noise: pass or fail for sure
-                    p *= 1.0 if r.value < r.threshold else 0.0
                 else:
                     left_out.add(r.id)
             products.append(p)
