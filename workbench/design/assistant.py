@@ -140,9 +140,10 @@ def _plain(configuration: Configuration) -> Configuration:
 
 
 def _simulated_group(spec: Spec) -> list[str]:
-    """Criteria whose noise is not one Laplace draw on an exact value (the kind answers no
-    closed-form P(pass): the regression kinds, quantiles, TSTR, kNN): simulated jointly."""
-    return [c.id for c in spec.criteria if kinds.get(c.kind).noise_note and c.epsilon > 0]
+    """Criteria whose kind answers no closed-form P(pass) (its noise is not one Laplace draw
+    on the exact value: the regression kinds, quantiles, TSTR, kNN): simulated jointly."""
+    return [c.id for c in spec.criteria
+            if not kinds.get(c.kind).closed_form_pass and c.epsilon > 0]
 
 
 def _sigma_epsilon(spec: Spec, config: Configuration, real: np.ndarray, synth: np.ndarray,

@@ -136,7 +136,8 @@ class FaithfulnessRule:
 
 @dataclass(frozen=True)
 class Budget:
-    """The ε for the generator and for the criteria, and the neighbour relation."""
+    """The neighbour relation and caps; ε_gen and Σ ε_criteria are DERIVED by the validator
+    (the largest selectable generator 'epsilon'; the criteria's sum)."""
 
     epsilon_generator: float
     epsilon_criteria: float
@@ -146,6 +147,8 @@ class Budget:
     epsilon_lifetime_max: float | None = None
     #: whether a generator whose guarantee is asymptotic ("aDP, not a guarantee") may run
     allow_asymptotic_dp: bool = False
+    #: which derived fields the document writes (older specs), checked against the derivation
+    written: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from workbench.criteria import distribution as dist
+from workbench.criteria.audit_case import AuditCase, replaced, rows
 from workbench.criteria.kinds.base import (
     CheckContext,
     CriterionKind,
@@ -88,6 +89,19 @@ class QuantileError(StatisticError):
                              control="optional_number"),
     })
     noise_note = "exponential mechanism on R's quantile over a public grid"
+
+    def audit_case(self) -> AuditCase:
+        """n = 20 with k = 20q values at y = 0, one at 5, the rest at 10; one y = 0 → 10 moves
+        #{r ≤ 0} from qn to qn − 1 (score −1) and #{r ≤ 5} from qn + 1 to qn (score +1)."""
+        k = round(20 * self.q)
+        ys = [0] * k + [1] + [2] * (19 - k)
+        real = rows(*[(i % 2, i % 3, y) for i, y in enumerate(ys)])
+        return AuditCase(
+            {"kind": self.name, "threshold": 1.0, "params": {"column": "y"}},
+            real, replaced(real, 0, (0, 0, 2)), real, 1.0,
+            f"n = 20, {k} of y at 0: one moves to 10; the scores at 0 and 5 move by −1 and +1 "
+            "(L∞ Δ = 1 attained)",
+            mechanism="exponential mechanism on R's quantile over the public grid")
 
     def statistic(self, values: np.ndarray, counts: np.ndarray) -> float:
         return dist.quantile_of(values, counts, self.q)

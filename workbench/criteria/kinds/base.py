@@ -36,6 +36,7 @@ from workbench.spec.errors import join_path
 from workbench.spec.params import Param, is_number
 
 if TYPE_CHECKING:
+    from workbench.criteria.audit_case import AuditCase
     from workbench.criteria.evaluation_state import Evaluation
     from workbench.privacy import MeasurementRecord, PrivacyContext
     from workbench.spec.model import ColumnSpec, Criterion, Spec
@@ -143,6 +144,11 @@ class CriterionKind(ABC):
     position: ClassVar[int] = 1000
     #: The pass test: the DP value strictly below the effective threshold (False: at most it).
     strict: ClassVar[bool] = True
+    #: Whether the DP value is the exact value plus one Laplace draw (then clipped to
+    #: ``clip``), so P(pass | exact) has a closed form. False when the noised value is not the
+    #: exact one (e.g. it is computed from another DP release); with ``noise_note`` set the
+    #: noise is elsewhere too. Forecasts then simulate the release instead.
+    laplace_on_exact: ClassVar[bool] = True
 
     # --- validation ------------------------------------------------------------------------
     def check(self, ctx: CheckContext, params: Mapping[str, Any], bounds: Any,
@@ -237,6 +243,12 @@ class CriterionKind(ABC):
         adjusted = self.adjusted_threshold(criterion, delta, details)
         return t if adjusted is None else min(t, float(adjusted))
 
+    @property
+    def closed_form_pass(self) -> bool:
+        """Whether :meth:`pass_probability` has a closed form (one Laplace draw on the exact
+        value); otherwise a forecast simulates the release."""
+        return self.laplace_on_exact and not self.noise_note
+
     def passes(self, value: float, t_eff: float) -> bool:
         """The pass test: strictly below T_eff, or at most T_eff for a kind that is not
         ``strict`` (a count on the release alone: a threshold of 0 means "none allowed")."""
@@ -254,7 +266,7 @@ class CriterionKind(ABC):
         """
         if criterion.epsilon <= 0 or delta is None:
             return float(self.passes(exact, t_eff))
-        if self.noise_note:
+        if not self.closed_form_pass:
             return None
         if self.clip is not None:
             lo, hi = self.clip
@@ -275,6 +287,16 @@ class CriterionKind(ABC):
             criterion, criterion.threshold + FALSE_PASS_MARGIN * abs(criterion.threshold))
         return self.pass_probability(criterion, failing, delta,
                                      self.effective_threshold(criterion, delta, details))
+
+    # --- the privacy audit -----------------------------------------------------------------
+    def audit_case(self) -> AuditCase:
+        """A worst-case replace-one neighbour pair on a tiny public design that reaches this
+        kind's Δ (or the reason it cannot be flagged at Δ/2): see
+        :mod:`workbench.criteria.audit_case`. Every kind must declare one
+        (``tests/test_audits.py``)."""
+        raise NotImplementedError(
+            f"criterion kind {self.name!r} declares no audit_case(): add a worst-case "
+            "neighbour pair (workbench.criteria.audit_case.AuditCase) to its module")
 
     # --- the workload generator ------------------------------------------------------------
     def marginals(self, spec: Spec, criterion: Criterion) -> list[Clique]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
+from workbench.criteria.audit_case import BASE, AuditCase, replaced
 from workbench.criteria.kinds.base import CriterionKind, Param, Reads
 from workbench.criteria.record_kinds import FACE_MEASURES, face_privacy_count
 from workbench.criteria.result import CriterionResult
@@ -44,6 +45,14 @@ class FacePrivacyCount(CriterionKind):
                            stage="loop" if ev.ctx.iteration is not None else "once",
                            details={"measure": str(criterion.params.get("measure", "unique_rows")),
                                     "min_count": ev.config.min_count})
+
+    def audit_case(self) -> AuditCase:
+        """A worst-case replace-one pair on the tiny audit design (Δ written out by hand)."""
+        return AuditCase(
+            {"kind": self.name, "threshold": 0, "epsilon": 0, "params": {"measure": "unique_rows"}},
+            BASE, replaced(BASE, 0, (1, 1, 0)), BASE, 0.0,
+            "computed on S alone, without noise and without ε: R′ must not change the value",
+            noiseless=True)
 
 
 KIND = FacePrivacyCount()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from workbench.criteria.audit_case import BASE, AuditCase, replaced
 from workbench.criteria.kinds.base import Clique, ShareKind, pairs
 from workbench.criteria.record_kinds import faithfulness_error
 
@@ -42,6 +43,14 @@ class Faithfulness(ShareKind):
         """The full joint is too big to measure; the distance columns' 2-ways shape the
         matching."""
         return pairs([c for c in spec.column_names if c in spec.faithfulness.distance])
+
+    def audit_case(self) -> AuditCase:
+        """A worst-case replace-one pair on the tiny audit design (Δ written out by hand)."""
+        return AuditCase(
+            {"kind": self.name, "threshold": 0.5},
+            BASE, replaced(BASE, 0, (1, 1, 0)), BASE, 1 / 4,
+            "S = R, all rows distinct; R′'s new row matches no row of S: β_max 1 → 3/4 "
+            "(Δ = 1/n)")
 
 
 KIND = Faithfulness()

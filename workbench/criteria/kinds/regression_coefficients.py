@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from workbench.criteria.audit_case import BASE, AuditCase, replaced
 from workbench.criteria.kinds import _regression as shared
 from workbench.criteria.kinds.base import (
     CheckContext,
@@ -128,6 +129,18 @@ class RegressionCoefficients(CriterionKind):
         """Threshold 30 (standardised units), L1 norm."""
         return {"id": criterion_id, "kind": self.name, "epsilon": 0.01, "threshold": 30,
                 "params": shared.template_params(document) | {"norm": "l1"}}
+
+    def audit_case(self) -> AuditCase:
+        """y ~ g on the tiny design: a record's change reaches 4 of the 5 units of Δ."""
+        return AuditCase(
+            {"kind": self.name, "threshold": 1.0, "params": {"target": "y", "features": ["g"]},
+             "once": True},
+            BASE, replaced(BASE, 0, (0, 0, 2)), BASE, 1 * 1 + 2 * 1 + 4 * 0.5,
+            "y ~ g: weighted statistics (Σz, Σt, Σzt), weights (1, 2, 4), ranges (1, 1, ½): "
+            "Δ = 5; (a, 0) → (a, 10) moves Σt by 1 and Σzt by ½: 4 of 5, the most one record "
+            "can (the per-entry extremes need different records), so Δ/2 still leaks 1.6ε",
+            mechanism="Laplace on the weighted sufficient statistics (vector)", stage="once",
+            tightness=0.8)
 
 
 KIND = RegressionCoefficients()

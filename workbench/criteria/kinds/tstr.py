@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from workbench.criteria.audit_case import BASE, AuditCase, replaced
 from workbench.criteria.classifiers import (
     CLASSIFIERS,
     DEFAULT_CLASSIFIER,
@@ -148,6 +149,16 @@ class Tstr(CriterionKind):
                 "bounds": [0, 1],
                 "params": {"target": target, "features": "all_other",
                            "classifier": DEFAULT_CLASSIFIER, "metric": "accuracy", "seed": 0}}
+
+    def audit_case(self) -> AuditCase:
+        """A worst-case replace-one pair on the tiny audit design (Δ written out by hand)."""
+        return AuditCase(
+            {"kind": self.name, "threshold": 0.5, "bounds": [0, 1],
+             "params": {"target": "g", "features": ["x"], "classifier": "decision_tree"}},
+            BASE, replaced(BASE, 0, (1, 0, 0)), BASE, 2.0,
+            "the classifier is fitted on S; one record's class a → b with its features kept "
+            "leaves the cell (a, ŷ) for (b, ŷ): the confusion matrix moves by 2 in L1 (Δ = 2)",
+            mechanism="Laplace on the confusion matrix (vector)")
 
 
 KIND = Tstr()

@@ -99,9 +99,9 @@ def criterion_readout(
     out = Readout(**base, sensitivity=delta, sigma=sigma, adjusted_threshold=t_prime,
                   effective_threshold=kind.effective_threshold(criterion, delta, details),
                   details=details)
-    if kind.noise_note:
-        return _replace(out, note=f"{kind.noise_note}: the pass odds are not a single "
-                        "Laplace tail")
+    if not kind.closed_form_pass:
+        where = kind.noise_note or "the noised value is not the exact one"
+        return _replace(out, note=f"{where}: the pass odds are not a single Laplace tail")
     if value is None:
         return out
     p_pass = kind.pass_probability(criterion, value, delta, out.effective_threshold)
