@@ -35,7 +35,7 @@ def test_example_is_valid(example_spec):
 
 
 def test_paper_budget_is_9_98(example_spec):
-    assert example_spec.epsilon_in_loop == pytest.approx(4.99)
+    assert example_spec.budget_plan().epsilon_per_iteration == pytest.approx(4.99)
     assert example_spec.epsilon_total == pytest.approx(9.98, abs=1e-12)
 
 

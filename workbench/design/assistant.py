@@ -112,30 +112,37 @@ class DesignResult:
 
 def _variant(spec: Spec, eps_gen: float, epsilons: Mapping[str, float] | None = None,
              weights: Mapping[str, float] | None = None) -> Spec:
-    """The spec at ε_gen with the given criterion ε's and regression weights (validated)."""
+    """The spec at ε_gen with the given criterion ε's and regression weights (validated).
+
+    ε_gen is written once, as every grid's (and the narrowed list's) generator 'epsilon'; the
+    budget's derived fields are left out (the validator derives them)."""
     doc = spec.to_document()
-    doc["budget"]["epsilon_generator"] = float(eps_gen)
     for grid in doc["generator"]["search_space"]:
-        if "epsilon" in grid:
-            grid["epsilon"] = [float(eps_gen)]
-    if doc["selection"].get("configurations"):
-        for c in doc["selection"]["configurations"]:
-            c["generator"].pop("epsilon", None)
+        grid["epsilon"] = [float(eps_gen)]
+    for c in doc["selection"].get("configurations") or ():
+        c["generator"]["epsilon"] = float(eps_gen)
+    for key in ("epsilon_generator", "epsilon_criteria"):
+        doc["budget"].pop(key, None)
     for c in doc["criteria"]:
         if epsilons and math.isfinite(epsilons.get(c["id"], math.inf)):
             c["epsilon"] = float(epsilons[c["id"]])  # ∞ (margin ≤ 0): the spec's ε stays
         if weights and c["kind"] == "regression_coefficients":
             c.setdefault("params", {})["statistic_weights"] = dict(weights)
-    doc["budget"]["epsilon_criteria"] = round(math.fsum(c["epsilon"] for c in doc["criteria"]),
-                                              10)
     doc["selection"].pop("forecast", None)
     return build_spec(doc)
 
 
 def _plain(configuration: Configuration) -> Configuration:
-    """The configuration without its own ε_gen (the budget's ε_gen applies)."""
+    """The configuration without its own ε_gen (the variant's derived ε_gen applies)."""
     d = configuration.to_dict()
     d["generator"].pop("epsilon", None)
+    return Configuration.from_dict(d)
+
+
+def _at(configuration: Configuration, eps_gen: float) -> Configuration:
+    """The configuration with its generator at ε_gen (every grid of a variant declares it)."""
+    d = configuration.to_dict()
+    d["generator"]["epsilon"] = float(eps_gen)
     return Configuration.from_dict(d)
 
 
@@ -174,10 +181,9 @@ def _group_pass(spec: Spec, config: Configuration, real: np.ndarray, synth: np.n
 def _plans(eps_gen: float, spec: Spec, epsilons: Mapping[str, float]
            ) -> dict[str, BudgetPlan]:
     """Single-attempt and loop plans of these ε's (the one place ε_total is computed)."""
-    loop = math.fsum(epsilons[c.id] for c in spec.criteria if c.in_loop)
-    once = math.fsum(epsilons[c.id] for c in spec.criteria if c.once)
-    return {SINGLE: BudgetPlan(eps_gen, loop, once, 0.0, 1),
-            LOOP: BudgetPlan(eps_gen, loop, once, 0.0, None)}
+    pairs = [(epsilons[c.id], c.once) for c in spec.criteria]
+    return {SINGLE: BudgetPlan.of_criteria(eps_gen, pairs, max_iterations=1),
+            LOOP: BudgetPlan.of_criteria(eps_gen, pairs, max_iterations=None)}
 
 
 def _alternative(spec: Spec, config: Configuration, real: np.ndarray, eps_gen: float,
@@ -217,7 +223,8 @@ def _draft(spec: Spec, config: Configuration, chosen: Alternative, weights: Mapp
     if proxy_name:
         forecast["proxy"] = proxy_name
     doc["selection"] = {"gamma": 0, "max_iterations": 1 if chosen.mode == SINGLE else None,
-                        "epsilon_0": 0, "configurations": [config.to_dict()],
+                        "epsilon_0": 0,
+                        "configurations": [_at(config, chosen.epsilon_generator).to_dict()],
                         "forecast": forecast}
     build_spec(doc)
     return doc

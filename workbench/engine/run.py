@@ -214,7 +214,7 @@ def _run(spec: Spec, frame: Any, rd: RunDirectory, book: DatasetBudget,
     fingerprint = book.fingerprint(frame)
     warnings = tuple(_warn(w) for w in data_warnings(spec, book, fingerprint, kept))
     ledger.event("data_loaded", data_fingerprint=fingerprint)
-    accountant = Accountant(plan.epsilon_cumulative, prior_spent=plan.epsilon_prior)
+    accountant = Accountant.for_plan(plan)
     ctx = PrivacyContext.confidential(accountant=accountant, ledger=ledger,
                                       neighbour=spec.budget.neighbour)
     configurations = list(spec.configurations())
@@ -222,7 +222,7 @@ def _run(spec: Spec, frame: Any, rd: RunDirectory, book: DatasetBudget,
     raking = raking_before_loop(spec, frame, ctx)
     once = with_survey_inputs(once, spec, frame, raking)
     sel = spec.selection
-    accountant.plan_selection(spec.epsilon_in_loop, sel.gamma, sel.max_iterations, sel.epsilon_0)
+    accountant.plan_selection(plan)
     progress = _Progress(quiet, sel.max_iterations)
 
     def step(_iteration: int) -> tuple[bool, Candidate]:
