@@ -41,6 +41,7 @@ from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.noise import SeededNoise
 from workbench.spec import Configuration, Spec
 from workbench.transform.cells import distinct_cells
+from workbench.trial import bind
 from workbench.validation import build_spec
 
 DEFAULT_DIVISORS = (2.0, 3.0, 4.0, 6.0, 10.0)
@@ -257,10 +258,11 @@ def design(spec: Spec, proxy: pd.DataFrame | str | os.PathLike[str], n: int | No
     margins: dict[float, dict[str, float]] = {}
     for eps_gen in epsilon_generators:
         at = _variant(spec, eps_gen, weights=weights)
+        trial = bind(at, config)
         facts = []
         for rep in range(repetitions):
             say(f"ε_gen {eps_gen:g}: candidate {rep + 1} of {repetitions}")
-            facts.append(candidate_facts(at, config, real, seed + 7919 * rep))
+            facts.append(candidate_facts(trial, real, seed + 7919 * rep))
         margins[eps_gen] = {c.id: statistics.median(f.exact[c.id] for f in facts)
                             for c in at.criteria}
         sigma_eps = {c.id: _sigma_epsilon(at, config, real, facts[0].synth, c.id, 2 * draws,

@@ -17,7 +17,7 @@ from workbench.criteria import evaluate_all, exact_errors, release_once
 from workbench.engine.iteration import synthesize_candidate
 from workbench.privacy import PrivacyContext
 from workbench.privacy.noise import SeededNoise
-from workbench.spec import Configuration, Spec
+from workbench.trial import Trial
 
 
 @dataclass(frozen=True)
@@ -30,17 +30,18 @@ class CandidateFacts:
     details: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
-def candidate_facts(spec: Spec, configuration: Configuration, real: np.ndarray,
-                    seed: int) -> CandidateFacts:
+def candidate_facts(trial: Trial, real: np.ndarray, seed: int) -> CandidateFacts:
     """Make one candidate from ``real`` (public proxy codes) and measure it exactly.
 
     Δ comes from one DP evaluation (it depends on n, the spec and S only, never on ε).
     """
+    spec, configuration = trial.spec, trial.configuration
     ctx = PrivacyContext.simulation(seed=seed, noise=SeededNoise(seed))
-    synth = synthesize_candidate(spec, configuration, real, ctx)
-    exact = exact_errors(spec, configuration, real, synth, ctx)
+    synth = synthesize_candidate(trial, real, ctx)
+    exact = exact_errors(spec, configuration, real, synth, ctx, table=trial.table)
     once = release_once(spec, configuration, real, ctx)
-    results = evaluate_all(spec, configuration, real, synth, ctx, once_results=once)
+    results = evaluate_all(spec, configuration, real, synth, ctx, once_results=once,
+                           table=trial.table)
     return CandidateFacts(
         synth=synth,
         exact={k: float(v) for k, v in exact.items()},

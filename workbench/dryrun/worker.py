@@ -24,7 +24,8 @@ from workbench.dryrun.size import resample_to_n, size_seed
 from workbench.dryrun.tasks import CriterionOutcome, Task, TaskRecord
 from workbench.engine import run_iteration
 from workbench.privacy import PrivacyContext
-from workbench.spec import Configuration, Spec
+from workbench.spec import Spec
+from workbench.trial import bind
 from workbench.validation import build_spec
 
 
@@ -91,11 +92,13 @@ def _single_threaded_blas() -> AbstractContextManager[Any]:
 def _rehearse(spec: Spec, frame: pd.DataFrame, task: Task, ctx: PrivacyContext
               ) -> dict[str, Any]:
     """The enclave's steps on the proxy, plus the exact errors (fine: the proxy is public)."""
-    config = Configuration.from_dict(task.config)
-    codes = spec.table_codec(config).encode(frame)
+    trial = bind(spec, task.config)
+    config = trial.configuration
+    codes = trial.encode(frame)
     once = release_once(spec, config, codes, ctx) if spec.epsilon_once else None
-    cand = run_iteration(spec, config, frame, ctx, once_results=once, real_codes=codes)
-    exact = exact_errors(spec, config, codes, cand.codes, ctx) if cand.codes is not None else {}
+    cand = run_iteration(trial, frame, ctx, once_results=once, real_codes=codes)
+    exact = ({} if cand.codes is None
+             else exact_errors(spec, config, codes, cand.codes, ctx, table=trial.table))
     by_id = {r.id: r for r in cand.results}
     criteria = {}
     for c in spec.criteria:
