@@ -122,7 +122,7 @@ def test_the_chosen_design_is_the_cheapest_reaching_the_target(result) -> None:
     assert spec.selection.max_iterations == (1 if result.chosen.mode == "single attempt"
                                              else None)
     weights = spec.criterion("regression_coefficients").params["statistic_weights"]
-    assert weights == result.weights and weights
+    assert weights == result.tuned["regression_coefficients"]["statistic_weights"] and weights
     assert "← chosen" in result.table()
 
 

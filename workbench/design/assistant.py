@@ -3,7 +3,8 @@
 Steps (public proxy only, simulation contexts):
 1. the proxy, cleaned as a run cleans, resampled to n (the low end of ``schema.expected_n``
    unless ``n`` is given; ``dryrun.size``), encoded with the configuration;
-2. regression statistic weights tuned on it (``regression_fit.tuned_statistic_weights``);
+2. each criterion's tunable parameters tuned on it by its kind (``CriterionKind.tuned_params``:
+   e.g. the regression's statistic weights);
 3. for every ε_gen alternative, ``repetitions`` candidates made by the engine's own steps
    (:mod:`workbench.design.facts`); the margin of each criterion is its threshold minus the
    candidates' median exact error;
@@ -19,6 +20,7 @@ Steps (public proxy only, simulation contexts):
 
 from __future__ import annotations
 
+import copy
 import math
 import os
 import statistics
@@ -30,8 +32,6 @@ import numpy as np
 import pandas as pd
 
 from workbench.criteria import evaluate_criterion, kinds, release_once
-from workbench.criteria.regression import RegressionDesign
-from workbench.criteria.regression_fit import tuned_statistic_weights
 from workbench.design.facts import CandidateFacts, candidate_facts
 from workbench.design.rules import needed_epsilon, pass_probability
 from workbench.dryrun.proxy import prepare_proxy
@@ -84,7 +84,8 @@ class DesignResult:
     reached: bool
     margins: dict[float, dict[str, float]]
     document: dict[str, Any]
-    weights: dict[str, float] = field(default_factory=dict)
+    #: per criterion id, the parameters its kind tuned on the proxy
+    tuned: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def table(self) -> str:
         """The alternatives, cheapest first, with the chosen one marked."""
@@ -112,7 +113,7 @@ class DesignResult:
 
 
 def _variant(spec: Spec, eps_gen: float, epsilons: Mapping[str, float] | None = None,
-             weights: Mapping[str, float] | None = None) -> Spec:
+             tuned: Mapping[str, Mapping[str, Any]] | None = None) -> Spec:
     """The spec at ε_gen with the given criterion ε's and regression weights (validated).
 
     ε_gen is written once, as every grid's (and the narrowed list's) generator 'epsilon'; the
@@ -127,8 +128,8 @@ def _variant(spec: Spec, eps_gen: float, epsilons: Mapping[str, float] | None = 
     for c in doc["criteria"]:
         if epsilons and math.isfinite(epsilons.get(c["id"], math.inf)):
             c["epsilon"] = float(epsilons[c["id"]])  # ∞ (margin ≤ 0): the spec's ε stays
-        if weights and c["kind"] == "regression_coefficients":
-            c.setdefault("params", {})["statistic_weights"] = dict(weights)
+        if tuned and tuned.get(c["id"]):  # parameters its kind tuned on the proxy
+            c.setdefault("params", {}).update(copy.deepcopy(dict(tuned[c["id"]])))
     doc["selection"].pop("forecast", None)
     return build_spec(doc)
 
@@ -215,10 +216,11 @@ def _alternative(spec: Spec, config: Configuration, real: np.ndarray, eps_gen: f
     return Alternative(eps_gen, divisor, epsilons, p, mode, plans[mode], per)
 
 
-def _draft(spec: Spec, config: Configuration, chosen: Alternative, weights: Mapping[str, float],
+def _draft(spec: Spec, config: Configuration, chosen: Alternative,
+           tuned: Mapping[str, Mapping[str, Any]],
            n: int, repetitions: int, proxy_name: str | None) -> dict[str, Any]:
     """The draft spec document of the chosen alternative, with its recorded forecast."""
-    doc = _variant(spec, chosen.epsilon_generator, chosen.epsilons, weights).to_document()
+    doc = _variant(spec, chosen.epsilon_generator, chosen.epsilons, tuned).to_document()
     forecast: dict[str, Any] = {"p": round(chosen.p, 6), "repetitions": repetitions,
                                 "min_pass": 0.0, "n": int(n)}
     if proxy_name:
@@ -249,15 +251,12 @@ def design(spec: Spec, proxy: pd.DataFrame | str | os.PathLike[str], n: int | No
     frame = resample_to_n(frame, int(n), size_seed(seed, int(n)))
     table = _variant(spec, spec.budget.epsilon_generator).table_codec(config)
     real = table.encode(frame)
-    weights: dict[str, float] = {}
-    for c in spec.criteria:
-        if c.kind == "regression_coefficients":
-            rd = RegressionDesign.build(spec, table, c)
-            weights = tuned_statistic_weights(rd, *distinct_cells(real, table.domain))
+    cells = distinct_cells(real, table.domain)
+    tuned = {c.id: kinds.get(c.kind).tuned_params(spec, table, c, *cells) for c in spec.criteria}
     alternatives: list[Alternative] = []
     margins: dict[float, dict[str, float]] = {}
     for eps_gen in epsilon_generators:
-        at = _variant(spec, eps_gen, weights=weights)
+        at = _variant(spec, eps_gen, tuned=tuned)
         trial = bind(at, config)
         facts = []
         for rep in range(repetitions):
@@ -267,7 +266,7 @@ def design(spec: Spec, proxy: pd.DataFrame | str | os.PathLike[str], n: int | No
                             for c in at.criteria}
         sigma_eps = {c.id: _sigma_epsilon(at, config, real, facts[0].synth, c.id, 2 * draws,
                                           seed) for c in at.criteria
-                     if c.kind == "regression_coefficients" and c.epsilon > 0}
+                     if kinds.get(c.kind).sigma_by_simulation and c.epsilon > 0}
         for k in divisors:
             say(f"ε_gen {eps_gen:g}: pricing K = {k:g}")
             alternatives.append(_alternative(at, config, real, eps_gen, k, facts,
@@ -277,6 +276,6 @@ def design(spec: Spec, proxy: pd.DataFrame | str | os.PathLike[str], n: int | No
     chosen = (min(feasible, key=lambda a: (a.epsilon_total, -a.p)) if feasible
               else max(alternatives, key=lambda a: (a.p, -a.epsilon_total)))
     name = None if isinstance(proxy, pd.DataFrame) else os.path.basename(os.fspath(proxy))
-    document = _draft(spec, config, chosen, weights, int(n), repetitions, name)
+    document = _draft(spec, config, chosen, tuned, int(n), repetitions, name)
     return DesignResult(int(n), target_p, config, alternatives, chosen, reached, margins,
-                        document, weights)
+                        document, tuned)

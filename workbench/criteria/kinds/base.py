@@ -149,6 +149,9 @@ class CriterionKind(ABC):
     #: exact one (e.g. it is computed from another DP release); with ``noise_note`` set the
     #: noise is elsewhere too. Forecasts then simulate the release instead.
     laplace_on_exact: ClassVar[bool] = True
+    #: Whether the design assistant measures the DP value's σ·ε by simulation (the value is
+    #: computed from a noisy vector, not one draw of known σ) for its ε rule.
+    sigma_by_simulation: ClassVar[bool] = False
 
     # --- validation ------------------------------------------------------------------------
     def check(self, ctx: CheckContext, params: Mapping[str, Any], bounds: Any,
@@ -288,6 +291,26 @@ class CriterionKind(ABC):
         return self.pass_probability(criterion, failing, delta,
                                      self.effective_threshold(criterion, delta, details))
 
+    # --- the design assistant ---------------------------------------------------------------
+    def tuned_params(self, spec: Spec, table: TableCodec, criterion: Criterion,
+                     cells: np.ndarray, counts: np.ndarray) -> dict[str, Any]:
+        """Parameters the design assistant tunes on the PUBLIC proxy's distinct cells and
+        counts (merged into the criterion's ``params``); none by default."""
+        return {}
+
+    # --- the survey simulation (public proxy as population) -----------------------------------
+    def survey_estimand(self, criterion: Criterion, population: Any, weight: float
+                        ) -> tuple[str, Any, float, float] | None:
+        """(name, estimator, population truth, Laplace Δ of the weighted sum / N) of the
+        estimate a weighted criterion makes, for ``dryrun --survey-plots``; None for a kind
+        that makes no weighted estimate."""
+        return None
+
+    def sampling_sd(self, criterion: Criterion, proxy: Any) -> float | None:
+        """The sampling SD of the kind's weighted estimate at the proxy's n (the crossover ε
+        of the co-design survey panel); None for a kind that makes no weighted estimate."""
+        return None
+
     # --- the privacy audit -----------------------------------------------------------------
     def audit_case(self) -> AuditCase:
         """A worst-case replace-one neighbour pair on a tiny public design that reaches this
@@ -302,6 +325,12 @@ class CriterionKind(ABC):
     def marginals(self, spec: Spec, criterion: Criterion) -> list[Clique]:
         """Multi-way marginals the error depends on (1-way ones are always measured)."""
         return []
+
+    def workload_marginals(self, spec: Spec, criterion: Criterion,
+                           rule_order: int = 0) -> list[Clique]:
+        """What the workload generator measures for the criterion; ``rule_order`` (its
+        ``faithfulness_cliques`` option) lets a kind derive cliques from a spec rule instead."""
+        return self.marginals(spec, criterion)
 
     # --- editors and reviews ---------------------------------------------------------------
     def template(self, criterion_id: str, document: Mapping[str, Any]) -> dict[str, Any]:

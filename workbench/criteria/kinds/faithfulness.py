@@ -20,6 +20,23 @@ if TYPE_CHECKING:
     from workbench.transform.cells import PairedCells
 
 
+def rule_cliques(spec: Spec, order: int = 2) -> list[Clique]:
+    """Cliques the faithfulness cost rule needs (issue 15): a record matches within α only if
+    its exact-match columns agree and its ordinal (distance) columns are close, so the joint of
+    those columns decides β_max, not the distance columns' 2-ways alone. ``order`` 2: every
+    pair of the rule's columns; 3: also each pair of ordinal columns with one other rule column
+    (an exact one, or the third ordinal), the smallest cliques that tie a cell's neighbours
+    (one ordinal step) to the columns that must match."""
+    rule = spec.faithfulness
+    names = [c for c in spec.column_names if c in rule.exact or c in rule.distance]
+    out = pairs(names)
+    if order >= 3:
+        ordinal = [c for c in names if c in rule.distance]
+        for a, b in pairs(ordinal):
+            out += [(a, b, x) for x in names if x not in (a, b)]
+    return out
+
+
 class Faithfulness(ShareKind):
     """1 − β_max; Δ = 1/n, value in [0, 1]."""
 
@@ -43,6 +60,12 @@ class Faithfulness(ShareKind):
         """The full joint is too big to measure; the distance columns' 2-ways shape the
         matching."""
         return pairs([c for c in spec.column_names if c in spec.faithfulness.distance])
+
+    def workload_marginals(self, spec: Spec, criterion: Criterion,
+                           rule_order: int = 0) -> list[Clique]:
+        """With ``rule_order`` 2 or 3, the cliques the cost rule derives
+        (:func:`rule_cliques`) instead of the distance columns' 2-ways."""
+        return rule_cliques(spec, rule_order) if rule_order else self.marginals(spec, criterion)
 
     def audit_case(self) -> AuditCase:
         """A worst-case replace-one pair on the tiny audit design (Δ written out by hand)."""

@@ -32,7 +32,12 @@ from workbench.criteria.regression import (
     regression_columns,
     regression_sensitivity,
 )
-from workbench.criteria.regression_fit import coefficient_error, feature_sd, ols_from_cells
+from workbench.criteria.regression_fit import (
+    coefficient_error,
+    feature_sd,
+    ols_from_cells,
+    tuned_statistic_weights,
+)
 from workbench.criteria.result import CriterionResult
 from workbench.spec.params import one_of
 
@@ -64,6 +69,7 @@ class RegressionCoefficients(CriterionKind):
     bounds_editable = True
     workload_group = "regression"
     noise_note = "noise on the regression's sufficient statistics"
+    sigma_by_simulation = True
     position = 40
 
     def check(self, ctx: CheckContext, params: Mapping[str, Any], bounds: Any,
@@ -113,6 +119,13 @@ class RegressionCoefficients(CriterionKind):
                              stage="once" if criterion.once else None,
                              details={"features": len(release.names), "target": release.target})
         return dataclasses.replace(result, epsilon=criterion.epsilon)
+
+    def tuned_params(self, spec: Spec, table: TableCodec, criterion: Criterion,
+                     cells: np.ndarray, counts: np.ndarray) -> dict[str, Any]:
+        """Per-entry budget weights of the sufficient statistics tuned on the public proxy
+        (:func:`workbench.criteria.regression_fit.tuned_statistic_weights`)."""
+        design = RegressionDesign.build(spec, table, criterion)
+        return {"statistic_weights": tuned_statistic_weights(design, cells, counts)}
 
     def release_once(self, spec: Spec, config: Configuration, criterion: Criterion,
                      real_codes: np.ndarray, ctx: PrivacyContext) -> RegressionRelease:

@@ -9,6 +9,7 @@ population total.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -100,6 +101,21 @@ class WeightedMarginalError(ShareKind):
         cols = [c.get("name") for c in document.get("schema", {}).get("columns", [])
                 if isinstance(c, Mapping)]
         return {"columns": cols[:2]}
+
+    def survey_estimand(self, criterion: Criterion, population: Any, weight: float
+                        ) -> tuple[str, Any, float, float]:
+        """The weighted share of the first column's most common value; Δ = w/N."""
+        from workbench.survey.simulation import proportion
+
+        column = str(criterion.params["columns"][0])
+        value = population[column].astype(str).mode().iloc[0]
+        truth = float((population[column].astype(str) == str(value)).mean())
+        return (f"share {column}={value}", proportion(column, value, weight, weight), truth,
+                weight / len(population))
+
+    def sampling_sd(self, criterion: Criterion, proxy: Any) -> float:
+        """SD of a share at the proxy's n, at its worst (p = ½)."""
+        return math.sqrt(0.25 / len(proxy))
 
     def audit_case(self) -> AuditCase:
         """S raked to N = 12, R's weights at w_U = 3: one record moves a cell by w_U/N."""

@@ -7,11 +7,13 @@ public population total N (the HT estimator of a mean with known N).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 
 from workbench.criteria import weighting
 from workbench.criteria.audit_case import BASE, SURVEY_MAX_WEIGHT, AuditCase, replaced
@@ -96,6 +98,26 @@ class WeightedMean(CriterionKind):
         return {"id": criterion_id, "kind": self.name, "epsilon": 0.01,
                 "threshold": (bounds[1] - bounds[0]) / 20, "bounds": bounds,
                 "params": {"target": target}}
+
+    def survey_estimand(self, criterion: Criterion, population: Any, weight: float
+                        ) -> tuple[str, Any, float, float]:
+        """The weighted mean of the target, clipped to [L, U]; Δ = w·(U − L)/N."""
+        from workbench.survey.simulation import mean
+
+        lo, hi = criterion.bounds or (0.0, 1.0)
+        target = str(criterion.params["target"])
+        truth = float(pd.to_numeric(population[target]).clip(lo, hi).mean())
+        return (f"mean {target}", mean(target, lo, hi, weight, weight), truth,
+                weight * (hi - lo) / len(population))
+
+    def sampling_sd(self, criterion: Criterion, proxy: Any) -> float:
+        """SD of the target's mean at the proxy's n (a quarter of the range without it)."""
+        lo, hi = criterion.bounds or (0.0, 1.0)
+        target = str(criterion.params["target"])
+        if target not in proxy:
+            return (hi - lo) / 4
+        values = pd.to_numeric(proxy[target], errors="coerce").clip(lo, hi)
+        return float(values.std()) / math.sqrt(len(proxy))
 
     def audit_case(self) -> AuditCase:
         """S = R at weight 3; one y 0 → 10 at weight w_U moves Σ w·y/N by w_U·U/N."""
