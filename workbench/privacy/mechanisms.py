@@ -22,11 +22,23 @@ Nothing here is seedable: numpy's generators are never used for noise.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import opendp.prelude as dp
 
-dp.enable_features("contrib")
+if TYPE_CHECKING:
+    import opendp.prelude as dp
+
+
+@lru_cache(maxsize=1)
+def _opendp() -> Any:
+    """OpenDP's prelude with 'contrib' enabled, imported on the first draw (it pulls in
+    scikit-learn through its extras: about a second that commands drawing no noise skip)."""
+    import opendp.prelude as prelude
+
+    prelude.enable_features("contrib")
+    return prelude
 
 _SLACK = 1e-9  # OpenDP's maps round up in float arithmetic; allow this relative excess
 
@@ -71,6 +83,7 @@ def noisy_max_scale(sensitivity: float, epsilon: float) -> float:
 
 def laplace_vector(values: np.ndarray, sensitivity: float, epsilon: float) -> np.ndarray:
     """Add continuous Laplace(Δ/ε) to every entry; the whole vector has L1 sensitivity Δ."""
+    dp = _opendp()
     flat = np.ascontiguousarray(values, dtype=np.float64).ravel()
     domain = dp.vector_domain(dp.atom_domain(T=float, nan=False))
     meas = dp.m.make_laplace(
@@ -82,6 +95,7 @@ def laplace_vector(values: np.ndarray, sensitivity: float, epsilon: float) -> np
 
 def discrete_laplace_vector(values: np.ndarray, sensitivity: int, epsilon: float) -> np.ndarray:
     """Add discrete Laplace(Δ/ε) to every integer entry; the vector has L1 sensitivity Δ."""
+    dp = _opendp()
     flat = np.ascontiguousarray(values, dtype=np.int64).ravel()
     domain = dp.vector_domain(dp.atom_domain(T=int))
     meas = dp.m.make_laplace(
@@ -93,6 +107,7 @@ def discrete_laplace_vector(values: np.ndarray, sensitivity: int, epsilon: float
 
 def noisy_max_index(scores: np.ndarray, sensitivity: float, epsilon: float) -> int:
     """ε-DP argmax: report-noisy-max with Exponential(2Δ/ε) noise, i.e. permute-and-flip."""
+    dp = _opendp()
     flat = np.ascontiguousarray(scores, dtype=np.float64).ravel()
     if flat.size == 1:
         return 0
