@@ -31,11 +31,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from workbench.criteria import evaluate_criterion, kinds, release_once
+from workbench.criteria import evaluate_criterion, kinds
 from workbench.design.facts import CandidateFacts, candidate_facts
 from workbench.design.rules import needed_epsilon, pass_probability
 from workbench.dryrun.proxy import prepare_proxy
 from workbench.dryrun.size import resample_to_n, size_seed
+from workbench.engine.before_loop import release_before_loop
 from workbench.privacy import PrivacyContext
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.noise import SeededNoise
@@ -155,26 +156,27 @@ def _simulated_group(spec: Spec) -> list[str]:
             if not kinds.get(c.kind).closed_form_pass and c.epsilon > 0]
 
 
-def _sigma_epsilon(spec: Spec, config: Configuration, real: np.ndarray, synth: np.ndarray,
-                   criterion_id: str, draws: int, seed: int) -> float:
+def _sigma_epsilon(spec: Spec, config: Configuration, frame: pd.DataFrame, real: np.ndarray,
+                   synth: np.ndarray, criterion_id: str, draws: int, seed: int) -> float:
     """σ·ε of a criterion's DP value, measured at ε = 1 over ``draws`` releases."""
     at_one = _variant(spec, spec.budget.epsilon_generator, {criterion_id: 1.0})
     values = []
     for d in range(max(draws, 2)):
         ctx = PrivacyContext.simulation(seed=seed + d, noise=SeededNoise(seed + d))
-        once = release_once(at_one, config, real, ctx)
+        once = release_before_loop(at_one, frame, ctx).once
         values.append(evaluate_criterion(at_one, config, criterion_id, real, synth, ctx,
                                          once_results=once).value)
     return statistics.stdev(values)
 
 
-def _group_pass(spec: Spec, config: Configuration, real: np.ndarray, synth: np.ndarray,
+def _group_pass(spec: Spec, config: Configuration, frame: pd.DataFrame, real: np.ndarray,
+                synth: np.ndarray,
                 ids: Sequence[str], draws: int, seed: int) -> float:
     """Share of ``draws`` DP releases in which every criterion of ``ids`` passes."""
     passed = 0
     for d in range(draws):
         ctx = PrivacyContext.simulation(seed=seed + d, noise=SeededNoise(seed + d))
-        once = release_once(spec, config, real, ctx)
+        once = release_before_loop(spec, frame, ctx).once
         passed += all(evaluate_criterion(spec, config, i, real, synth, ctx,
                                          once_results=once).passed for i in ids)
     return passed / draws
@@ -188,7 +190,8 @@ def _plans(eps_gen: float, spec: Spec, epsilons: Mapping[str, float]
             LOOP: BudgetPlan.of_criteria(eps_gen, pairs, max_iterations=None)}
 
 
-def _alternative(spec: Spec, config: Configuration, real: np.ndarray, eps_gen: float,
+def _alternative(spec: Spec, config: Configuration, frame: pd.DataFrame, real: np.ndarray,
+                 eps_gen: float,
                  divisor: float, facts: Sequence[CandidateFacts], margins: Mapping[str, float],
                  sigma_eps: Mapping[str, float], draws: int, seed: int) -> Alternative:
     """Price one (ε_gen, K): ε's from the rule, forecast p, cheaper mode."""
@@ -206,7 +209,8 @@ def _alternative(spec: Spec, config: Configuration, real: np.ndarray, eps_gen: f
         one = {c.id: pass_probability(c, c.epsilon, f.exact[c.id], f.sensitivity[c.id],
                                       f.details[c.id]) for c in at.criteria if c.id not in group}
         if group:
-            joint = _group_pass(at, config, real, f.synth, group, draws, seed + 1000 * i)
+            joint = _group_pass(at, config, frame, real, f.synth, group, draws,
+                                seed + 1000 * i)
             one |= dict.fromkeys(group, joint)
         ps.append(math.prod(v for k, v in one.items() if k not in group[1:]))
         each.append(one)
@@ -261,15 +265,16 @@ def design(spec: Spec, proxy: pd.DataFrame | str | os.PathLike[str], n: int | No
         facts = []
         for rep in range(repetitions):
             say(f"ε_gen {eps_gen:g}: candidate {rep + 1} of {repetitions}")
-            facts.append(candidate_facts(trial, real, seed + 7919 * rep))
+            facts.append(candidate_facts(trial, frame, real, seed + 7919 * rep))
         margins[eps_gen] = {c.id: statistics.median(f.exact[c.id] for f in facts)
                             for c in at.criteria}
-        sigma_eps = {c.id: _sigma_epsilon(at, config, real, facts[0].synth, c.id, 2 * draws,
+        sigma_eps = {c.id: _sigma_epsilon(at, config, frame, real, facts[0].synth, c.id,
+                                          2 * draws,
                                           seed) for c in at.criteria
                      if kinds.get(c.kind).sigma_by_simulation and c.epsilon > 0}
         for k in divisors:
             say(f"ε_gen {eps_gen:g}: pricing K = {k:g}")
-            alternatives.append(_alternative(at, config, real, eps_gen, k, facts,
+            alternatives.append(_alternative(at, config, frame, real, eps_gen, k, facts,
                                              margins[eps_gen], sigma_eps, draws, seed))
     feasible = [a for a in alternatives if a.p >= target_p]
     reached = bool(feasible)
