@@ -1,6 +1,7 @@
 """Shared fixtures: the repository paths, the example spec, the shared data, widget lookup, and a
-temporary budget store for every module and every test (tests never touch the user's state
-directory, and no two tests share a dataset's ledger unless they say so)."""
+temporary budget store and co-design autosave folder for every test (tests never touch the
+user's state directory, and no two tests share a dataset's ledger or a draft unless they say
+so)."""
 
 from __future__ import annotations
 
@@ -46,6 +47,15 @@ def budget_store(_module_budget_store: Path, monkeypatch: pytest.MonkeyPatch) ->
     """Each test's own budget store (the variable is inherited by subprocesses and kernels)."""
     path = _module_budget_store.parent / f"test-{next(_stores)}"
     monkeypatch.setenv(BUDGET_STORE_ENV, str(path))
+    return path
+
+
+@pytest.fixture(autouse=True)
+def draft_folder(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test's own co-design autosave folder (``$WORKBENCH_DRAFTS``, inherited by Voilà
+    kernels): no test reopens another's draft or writes beside the shipped examples."""
+    path = tmp_path_factory.mktemp("drafts")
+    monkeypatch.setenv("WORKBENCH_DRAFTS", str(path))
     return path
 
 
