@@ -111,6 +111,23 @@ def shared_csv(name: str) -> Path:
     return shared_data(name)
 
 
+ADULT_DRAFT = REPO / "examples" / "adult_empty_draft.json"
+
+
+def adult_proxy_csv(folder: Path, rows: int = 4_000, seed: int = 27) -> Path:
+    """A small PUBLIC proxy for ``examples/adult_empty_draft.json``: a seeded sample of the
+    UCI Adult extract in ../shared/data (its own header names, ", " separators, "?" markers),
+    written to ``folder`` at test time (the repository never ships a copy)."""
+    import numpy as np
+    import pandas as pd
+
+    source = pd.read_csv(shared_data("adult/adult_train.csv.gz"), dtype=str)
+    keep = np.sort(np.random.default_rng(seed).permutation(len(source))[:rows])
+    path = Path(folder) / "adult_proxy.csv"
+    source.iloc[keep].to_csv(path, index=False)
+    return path
+
+
 def widget_by_class(root: Any, class_name: str) -> Any:
     """The one widget under ``root`` (itself included) carrying the DOM class ``class_name``.
 

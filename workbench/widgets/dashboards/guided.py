@@ -49,7 +49,7 @@ def summary_html(s: Summary) -> str:
         target = (f" <span style='color:{'#b00020' if below else '#1b7f3b'}'>"
                   f"({'below' if below else 'meets'} the target {_pct(s.target)})</span>")
         parts.append(f"<span class='wb-summary-forecast'>forecast P(all pass) = "
-                     f"<b>{_pct(s.all_pass)}</b>{span}, {samples_label(s.samples)}"
+                     f"<b>{_pct(s.all_pass, s.target)}</b>{span}, {samples_label(s.samples)}"
                      f"{target}</span>")
     if s.at_risk:
         risky = ", ".join(f"{html.escape(cid)} ({_pct(p)})" for cid, p in s.at_risk)

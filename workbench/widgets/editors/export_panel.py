@@ -56,7 +56,7 @@ class ExportPanel(EditorBase):
             description="I acknowledge the forecast is below the target (or unknown) and export "
                         "anyway; the sign-off records this").add_class("wb-export-acknowledge")
         self.freeze = widgets.Button(description="Freeze and export",
-                                     layout=widgets.Layout(width="auto"))
+                                     layout=widgets.Layout(width="max-content"))
         self.status = widgets.HTML()
         self.summary = widgets.Textarea(disabled=True,
                                         layout=widgets.Layout(width="100%", height="360px"))
@@ -103,7 +103,8 @@ class ExportPanel(EditorBase):
     def show_forecast(self) -> None:
         """The forecast and the target; the acknowledgement box only when it is needed."""
         forecast, target, low = self.needs_acknowledgement()
-        words = ("no forecast (no proxy readouts)" if forecast is None else forecast.words())
+        words = ("no forecast (no proxy readouts)" if forecast is None
+                 else forecast.words(target))
         text = f"Forecast signed off on: {words}. Target {percent(target)}."
         self.forecast.value = (warning_html([text + " Below the target: tick the box to export."])
                                if low else note(text))

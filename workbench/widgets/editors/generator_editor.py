@@ -37,7 +37,7 @@ def _one(parse: Callable[[Any], Any]) -> Callable[[Any], Any]:
     """Parse a control's value into the grid's one-value list (DELETE stays DELETE)."""
     def wrapped(value: Any) -> Any:
         parsed = parse(value)
-        return parsed if parsed is DELETE else [parsed]
+        return DELETE if parsed is DELETE or parsed == [] else [parsed]  # none chosen: unset
     return wrapped
 
 

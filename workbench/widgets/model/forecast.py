@@ -22,17 +22,24 @@ from workbench.widgets.model.readouts import samples_label
 DEFAULT_TARGET = 0.6
 
 
-def percent(p: float) -> str:
-    """A probability for reading: bounds for the extremes, no alarming 1e-07.
+def percent(p: float, against: float | None = None) -> str:
+    """A probability for reading: bounds for the extremes, no alarming 1e-07; beside a target
+    (``against``) with digits enough that a miss never reads as the target itself.
 
     >>> percent(3e-5), percent(0.004), percent(0.62), percent(0.99995)
     ('<0.1%', '0.4%', '62%', '>99.9%')
+    >>> percent(0.5996, against=0.6), percent(0.59999, against=0.6)
+    ('59.96%', '59.999%')
     """
     if 0 < p < 1e-3:
         return "<0.1%"
     if 0.999 < p < 1:
         return ">99.9%"
-    return f"{p:.1%}" if p < 0.1 else f"{p:.0%}"
+    text = f"{p:.1%}" if p < 0.1 else f"{p:.0%}"
+    if against is None or p == against or text != percent(against):
+        return text
+    digits = next((d for d in range(1, 7) if round(100 * p, d) != round(100 * against, d)), 6)
+    return f"{100 * p:.{digits}f}%"
 
 
 @dataclass(frozen=True)
@@ -50,13 +57,14 @@ class Forecast:
         """Whether the forecast misses the target."""
         return self.p < target
 
-    def words(self) -> str:
-        """One line for the checklist, the export panel and the sign-off."""
+    def words(self, target: float | None = None) -> str:
+        """One line for the export panel and the sign-off (read against ``target``)."""
         if self.criteria == 0:
             return "no acceptance criteria: every candidate passes (nothing to forecast)"
         span = ("" if self.low is None or self.high is None
                 else f" (range {percent(self.low)} – {percent(self.high)})")
-        return (f"P(all criteria pass) per attempt = {percent(self.p)}{span}, {self.source}; "
+        return (f"P(all criteria pass) per attempt = {percent(self.p, target)}{span}, "
+                f"{self.source}; "
                 f"P(a release) under this selection plan = {percent(self.p_release)}")
 
 

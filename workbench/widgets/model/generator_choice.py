@@ -107,8 +107,8 @@ def _words(criterion: str, family: str, clique: tuple[str, ...]) -> str:
              f"; choose a family that does in the Generator tab (e.g. '{SUGGESTED}', which "
              "measures the marginals the criteria depend on)")
     return (f"{criterion}: the '{family}' generator cannot reproduce {' × '.join(clique)} "
-            f"together ({how}), and this criterion depends on them jointly, so its value on "
-            f"synthetic data stays off whatever ε{other}")
+            f"together ({how}), and this criterion depends on them jointly: no ε brings its "
+            f"value below the error of treating them as unrelated{other}")
 
 
 def hints_by_criterion(spec: Spec | None) -> dict[str, str]:

@@ -46,7 +46,8 @@ def forecast_lines(spec: Spec, forecast: Forecast | None, target: float,
     if forecast is None:
         lines.append("- No forecast: no public proxy readouts were available at export.")
     else:
-        lines.append(f"- {forecast.words()[0].upper()}{forecast.words()[1:]}.")
+        words = forecast.words(target)
+        lines.append(f"- {words[0].upper()}{words[1:]}.")
     if recorded is not None:
         lines.append(f"- Forecast recorded in the spec (selection.forecast): p = "
                      f"{recorded.p:g} from {recorded.repetitions} repetitions"

@@ -126,7 +126,8 @@ def _feasibility(state: FlowState) -> list[str]:
         return ["no dry run of this design yet (advised before sign-off)"]
     f = state.forecast
     if f is not None and f.criteria and f.below(state.target):
-        return [f"the forecast P(all criteria pass) = {percent(f.p)} is below the target "
+        return [f"the forecast P(all criteria pass) = {percent(f.p, state.target)} is below "
+                f"the target "
                 f"{percent(state.target)}: raise ε (the design assistant), loosen thresholds, "
                 "or change the generator"]
     return []
