@@ -492,6 +492,23 @@ def _set_threshold(page: Any, criterion_id: str, value: float) -> None:
     page.wait_for_timeout(1500)
 
 
+def _export(page: Any, saved: Path, shot: str) -> Path:
+    """Freeze and export (acknowledging a forecast below the target when the panel asks for
+    it), download the frozen spec to ``saved`` and take a screenshot."""
+    page.wait_for_selector(".wb-export-forecast >> text=Forecast signed off on")
+    ack = page.locator(".wb-export-acknowledge input")
+    if ack.is_visible():
+        ack.check()
+    page.get_by_role("button", name="Freeze and export").click()
+    link = page.locator(".wb-download a[download]")
+    link.wait_for()
+    with page.expect_download() as info:
+        link.click()
+    info.value.save_as(saved)
+    _shot(page, shot)
+    return saved
+
+
 @pytest.mark.slow
 def test_codesign_dashboard_in_a_browser(tmp_path: Path) -> None:
     with voila("codesign", tmp_path) as base, browser(tmp_path, base) as (page, _blocked):
@@ -523,15 +540,8 @@ def test_codesign_dashboard_in_a_browser(tmp_path: Path) -> None:
         _shot(page, "codesign_budget")
 
         _tab(page, "Export")
-        page.locator(".wb-export-acknowledge input").check()  # 9.98's forecast is below 60%
-        page.get_by_role("button", name="Freeze and export").click()
-        link = page.locator(".wb-download a[download]")
-        link.wait_for()
-        with page.expect_download() as info:
-            link.click()
-        saved = tmp_path / "downloaded.frozen.json"
-        info.value.save_as(saved)
-        _shot(page, "codesign_export")
+        assert page.locator(".wb-export-acknowledge input").is_visible()  # 13% < 60%
+        saved = _export(page, tmp_path / "downloaded.frozen.json", "codesign_export")
 
     spec = load_spec(saved, require_frozen=True)
     assert spec.criterion("mean_birth_weight").threshold == 80
@@ -655,17 +665,9 @@ def test_guided_flow_from_an_empty_draft_to_an_exported_frozen_spec(tmp_path: Pa
         dataset.fill("births-guided-test")
         dataset.press("Enter")
         page.locator(".wb-step-signoff").click()
-        page.locator(".wb-export-acknowledge input").check()
-        page.get_by_role("button", name="Freeze and export").click()
-        link = page.locator(".wb-download a[download]")
-        link.wait_for()
+        saved = _export(page, tmp_path / "guided.frozen.json", "guided_exported")
         page.wait_for_function("() => document.querySelector('.wb-checklist').innerText"
                                ".includes('Sign-off & export: done')")
-        _shot(page, "guided_exported")
-        with page.expect_download() as info:
-            link.click()
-        saved = tmp_path / "guided.frozen.json"
-        info.value.save_as(saved)
     spec = load_spec(saved, require_frozen=True)
     assert [c.kind for c in spec.criteria] == ["max_marginal_error"]
     assert spec.epsilon_total == pytest.approx(1.0 + spec.criteria[0].epsilon)
@@ -800,17 +802,7 @@ def test_codesign_walk_on_a_new_schema_survives_a_reload_and_signs_off_the_forec
         _tab(page, "Export")
         forecast = page.locator(".wb-export-forecast").inner_text()
         assert "Forecast signed off on: P(all criteria pass) per attempt =" in forecast
-        ack = page.locator(".wb-export-acknowledge input")
-        if ack.is_visible():
-            ack.check()
-        page.get_by_role("button", name="Freeze and export").click()
-        link = page.locator(".wb-download a[download]")
-        link.wait_for()
-        with page.expect_download() as info:
-            link.click()
-        saved = tmp_path / "downloaded.frozen.json"
-        info.value.save_as(saved)
-        _shot(page, "codesign_new_schema_export")
+        saved = _export(page, tmp_path / "downloaded.frozen.json", "codesign_new_schema_export")
 
     spec = load_spec(saved, require_frozen=True)
     assert spec.metadata.title == "Census extract 2024" and spec.metadata.dataset == \

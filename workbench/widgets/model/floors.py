@@ -38,7 +38,7 @@ def floor_inputs(document: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def is_share(kind: str) -> bool:
-    """Whether a kind's value is a share of n in [0, 1] (its percent is shown beside it)."""
+    """Whether a kind's value is a share of n in [0, 1]."""
     try:
         return isinstance(kinds.get(kind), ShareKind)
     except ValueError:
@@ -46,19 +46,18 @@ def is_share(kind: str) -> bool:
 
 
 def floor_value(floor: Floor, *, share: bool = False) -> str:
-    """The floor in its threshold's own unit, ± its SD: ``1.12 ± 0.036``; a share of n (whose
-    threshold is a fraction such as 0.05) as a fraction too, its percent after it.
+    """The floor in its threshold's own unit, ± its SD: ``1.12 ± 0.036``; a share of n too
+    (its threshold is a fraction such as 0.05, so the floor is one, never a percent).
 
     >>> floor_value(Floor("faithfulness", 0.05, 0.0399, 0.0006, 3), share=True)
-    '0.0399 ± 0.0006 (3.99% of n)'
+    '0.0399 ± 0.0006'
     >>> floor_value(Floor("coef", 1.68, 1.12, 0.036, 3))
     '1.12 ± 0.036'
     """
     if math.isnan(floor.mean):
         return "unknown"
     sd = "?" if math.isnan(floor.sd) else f"{floor.sd:.2g}"
-    text = f"{floor.mean:.3g} ± {sd}"
-    return f"{text} ({100 * floor.mean:.3g}% of n)" if share else text
+    return f"{floor.mean:.3g} ± {sd}"
 
 
 def against(floor: Floor, threshold: float | None) -> str:
@@ -73,7 +72,7 @@ def floor_words(floor: Floor, n: int, *, share: bool = False,
     """How a floor reads beside its threshold.
 
     >>> floor_words(Floor("faithfulness", 0.05, 0.0399, 0.0006, 3), 95_000, share=True)
-    'floor 0.0399 ± 0.0006 (3.99% of n) at n = 95,000'
+    'floor 0.0399 ± 0.0006 at n = 95,000'
     >>> floor_words(Floor("coef", 1.68, 1.12, 0.036, 3), 95_000, threshold=2.0)
     'floor 1.12 ± 0.036 at n = 95,000 (against T′ = 1.68)'
     """
