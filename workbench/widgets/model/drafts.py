@@ -1,9 +1,12 @@
 """Where a co-design draft lives between page loads: an autosave file beside the spec.
 
-Every edit of the draft is written to ``<folder>/<stem>.autosave.json`` (atomically: readers see
-the old file or the new one, never half of it), and the co-design dashboard reopens it on the
+Every edit of the draft is written to ``<folder>/<name>.autosave.json`` (``<name>``: the spec's
+file name without its last suffix, so every spec file has its own; atomically: readers see the
+old file or the new one, never half of it), and the co-design dashboard reopens it on the
 next page load, so a reload in Voilà shows the edited draft. The same folder is the default
-place of the frozen export (``<stem>.frozen.json`` and its sign-off). The folder is, in order:
+place of the frozen export (``<stem>.frozen.json`` and its sign-off; ``<stem>.edited.frozen.json``
+when the opened file is itself that frozen spec, which is never overwritten by default). The
+folder is, in order:
 
 1. ``$WORKBENCH_DRAFTS`` when set (tests, a shared server);
 2. the spec's own folder, when it is writable and not the repository's shipped ``examples/``;
@@ -83,12 +86,14 @@ class DraftStore:
     def __init__(self, spec_path: str | os.PathLike[str]) -> None:
         self.spec_path = Path(spec_path)
         self.folder, self.beside = draft_folder(self.spec_path)
-        stem = spec_stem(self.spec_path)
+        stem = self.spec_path.stem  # design.frozen.json → design.frozen: one autosave a file
         if not self.beside:  # a shared folder: keep two specs of the same name apart
             tag = hashlib.sha256(str(self.spec_path.resolve()).encode("utf-8")).hexdigest()[:8]
             stem = f"{stem}-{tag}"
         self.path = self.folder / f"{stem}.autosave.json"
         self.export_path = self.folder / f"{spec_stem(self.spec_path)}.frozen.json"
+        if self.export_path.resolve() == self.spec_path.resolve():  # never over the opened file
+            self.export_path = self.folder / f"{spec_stem(self.spec_path)}.edited.frozen.json"
         self.error: str | None = None
 
     def load(self) -> Autosave | None:
