@@ -13,6 +13,9 @@ Hooks a family may override:
   derives its marginals from the criteria): ``generator_for`` calls it before every ``fit``;
 * :meth:`spec_problems` — checks that need the spec's column names;
 * :meth:`describe` — extra lines for ``workbench describe``;
+* :meth:`bound_problems` — checks that need the whole spec (the validator calls it);
+* :meth:`models_jointly` — whether a fit can reproduce a set of columns jointly (the co-design
+  app warns about criteria the family cannot serve);
 * :meth:`guarantee` — what a release made with these hyperparameters can promise
   (:class:`Guarantee`; pure ε-DP by default). Reports, the bundle and ``verify`` use its words,
   so a family whose output is not pure ε-DP over the dataset says so in one place.
@@ -167,6 +170,21 @@ class GeneratorFamily(ABC):
         for message in self.group_problems([k for k, v in values.items() if v is not None]):
             raise ValueError(f"{self.name}: {message}")
         self.check_combination()
+
+    @classmethod
+    def models_jointly(cls, params: Mapping[str, Any], clique: Sequence[str]) -> bool | None:
+        """Whether a fit with ``params`` can reproduce the joint distribution of ``clique``:
+        False when the declaration rules it out (the co-design app then warns that a criterion
+        on that clique cannot pass), True when it guarantees it, None when it depends on the
+        data (a learnt network) or is not declared (the default)."""
+        return None
+
+    @classmethod
+    def bound_problems(cls, spec: Spec, params: Mapping[str, Any]) -> list[str]:
+        """Problems of ``params`` that only the whole (public) spec shows, such as a derived
+        workload that leaves a column unmeasured; the spec validator reports them, so nothing
+        that validates fails later in ``describe`` or a run (none by default)."""
+        return []
 
     def check_combination(self) -> None:
         """Constraints between hyperparameters beyond ``exactly_one_of`` (none by default)."""

@@ -239,6 +239,17 @@ class BudgetPlan:
                 f"{_num(round(self.epsilon_criteria_loop, 12))}) + {_num(self.epsilon_0)} + "
                 f"{_num(round(self.epsilon_once, 12))}{survey}")
 
+    def formula_symbols(self) -> str:
+        """The formula in symbols with this plan's loop factor (1 for a single attempt):
+        'ε_total = 1 × (ε_gen + Σ in-loop criterion ε) + ε₀ + Σ once ε'.
+
+        >>> BudgetPlan(1.0, 0.5, max_iterations=1).formula_symbols()[:22]
+        'ε_total = 1 × (ε_gen +'
+        """
+        survey = " + ε_survey" if self.epsilon_survey else ""
+        return (f"ε_total = {self.loop_factor} × (ε_gen + Σ in-loop criterion ε) + ε₀ + "
+                f"Σ once ε{survey}")
+
     def formula(self, *, ascii: bool = False) -> str:
         """The formula with numbers and result: 'ε_total = 2 × (4 + 0.99) + 0 + 0 = 9.98'
         (followed by the records' per-record part when :meth:`with_records` set one)."""

@@ -13,6 +13,7 @@ def whole_spec_problems(ctx: BuildContext, spec: Spec) -> None:
     """Record every problem of the built spec on ``ctx``."""
     _configurations(ctx, spec)
     _asymptotic_dp(ctx, spec)
+    _bound_generators(ctx, spec)
     cap = spec.budget.epsilon_total_max
     if cap is not None and spec.epsilon_total > cap:
         ctx.problem("budget.epsilon_total_max",
@@ -62,3 +63,21 @@ def _asymptotic_dp(ctx: BuildContext, spec: Spec) -> None:
                         f"configuration {c.key!r} uses a generator labelled "
                         f"'{guarantee.label}': set allow_asymptotic_dp to true to accept it")
             return
+
+
+def _bound_generators(ctx: BuildContext, spec: Spec) -> None:
+    """Each distinct hyperparameter set's problems that need the whole spec (the family's
+    ``bound_problems``, e.g. a workload whose one_way_share 0 leaves a column unmeasured)."""
+    from workbench.generators.registry import family_class
+
+    try:
+        cls = family_class(spec.generator.family)
+    except ValueError:
+        return  # the generator section reports an unknown family
+    seen: set[str] = set()
+    for params in spec.generator.hyperparameter_sets():
+        params = {k: v for k, v in params.items() if k != "epsilon"}
+        for message in cls.bound_problems(spec, params):
+            if message not in seen:
+                seen.add(message)
+                ctx.problem("generator.search_space", message)

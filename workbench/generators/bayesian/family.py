@@ -62,16 +62,25 @@ class BayesianPosterior(GeneratorFamily):
     description = ("a Bayesian model of one numeric column given categorical predictors, "
                    "released through one draw of a censored (ε-DP) or weighted (aDP) posterior")
     hyperparameters = MappingProxyType({
-        "target": Param(None, _column_name, "the numeric column the model synthesises"),
-        "model": Param("normal_linear", one_of(*MODELS), "the Bayesian model"),
-        "predictors": Param(None, name_list, "categorical predictors of the target"),
-        "mechanism": Param("censor_uw", one_of(*mech.MECHANISMS), "the posterior mechanism"),
+        "target": Param(None, _column_name, "the numeric column the model synthesises",
+                        control="column"),
+        "model": Param("normal_linear", one_of(*MODELS), "the Bayesian model",
+                       control="choice", choices=tuple(MODELS)),
+        "predictors": Param(None, name_list, "categorical predictors of the target",
+                            control="columns"),
+        "mechanism": Param("censor_uw", one_of(*mech.MECHANISMS), "the posterior mechanism",
+                           control="choice", choices=tuple(mech.MECHANISMS)),
         "weight_function": Param(None, mech.check_weight_function,
-                                 "censor_w: public weights {knots, alpha} fitted on proxy data"),
-        "draw_share": Param(0.8, open_interval(0.0, 1.0), "share of ε for the posterior draw"),
-        "iterations": Param(20000, whole_at_least(10), "kept sampler iterations per chain"),
-        "burn_in": Param(5000, whole_at_least(100), "adaptive burn-in iterations per chain"),
-        "max_cells": Param(1_000_000, whole_at_least(1), "cap on the other columns' joint"),
+                                 "censor_w: public weights {knots, alpha} fitted on proxy data",
+                                 control="json"),
+        "draw_share": Param(0.8, open_interval(0.0, 1.0), "share of ε for the posterior draw",
+                            control="number"),
+        "iterations": Param(20000, whole_at_least(10), "kept sampler iterations per chain",
+                            control="whole_number"),
+        "burn_in": Param(5000, whole_at_least(100), "adaptive burn-in iterations per chain",
+                         control="whole_number"),
+        "max_cells": Param(1_000_000, whole_at_least(1), "cap on the other columns' joint",
+                           control="whole_number"),
     })
     exactly_one_of = (("target",),)
 
