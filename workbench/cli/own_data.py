@@ -27,7 +27,7 @@ def add_proxy_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_proxy(args: argparse.Namespace) -> int:
-    """Build, write and report; exit 0 when every fact is met within its rounding, 1 if not."""
+    """Build, write and report; exit 0 when the fit meets every fact within its rounding."""
     from workbench.proxy.build import build_proxy, format_report, write_proxy
     from workbench.proxy.fact_list import FactsError
     from workbench.validation import load_spec
@@ -74,10 +74,11 @@ def run_pilot(args: argparse.Namespace) -> int:
     print("out-of-domain cells per column (DP counts; the labels are never measured):")
     for name, (count, sigma) in out.out_of_domain.items():
         print(f"  {name:<24} {count:>8,}  (σ ≈ {sigma:.3g})")
-    for name, count in out.forbidden_missing.items():
-        if count > 0:
+    for name, (count, sigma) in out.forbidden_missing.items():
+        if count > 3 * sigma:  # clearly above the noise
             print(f"note: column {name!r} forbids missing values, and the pilot counts about "
-                  f"{count:,} missing cells (DP): add a cleaning rule or allow them")
+                  f"{count:,} missing cells (DP, σ ≈ {sigma:.3g}): add a cleaning rule or allow "
+                  "them")
     section = {"pilot": {"facts": str(out.facts_path), "sha256": out.facts_sha256,
                          "epsilon": out.epsilon}}
     print("name the pilot in the spec of the release (describe and the datasheet show it):")

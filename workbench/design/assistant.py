@@ -23,7 +23,7 @@ import math
 import os
 import statistics
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -172,11 +172,14 @@ def _group_pass(spec: Spec, config: Configuration, real: np.ndarray, synth: np.n
 
 def _plans(eps_gen: float, spec: Spec, epsilons: Mapping[str, float]
            ) -> dict[str, BudgetPlan]:
-    """Single-attempt and loop plans of these ε's (the one place ε_total is computed)."""
+    """Single-attempt and loop plans of these ε's (the one place ε_total is computed); what
+    every run releases besides (survey raking, DP cleaning counts) is the spec's own."""
     loop = math.fsum(epsilons[c.id] for c in spec.criteria if c.in_loop)
     once = math.fsum(epsilons[c.id] for c in spec.criteria if c.once)
-    return {SINGLE: BudgetPlan(eps_gen, loop, once, 0.0, 1),
-            LOOP: BudgetPlan(eps_gen, loop, once, 0.0, None)}
+    base = BudgetPlan.of_spec(spec)
+    return {mode: replace(base, epsilon_generator=eps_gen, epsilon_criteria_loop=loop,
+                          epsilon_once=once, gamma=0.0, max_iterations=cap, epsilon_0=0.0)
+            for mode, cap in ((SINGLE, 1), (LOOP, None))}
 
 
 def _alternative(spec: Spec, config: Configuration, real: np.ndarray, eps_gen: float,

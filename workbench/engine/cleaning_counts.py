@@ -23,7 +23,9 @@ count), so the change v(x′) − v(x) has L1 norm ≤ |v(x)|₁ + |v(x′)|₁ 
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -90,3 +92,44 @@ def release(spec: Spec, tally: CleaningTally, ctx: PrivacyContext) -> dict[str, 
     doc["counts"] = [{**e, "count": int(v)} for e, v in zip(rows, values, strict=True)]
     return doc
 
+
+
+def is_cleaning(entry: dict[str, Any]) -> bool:
+    """A ledger measurement of the DP cleaning counts."""
+    return entry.get("event") == "measurement" and entry.get("purpose") == PURPOSE
+
+
+def verify(path: Path, spec: Spec, ledger: list[dict[str, Any]] | None) -> str:
+    """``workbench verify``'s check of ``cleaning.json`` against the spec and the ledger;
+    the problem in words, or '' when it holds."""
+    declared = spec.cleaning_counts
+    lines = [e for e in ledger or [] if is_cleaning(e)]
+    if declared is None:
+        return "the bundle states cleaning counts the spec does not declare"
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        counts = doc["counts"]
+    except (OSError, json.JSONDecodeError, KeyError, TypeError):
+        return f"{FILE} is missing or not readable"
+    described = [{k: v for k, v in c.items() if k != "count"} for c in counts]
+    if described != entries(spec) or doc.get("release") != declared.release:
+        return f"{FILE} does not list the spec's policies and rules"
+    if any(not isinstance(c.get("count"), int) or c["count"] < 0 for c in counts):
+        return "a count is not a whole number >= 0"
+    if not declared.private:
+        return "" if not lines else "declared-public counts must spend no ε"
+    if len(lines) != 1:
+        return f"the ledger holds {len(lines)} cleaning-count measurements, not 1"
+    line = lines[0]
+    if abs(float(line.get("epsilon", -1)) - declared.epsilon) > 1e-9 or \
+            float(line.get("sensitivity", -1)) != sensitivity(spec):
+        return "the ledger's ε or Δ of the cleaning counts differs from the spec's"
+    return ""
+
+
+def verified_words(spec: Spec) -> str:
+    """What a passing check says."""
+    declared = spec.cleaning_counts
+    if declared is not None and declared.private:
+        return (f"DP counts, ε = {declared.epsilon:g}, Δ₁ = {sensitivity(spec)} in the ledger")
+    return "exact counts declared public by the spec (no ε)"

@@ -171,7 +171,7 @@ class PilotOutcome:
     dataset: str
     budget_store: Path
     out_of_domain: dict[str, tuple[int, float]]  # DP count and its σ, per column
-    forbidden_missing: dict[str, int]  # DP missing counts of 'forbid' columns
+    forbidden_missing: dict[str, tuple[int, float]]  # DP missing counts of 'forbid' columns
 
 
 def pilot(spec: Spec, data_path: str | os.PathLike[str], epsilon: float,

@@ -178,6 +178,7 @@ def build_problem(columns: Sequence[ColumnSpec], facts: Sequence[Fact]) -> Probl
     constraints: list[Constraint] = []
     means: dict[str, Fact] = {}
     rated = set()
+    unknown: list[str] = []
     for f in facts:
         if f.kind == "shares":
             onehots = []
@@ -206,8 +207,10 @@ def build_problem(columns: Sequence[ColumnSpec], facts: Sequence[Fact]) -> Probl
                 raise FactsError(f"{f.where}: column {f.column!r} has two mean facts")
             means[f.column] = f
         else:  # out_of_domain: a pilot's count, informational
-            notes.append(f"{f.column}: {f.value:g} out-of-domain cells ({f.source}); the proxy "
-                         "holds only declared values")
+            unknown.append(f"{f.column} {f.value:g}")
+    if unknown:
+        notes.append("out-of-domain cells stated by the facts: " + ", ".join(unknown)
+                     + "; the proxy holds declared values only")
     for name, a in atoms.items():
         if a.has_missing and name not in rated:
             implicit = Fact(index=-1, kind="missing_rate", source="none given: assumed 0",
