@@ -31,6 +31,7 @@ def small_doc(keep: tuple[str, ...] = KEEP) -> dict:
                            "alpha": 1}
     doc["generator"] = {"family": "independent", "search_space": [{}]}
     doc["metadata"]["dataset"] = "test-own-data"
+    doc["cleaning_counts"] = {"release": "dp", "epsilon": 0.05}
     doc["schema"].pop("expected_n", None)
     return doc
 

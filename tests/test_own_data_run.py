@@ -84,7 +84,7 @@ def test_cleaning_counts_declarations_are_checked(section, path) -> None:
 
 
 def test_dp_cleaning_counts_are_part_of_epsilon_total() -> None:
-    spec = build_spec(small_doc())  # the example declares dp, ε = 0.05
+    spec = build_spec(small_doc())  # the small design declares dp, ε = 0.05
     plan = BudgetPlan.of_spec(spec)
     assert plan.epsilon_cleaning == 0.05 and spec.epsilon_total == pytest.approx(1.05 + 1.0)
     assert "cleaning counts 0.05" in plan.formula()

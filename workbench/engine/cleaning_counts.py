@@ -84,7 +84,7 @@ def release(spec: Spec, tally: CleaningTally, ctx: PrivacyContext) -> dict[str, 
         values = np.maximum(np.asarray(noisy.value, dtype=np.int64), 0)  # post-processing
         doc |= {"epsilon": declared.epsilon, "mechanism": "discrete_laplace",
                 "sensitivity": delta, "sigma": noisy.record.sigma,
-                "how": "DP counts (discrete Laplace, replace-one Δ₁ = min(K, 2m)), clipped at 0"}
+                "how": "discrete Laplace, replace-one Δ₁ = min(K, 2m), clipped at 0"}
     else:
         values = exact
         doc["how"] = ("exact counts, declared public by the spec (cleaning_counts.release: "

@@ -53,8 +53,8 @@ def cleaning_markdown(doc: Mapping[str, Any] | None) -> list[str]:
         return ["## Data preparation",
                 "How many rows the domain policies and cleaning rules removed or recoded is not "
                 "released (the spec declares no `cleaning_counts`).", ""]
-    head = ("DP counts" if doc["release"] == "dp" else "Exact counts, declared public by the spec "
-            "(not differentially private)")
+    head = ("Counts released with differential privacy" if doc["release"] == "dp" else
+            "Exact counts, declared public by the spec (not differentially private)")
     lines = ["## Data preparation", f"{head}: {doc['how']}."]
     if doc["release"] == "dp":
         lines.append(f"ε = {_num(doc['epsilon'])}, Δ₁ = {doc['sensitivity']}, σ ≈ "
