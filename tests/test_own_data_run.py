@@ -184,7 +184,7 @@ def test_a_run_after_a_pilot_needs_spend_again_and_names_it(data, tmp_path, caps
                 "--spend-again"]) == 0
     capsys.readouterr()
     readme = (tmp_path / "r2" / "release" / "README.md").read_text(encoding="utf-8")
-    assert "a DP pilot (`workbench pilot`)" in readme and "ε = 0.5" in readme
+    assert "a DP pilot (`workbench pilot`)" in readme and "with ε = 0.5" in readme
     assert pilot["sha256"] in readme and verify_bundle(tmp_path / "r2").ok
     # a spec naming a pilot the store does not hold is refused before any noise
     other = _frozen(tmp_path, pilot={**pilot, "sha256": "0" * 64})

@@ -19,7 +19,8 @@ def pilot_markdown(spec: Spec) -> list[str]:
     if pilot is None:
         return []
     return [f"- Before this design, a DP pilot (`workbench pilot`) measured the dataset's 1-way "
-            f"marginals and missing rates with ε = {_num(pilot.epsilon)}; its FACTS file "
+            "marginals, missing rates, out-of-domain counts (and any declared 2-way tables) with "
+            f"ε = {_num(pilot.epsilon)}; its FACTS file "
             f"(`{pilot.facts}`, SHA-256 `{pilot.sha256}`) holds only DP values and drove the "
             "public proxy. Its ε is part of the dataset's earlier spend, not of ε_total."]
 
