@@ -28,7 +28,7 @@ from workbench.validation.sections import (
 from workbench.validation.sections.context import BuildContext
 
 SECTIONS = (metadata, columns, expected_n, transformations, constraints, criteria, faithfulness,
-            face_privacy, generator, budget, selection, survey, file_format, pilot,
+            face_privacy, generator, selection, budget, survey, file_format, pilot,
             cleaning_counts)
 
 __all__ = ["SECTIONS", "BuildContext"]
