@@ -128,6 +128,18 @@ def _design(args: argparse.Namespace) -> int:
     return run_command(args)
 
 
+def _proxy(args: argparse.Namespace) -> int:
+    from workbench.cli.own_data import run_proxy
+
+    return run_proxy(args)
+
+
+def _pilot(args: argparse.Namespace) -> int:
+    from workbench.cli.own_data import run_pilot
+
+    return run_pilot(args)
+
+
 def _dryrun(args: argparse.Namespace) -> int:
     from workbench.dryrun.command import run_command
 
@@ -274,6 +286,21 @@ def build_parser() -> argparse.ArgumentParser:
                    "crossover ε, written to DIR")
     p.add_argument("--survey-fraction", type=float, default=0.05,
                    help="sampling fraction of the survey simulation (default 0.05)")
+    from workbench.cli.own_data import add_pilot_arguments, add_proxy_arguments
+
+    p = add("proxy", "Public proxies for your own schema: `proxy build SPEC FACTS --n N --out "
+            "FILE` fits the maximum-entropy distribution of published facts (docs/facts.md) and "
+            "samples a record-level proxy.", _proxy)
+    add_proxy_arguments(p)
+    p = add(
+        "pilot",
+        "A DP pilot on CONFIDENTIAL data when no public table exists: measure 1-way marginals, "
+        "missing rates, out-of-domain counts and --pairs 2-way tables with ε = --epsilon "
+        "(charged to the dataset's budget store like a run) and write a public FACTS file for "
+        "`workbench proxy build`.",
+        _pilot,
+    )
+    add_pilot_arguments(p)
     p = add(
         "dashboard",
         "Serve a dashboard with Voilà on 127.0.0.1 at a free port and print its URL: "
@@ -326,6 +353,9 @@ def unexpected_message(command: str, exc: BaseException) -> str:
         return (f"error: `workbench run` failed ({name}) before publishing anything; the "
                 "message is withheld because it could quote confidential data. status.json "
                 "and the enclave ledger record the failure.")
+    if command == "pilot":
+        return (f"error: `workbench pilot` failed ({name}); the message is withheld because it "
+                "could quote confidential data. The dataset's ledger records what was spent.")
     return f"error: `workbench {command}` failed ({name}): {exc}"
 
 

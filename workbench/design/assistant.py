@@ -25,7 +25,7 @@ import math
 import os
 import statistics
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -184,10 +184,13 @@ def _group_pass(spec: Spec, config: Configuration, frame: pd.DataFrame, real: np
 
 def _plans(eps_gen: float, spec: Spec, epsilons: Mapping[str, float]
            ) -> dict[str, BudgetPlan]:
-    """Single-attempt and loop plans of these ε's (the one place ε_total is computed)."""
+    """Single-attempt and loop plans of these ε's (the one place ε_total is computed); what
+    every run releases besides them (survey raking, DP cleaning counts) is the spec's own."""
     pairs = [(epsilons[c.id], c.once) for c in spec.criteria]
-    return {SINGLE: BudgetPlan.of_criteria(eps_gen, pairs, max_iterations=1),
-            LOOP: BudgetPlan.of_criteria(eps_gen, pairs, max_iterations=None)}
+    base = BudgetPlan.of_spec(spec)
+    extra = {"epsilon_survey": base.epsilon_survey, "epsilon_cleaning": base.epsilon_cleaning}
+    return {mode: replace(BudgetPlan.of_criteria(eps_gen, pairs, max_iterations=cap), **extra)
+            for mode, cap in ((SINGLE, 1), (LOOP, None))}
 
 
 def _alternative(spec: Spec, config: Configuration, frame: pd.DataFrame, real: np.ndarray,

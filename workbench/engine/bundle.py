@@ -48,6 +48,8 @@ BUNDLE_FILES = (
 MANIFEST = "MANIFEST.json"
 #: Written only by a spec with a survey section.
 SURVEY_FILE = "survey.json"
+#: Written only by a spec with ``cleaning_counts`` (``engine.cleaning_counts``).
+CLEANING_FILE = "cleaning.json"
 #: Events of the accepted iteration published with its measurements: why a parallel group
 #: is charged its max, and the plausible-deniability test's parameters.
 ITERATION_EVENTS = frozenset({"parallel_composition", "plausible_deniability_test"})
@@ -110,10 +112,12 @@ def write_bundle(
     guarantee: Mapping[str, Any],
     survey: Mapping[str, Any] | None = None,
     proxy_labels: pd.DataFrame | None = None,
+    cleaning: Mapping[str, Any] | None = None,
 ) -> None:
     """Write every bundle file into ``staging`` (not yet visible as a release); ``guarantee``
     is the chosen configuration's guarantee in its JSON form (``Guarantee.as_dict``); a survey
-    release adds ``survey.json`` (the DP raking outputs), listed in the manifest too."""
+    release adds ``survey.json`` (the DP raking outputs), listed in the manifest too; a spec
+    with ``cleaning_counts`` adds ``cleaning.json`` (DP or declared-public counts)."""
     release.to_csv(staging / "release.csv", index=False, lineterminator="\n")
     write_json_atomic(staging / "criteria.json", {"criteria": list(results),
                                                   "all_passed": all(r["passed"] for r in results)})
@@ -130,13 +134,17 @@ def write_bundle(
         encoding="utf-8",
     )
     (staging / "README.md").write_text(
-        datasheet_markdown(spec, configuration, results, budget, len(release), guarantee),
+        datasheet_markdown(spec, configuration, results, budget, len(release), guarantee,
+                           cleaning),
         encoding="utf-8",
     )
     names = list(BUNDLE_FILES)
     if survey is not None:
         write_json_atomic(staging / SURVEY_FILE, dict(survey))
         names.append(SURVEY_FILE)
+    if cleaning is not None:
+        write_json_atomic(staging / CLEANING_FILE, dict(cleaning))
+        names.append(CLEANING_FILE)
     write_json_atomic(staging / MANIFEST, {name: file_sha256(staging / name) for name in names})
 
 

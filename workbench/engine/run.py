@@ -19,8 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from workbench.criteria import release_once
+from workbench.engine import cleaning_counts
 from workbench.engine.bundle import release_ledger, write_bundle
-from workbench.engine.guard import check_budget, data_warnings, dataset_budget
+from workbench.engine.cleaning_counts import CleaningTally
+from workbench.engine.guard import check_budget, check_pilot, data_warnings, dataset_budget
 from workbench.engine.iteration import Candidate, label_order, run_iteration
 from workbench.engine.once import OnceStatistics, save_once
 from workbench.engine.rundir import RunDirectory, RunRefused
@@ -88,18 +90,20 @@ class _Progress:
 MIN_RECORDS = 2
 
 
-def load_confidential(spec: Spec, data_path: str | os.PathLike[str]):
+def load_confidential(spec: Spec, data_path: str | os.PathLike[str],
+                      tally: CleaningTally | None = None):
     """Read only the spec's columns, apply the domain policies, check missing, clean.
 
     An empty or header-only file, or one with fewer than :data:`MIN_RECORDS` records after
-    cleaning, is refused here with an EncodingError, before the ledger opens.
+    cleaning, is refused here with an EncodingError, before the ledger opens. ``tally``
+    receives the confidential counts of what each policy and rule removed or recoded.
     """
     frame = read_raw(data_path, spec.columns, spec.file_format, extra=extra_columns(spec))
     if len(frame) == 0:
         raise EncodingError(f"the data file {os.fspath(data_path)!r} has a header but no "
                             "records; nothing was run and no budget was spent")
-    frame = apply_domain_policy(frame, spec.columns)
-    frame = clean(frame, spec)
+    frame = apply_domain_policy(frame, spec.columns, None if tally is None else tally.policies)
+    frame = clean(frame, spec, None if tally is None else tally.rules)
     check_missing(frame, spec.columns)
     if len(frame) < MIN_RECORDS:
         raise EncodingError(f"fewer than {MIN_RECORDS} records remain after cleaning; nothing "
@@ -158,8 +162,10 @@ def _guarded(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory,
              public: Any = None) -> RunOutcome:
     """Under the dataset's lock: the budget guard, then the run with its two ledgers."""
     plan, kept = check_budget(spec, book, spend_again)
+    check_pilot(spec, book)
+    tally = CleaningTally()
     try:
-        frame = load_confidential(spec, data_path)
+        frame = load_confidential(spec, data_path, tally)
     except EncodingError as exc:  # refused before the ledger opens: one reason, one message
         rd.prepare()
         rd.set_status("refused", reason=str(exc))
@@ -173,7 +179,7 @@ def _guarded(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory,
                  epsilon_charged_planned=plan.epsilon_charged, epsilon_prior=plan.epsilon_prior,
                  once_reused=plan.once_reused)
     try:
-        outcome = _run(spec, frame, rd, book, ledger, plan, kept, quiet, public)
+        outcome = _run(spec, frame, rd, book, ledger, plan, kept, quiet, public, tally)
     except BaseException as exc:
         ledger.event("run_end", status="failed", error=type(exc).__name__)
         rd.set_status("failed", run_id=run_id, error=type(exc).__name__)
@@ -209,7 +215,7 @@ def _once_statistics(spec: Spec, frame: Any, ctx: PrivacyContext, book: DatasetB
 
 def _run(spec: Spec, frame: Any, rd: RunDirectory, book: DatasetBudget,
          ledger: Ledger, plan: BudgetPlan, kept: OnceStatistics | None,
-         quiet: bool, public: Any = None) -> RunOutcome:
+         quiet: bool, public: Any = None, tally: CleaningTally | None = None) -> RunOutcome:
     """The steps after the guards; every ε goes through one accountant and one ledger."""
     run_id = ledger.run_id
     fingerprint = book.fingerprint(frame)
@@ -219,6 +225,7 @@ def _run(spec: Spec, frame: Any, rd: RunDirectory, book: DatasetBudget,
     ctx = PrivacyContext.confidential(accountant=accountant, ledger=ledger,
                                       neighbour=spec.budget.neighbour)
     configurations = list(spec.configurations())
+    cleaned = cleaning_counts.release(spec, tally or CleaningTally(), ctx)
     trials: dict[int, Trial] = {}  # each drawn configuration is bound once
     once = _once_statistics(spec, frame, ctx, book, kept, run_id, fingerprint)
     raking = raking_before_loop(spec, frame, ctx)
@@ -271,6 +278,7 @@ def _run(spec: Spec, frame: Any, rd: RunDirectory, book: DatasetBudget,
         guarantee=promise.as_dict(),
         survey=survey_document(spec, raking),
         proxy_labels=_public_labels(public, spec, candidate.configuration),
+        cleaning=cleaned,
     )
     ledger.event("run_end", status="complete", **_scalars(budget))
     published = rd.publish(staging, run_id)

@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from workbench.engine.bundle import BUNDLE_FILES, MANIFEST, SURVEY_FILE, file_sha256
+from workbench.engine import cleaning_counts
+from workbench.engine.bundle import BUNDLE_FILES, CLEANING_FILE, MANIFEST, SURVEY_FILE, file_sha256
 from workbench.generators import Guarantee, guarantee_for
 from workbench.postprocess import distinct_rows, reject_counts, semantics_for
 from workbench.privacy import Ledger
@@ -83,6 +84,12 @@ def verify_bundle(path: str | os.PathLike[str]) -> Verification:
     _check_criteria(root, v, spec, ledger)
     if spec.survey is not None:
         _check_survey(root, v, spec, ledger)
+    if spec.cleaning_counts is not None or (root / CLEANING_FILE).exists():
+        problem = cleaning_counts.verify(root / CLEANING_FILE, spec, ledger)
+        if problem:
+            v.failed("cleaning", problem)
+        else:
+            v.passed("cleaning", cleaning_counts.verified_words(spec))
     return v
 
 
@@ -93,7 +100,7 @@ def _check_manifest(root: Path, v: Verification) -> None:
     except (OSError, json.JSONDecodeError):
         v.failed("manifest", "MANIFEST.json is not readable JSON")
         return
-    names = [*BUNDLE_FILES, *([SURVEY_FILE] if SURVEY_FILE in manifest else [])]
+    names = [*BUNDLE_FILES, *[f for f in (SURVEY_FILE, CLEANING_FILE) if f in manifest]]
     changed = [f for f in names if not (root / f).is_file()
                or manifest.get(f) != file_sha256(root / f)]
     if changed:
@@ -221,7 +228,9 @@ def _check_ledger(root: Path, v: Verification, spec: Spec | None) -> list[dict[s
         return None
     plans = [e for e in ledger if e.get("event") == "selection_plan"]
     once_lines = [e for e in ledger if e.get("event") == "measurement" and e.get("stage") == "once"
-                  and not _is_survey(e)]
+                  and not _is_survey(e) and not cleaning_counts.is_cleaning(e)]
+    cleaning = [float(e["epsilon"]) for e in ledger
+                if e.get("event") == "measurement" and cleaning_counts.is_cleaning(e)]
     survey = [float(e["epsilon"]) for e in ledger
               if e.get("event") == "measurement" and _is_survey(e)]
     loop = [e for e in ledger if e.get("event") == "measurement" and e.get("stage") == "loop"]
@@ -235,8 +244,8 @@ def _check_ledger(root: Path, v: Verification, spec: Spec | None) -> list[dict[s
         return ledger
     prior = float(summary.get("epsilon_earlier_runs", 0.0))
     plan = BudgetPlan.of_selection_line(
-        plans[0], [float(e["epsilon"]) for e in once_lines], once_reused=reused, survey=survey
-    ).with_prior(prior)
+        plans[0], [float(e["epsilon"]) for e in once_lines], once_reused=reused, survey=survey,
+        cleaning=cleaning).with_prior(prior)
     stated = float(summary.get("epsilon_total", math.nan))
     problems = []
     if not math.isclose(float(plans[0]["epsilon_selection"]), plan.epsilon_selection,

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from workbench.report.guarantee import as_guarantee, guarantee_markdown
+from workbench.report.own_data import cleaning_markdown, pilot_markdown
 from workbench.report.spec_summary import format_number
 from workbench.spec import Spec
 
@@ -133,9 +134,11 @@ def datasheet_markdown(
     budget: Mapping[str, Any],
     n_rows: int,
     guarantee: Mapping[str, Any] | None = None,
+    cleaning: Mapping[str, Any] | None = None,
 ) -> str:
     """The datasheet for README.md: uses, accuracy guarantees, guarantee of the records,
-    privacy unit, ε in words (``guarantee``: ``guarantee.json``'s form; None = pure ε-DP)."""
+    privacy unit, ε in words (``guarantee``: ``guarantee.json``'s form; None = pure ε-DP),
+    the DP pilot the design came from and what cleaning did (``cleaning``: ``cleaning.json``)."""
     md = spec.metadata
     eps = float(budget["epsilon_total"])
     out = [
@@ -173,8 +176,10 @@ def datasheet_markdown(
         f"- Neighbouring datasets: {spec.budget.neighbour.replace('_', '-')}.",
         f"- {total_loss_line(eps, guarantee)}",
         *prior_spend_lines(budget),
+        *pilot_markdown(spec),
         f"- {epsilon_words(eps, guarantee)}",
         "",
+        *cleaning_markdown(cleaning),
         "## Time",
         TIMING_NOTE,
         "",

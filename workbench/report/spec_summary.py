@@ -7,6 +7,7 @@ import textwrap
 
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.report.amplification import amplification_figure
+from workbench.report.own_data import cleaning_describe_line, pilot_describe_lines
 from workbench.spec import Spec
 
 
@@ -168,6 +169,8 @@ def describe_spec(spec: Spec) -> str:
         from workbench.survey.describe import survey_lines
 
         out += survey_lines(spec.survey, plan.epsilon_total)
+    out += cleaning_describe_line(spec)
+    out += pilot_describe_lines(spec, plan.epsilon_total)
     if b.epsilon_lifetime_max is not None:
         out.append(f"  lifetime cap on the dataset: epsilon <= "
                    f"{format_number(b.epsilon_lifetime_max)} over every run")

@@ -14,6 +14,7 @@ import numpy as np
 
 from workbench.constraints import Predicate
 from workbench.spec.document import FROZEN_KEY, thaw
+from workbench.spec.own_data import CleaningCounts, PilotRef
 from workbench.spec.space import (
     Configuration,
     GeneratorSpace,
@@ -304,6 +305,10 @@ class Spec:
     survey: Survey | None = None
     #: how the data file spells missing values (``schema.file_format``)
     file_format: FileFormat = field(default_factory=FileFormat)
+    #: the DP pilot this design was made from (``pilot``), when the spec names one
+    pilot: PilotRef | None = None
+    #: how the bundle states the cleaning counts; None: they never leave the run
+    cleaning_counts: CleaningCounts | None = None
 
     # --- lookups -----------------------------------------------------------------
     @property

@@ -25,6 +25,14 @@ def whole_spec_problems(ctx: BuildContext, spec: Spec) -> None:
             f"ε_total {spec.epsilon_total:g} of one run exceeds the dataset's lifetime cap "
             f"{lifetime:g}: no run could ever start",
         )
+    if lifetime is not None and spec.pilot is not None and \
+            spec.epsilon_total + spec.pilot.epsilon > lifetime + 1e-9:
+        ctx.problem(
+            "pilot.epsilon",
+            f"the pilot's ε {spec.pilot.epsilon:g} and this design's ε_total "
+            f"{spec.epsilon_total:g} add up to more than the dataset's lifetime cap "
+            f"{lifetime:g}: the run could never start after the pilot",
+        )
 
 
 def _full_space(spec: Spec) -> list[Configuration]:

@@ -28,7 +28,7 @@ from workbench.widgets.model.paths import MISSING
 from workbench.widgets.model.session import Change, Session
 
 COLUMN_TYPES = ("categorical", "ordinal", "integer", "continuous")
-POLICIES = ("error", "drop", "clip")
+POLICIES = ("error", "drop", "clip", "to_missing")
 
 
 def alternative_size(column: Mapping[str, Any], alternative: Mapping[str, Any]) -> int | None:
