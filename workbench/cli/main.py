@@ -28,6 +28,13 @@ def load_spec(path: str, **kwargs: Any) -> Spec:
 
 def _validate(args: argparse.Namespace) -> int:
     spec = load_spec(args.spec)
+    if args.strict:
+        from workbench.dryrun.command import strict_problem
+
+        problem = strict_problem(args, spec)
+        if problem:
+            print(f"error: {problem}", file=sys.stderr)
+            return EXIT_USAGE
     print(
         f"OK: {args.spec} is a valid spec (sha256 {spec.sha256}, "
         f"{'frozen' if spec.frozen else 'not frozen'})"
@@ -167,6 +174,12 @@ def build_parser() -> argparse.ArgumentParser:
         _validate,
     )
     p.add_argument("spec", help="path to a spec file (.json, .yaml)")
+    p.add_argument("--strict", action="store_true",
+                   help="also refuse a spec whose every criterion is passed by a release that "
+                   "keeps only the proxy's 1-way marginals (its criteria protect no utility); "
+                   "needs --proxy")
+    p.add_argument("--proxy", default=None, help="the PUBLIC proxy CSV for --strict")
+    add_size_arguments(p)
     p = add(
         "describe",
         "Print a readable summary of a spec: columns, domain sizes, configuration "

@@ -123,6 +123,26 @@ def run_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def strict_problem(args: argparse.Namespace, spec: Spec) -> str | None:
+    """``validate --strict --proxy P``: a problem when an independent-marginals release of
+    the proxy at n passes every criterion (they protect no utility), else None."""
+    if args.proxy is None:
+        return "--strict needs --proxy (the public proxy the trivial release is drawn from)"
+    draws = args.floor_draws if args.floor_draws is not None else 3
+    tables = floors_at(spec, args.proxy, [next(spec.configurations())], spec_n(spec, args.n),
+                       draws=max(2, draws), seed=0)
+    for size, items in sorted(tables.items()):
+        for table in items:
+            if table.floors and len(table.unprotective) == len(table.floors):
+                values = ", ".join(f"{f.criterion} {f.trivial:.4g} < {f.threshold:.4g}"
+                                   for f in table.floors)
+                return (f"criteria: a release that keeps only the proxy's 1-way marginals (no "
+                        f"relation between columns) passes every criterion at n = {size:,} "
+                        f"({values}): the criteria protect no utility; tighten a threshold or "
+                        "add a criterion on relations between columns")
+    return None
+
+
 def describe_floors(args: argparse.Namespace, spec: Spec) -> int:
     """``describe SPEC --proxy P [--n N]``: the floors beside each threshold; 2 on bad input."""
     try:
