@@ -36,7 +36,9 @@ def _test_document(**thresholds: float) -> dict:
     doc = narrowed_document()
     doc["selection"]["configurations"] = doc["selection"]["configurations"][:1]
     # γ = 0, T = ∞ needs a recorded forecast: these loose criteria pass almost always
-    doc["selection"]["forecast"] = {"p": 0.9, "repetitions": 10, "min_pass": 0.1}
+    # made over the sizes these tests run at (n is compared before any budget, issue 24)
+    doc["selection"]["forecast"] = {"p": 0.9, "repetitions": 10, "min_pass": 0.1, "n": 300,
+                                    "n_max": 40_000}
     keep = {"marginals": 0.05, "mean_gestation": 3.0, "faithfulness": 0.3, **thresholds}
     doc["criteria"] = [dict(c, threshold=keep[c["id"]]) for c in doc["criteria"]
                        if c["id"] in keep]

@@ -32,7 +32,7 @@ from workbench.engine.survey_step import (
     weight_release,
     with_survey_inputs,
 )
-from workbench.engine.unbounded import check_bounded
+from workbench.engine.unbounded import check_bounded, check_size
 from workbench.generators import Guarantee, guarantee_for
 from workbench.privacy import Accountant, Ledger, PrivacyContext, private_selection
 from workbench.privacy.budget_plan import BudgetPlan
@@ -121,8 +121,9 @@ def run(
 
     ``budget_store`` is the store's root (default: ``$WORKBENCH_BUDGET_STORE``, else the
     user's state directory; see :mod:`workbench.privacy.budget_store`). A γ = 0, T = ∞ spec
-    without a forecast p ≥ 0.05 is refused unless ``allow_unbounded``
-    (:mod:`workbench.engine.unbounded`). ``proxy``: PUBLIC proxy data the report overlays
+    without a forecast p ≥ 0.05, or whose cleaned data's n lies outside the sizes that
+    forecast covers, is refused unless ``allow_unbounded`` (:mod:`workbench.engine.unbounded`;
+    the data are then read before the budget store is opened, so nothing is written there). ``proxy``: PUBLIC proxy data the report overlays
     on the release (read here, before any budget, so a bad file fails early).
     """
     spec = load_spec(spec_path, require_frozen=True)
@@ -132,10 +133,14 @@ def run(
     book = dataset_budget(spec, budget_store)
     if not Path(data_path).is_file():
         raise RunRefused(f"data file {os.fspath(data_path)!r} does not exist")
+    frame = None
+    if spec.selection.unbounded and not allow_unbounded:
+        frame = _load_refusing(spec, data_path, RunDirectory(out_dir))
+        check_size(spec, len(frame))  # n is public; nothing opened or spent yet
     try:
         with book.locked():
             return _guarded(spec, data_path, RunDirectory(out_dir), book, quiet, spend_again,
-                            public)
+                            public, frame)
     except BudgetStoreError as exc:
         raise RunRefused(str(exc)) from None
 
@@ -152,17 +157,24 @@ def _preflight(spec: Spec) -> None:
             raise RunRefused(str(exc)) from None
 
 
-def _guarded(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory,
-             book: DatasetBudget, quiet: bool, spend_again: bool,
-             public: Any = None) -> RunOutcome:
-    """Under the dataset's lock: the budget guard, then the run with its two ledgers."""
-    plan, kept = check_budget(spec, book, spend_again)
+def _load_refusing(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory) -> Any:
+    """The cleaned data, or the run folder's status 'refused' with the one reason (before the
+    ledger opens) and the EncodingError raised again."""
     try:
-        frame = load_confidential(spec, data_path)
-    except EncodingError as exc:  # refused before the ledger opens: one reason, one message
+        return load_confidential(spec, data_path)
+    except EncodingError as exc:
         rd.prepare()
         rd.set_status("refused", reason=str(exc))
         raise
+
+
+def _guarded(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory,
+             book: DatasetBudget, quiet: bool, spend_again: bool,
+             public: Any = None, frame: Any = None) -> RunOutcome:
+    """Under the dataset's lock: the budget guard, then the run with its two ledgers
+    (``frame``: the cleaned data when the size guard has read them already)."""
+    plan, kept = check_budget(spec, book, spend_again)
+    frame = _load_refusing(spec, data_path, rd) if frame is None else frame
     rd.prepare()
     run_id = uuid.uuid4().hex
     ledger = Ledger(rd.ledger_path, run_id=run_id, mirrors=[book.ledger_path])

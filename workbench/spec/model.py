@@ -181,9 +181,11 @@ class RecordedForecast:
     p: float
     repetitions: int
     min_pass: float
-    #: records the proxy was rehearsed at, and the proxy's file name, when known
+    #: records the proxy was rehearsed at (the low end of a range), and the proxy's file name
     n: int | None = None
     proxy: str | None = None
+    #: the high end when the forecast was made over a range of n (both ends rehearsed)
+    n_max: int | None = None
 
 
 @dataclass(frozen=True)
