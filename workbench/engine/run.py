@@ -20,6 +20,7 @@ from typing import Any
 
 from workbench.criteria import release_once
 from workbench.engine.bundle import release_ledger, write_bundle
+from workbench.engine.diagnosis import single_attempt_diagnosis
 from workbench.engine.guard import check_budget, data_warnings, dataset_budget
 from workbench.engine.iteration import Candidate, label_order, run_iteration
 from workbench.engine.once import OnceStatistics, save_once
@@ -57,6 +58,8 @@ class RunOutcome:
     epsilon_charged: float = 0.0
     budget_store: Path | None = None
     warnings: tuple[str, ...] = ()
+    #: after ⊥ in a single attempt (T = 1) only: why its one candidate failed (DP values)
+    diagnosis: tuple[str, ...] = ()
 
 
 class _Progress:
@@ -236,12 +239,14 @@ def _run(spec: Spec, frame: Any, rd: RunDirectory, book: DatasetBudget,
     sel = spec.selection
     accountant.plan_selection(spec.epsilon_in_loop, sel.gamma, sel.max_iterations, sel.epsilon_0)
     progress = _Progress(quiet, sel.max_iterations)
+    last: list[Candidate] = []  # the latest candidate, read only for a single attempt's ⊥
 
     def step(_iteration: int) -> tuple[bool, Candidate]:
         config = configurations[ctx.randbelow(len(configurations))]
         candidate = run_iteration(spec, config, frame, ctx, once_results=once,
                                   progress=progress.step)
         progress.iteration_done()
+        last[:] = [candidate]
         return candidate.passed, candidate
 
     try:
@@ -251,15 +256,17 @@ def _run(spec: Spec, frame: Any, rd: RunDirectory, book: DatasetBudget,
         progress.close()
     budget = _budget(spec, plan, book.dataset)
 
-    def outcome(status: str, published: Path | None) -> RunOutcome:
+    def outcome(status: str, published: Path | None,
+                diagnosis: tuple[str, ...] = ()) -> RunOutcome:
         return RunOutcome(status, published, plan.epsilon_total, accountant.epsilon_spent(),
                           result.iterations, book.dataset, plan.epsilon_charged, book.root,
-                          warnings)
+                          warnings, diagnosis)
 
     if not result.succeeded or result.output is None:
+        diagnosis = single_attempt_diagnosis(spec, last, ctx)
         ledger.event("run_end", status="no_release", **_scalars(budget))
         rd.set_status("no_release", run_id=run_id)
-        return outcome("no_release", None)
+        return outcome("no_release", None, diagnosis)
     candidate = result.output
     promise = guarantee_for(spec, candidate.configuration)
     budget = _budget(spec, plan, book.dataset, promise)
