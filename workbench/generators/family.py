@@ -118,6 +118,9 @@ class GeneratorFamily(ABC):
     hyperparameters: ClassVar[Mapping[str, Param]] = MappingProxyType({})
     #: Groups of hyperparameters of which exactly one must be set (not None).
     exactly_one_of: ClassVar[tuple[tuple[str, ...], ...]] = ()
+    #: True when one iteration with this family is not ε₁-DP (e.g. its candidate carries a
+    #: per-record bound only): the validator then refuses selection.max_iterations ≠ 1.
+    single_attempt_only: ClassVar[bool] = False
 
     def __init__(self, **hyperparameters: Any) -> None:
         """Take declared hyperparameters only; the others keep their declared defaults."""

@@ -107,6 +107,10 @@ class PrivacyContext:
         self._iteration: int | None = None
         #: (group, part) while measurements read one disjoint part (``privacy.parallel``).
         self.parallel_part: tuple[str, str] | None = None
+        #: parallel groups opened so far in this iteration (or stage): names them "#1", "#2"…
+        #: within it, never across the process or the loop (a running count, published with
+        #: the accepted iteration, would tell how many fits ran before it)
+        self.parallel_groups = 0
         if accountant is not None and ledger is not None:
             accountant.bind_ledger(ledger)
 
@@ -175,10 +179,12 @@ class PrivacyContext:
         if isinstance(iteration, bool) or not isinstance(iteration, int) or iteration < 1:
             raise ValueError("iteration must be an integer >= 1")
         self._iteration = iteration
+        self.parallel_groups = 0
 
     def end_iteration(self) -> None:
         """Leave the loop; later measurements are 'once' measurements."""
         self._iteration = None
+        self.parallel_groups = 0
 
     def coin(self, probability: float) -> bool:
         """True with ``probability``; the selection loop's γ-stop (CSPRNG when confidential)."""

@@ -16,6 +16,7 @@ def whole_spec_problems(ctx: BuildContext, spec: Spec) -> None:
     _configurations(ctx, spec)
     _generator_epsilon(ctx, spec)
     _asymptotic_dp(ctx, spec)
+    _single_attempt(ctx, spec)
     cap = spec.budget.epsilon_total_max
     if cap is not None and spec.epsilon_total > cap:
         ctx.problem("budget.epsilon_total_max",
@@ -59,6 +60,30 @@ def _generator_epsilon(ctx: BuildContext, spec: Spec) -> None:
             f"must equal the largest selectable generator 'epsilon' ({max(values):g}): "
             "private selection is charged for the largest",
         )
+
+
+def _single_attempt(ctx: BuildContext, spec: Spec) -> None:
+    """A family whose iteration is not ε₁-DP (``single_attempt_only``: plausible deniability,
+    whose candidate carries a per-record bound only) runs only as a single attempt: private
+    selection's theorem composes ε₁-DP iterations and would not cover a loop over it."""
+    from workbench.generators.registry import family_class
+
+    if spec.selection.max_iterations == 1:
+        return
+    selectable = (spec.selection.configurations if spec.selection.configurations is not None
+                  else _full_space(spec))
+    for family in sorted({c.family for c in selectable}):
+        try:
+            single = getattr(family_class(family), "single_attempt_only", False)
+        except (KeyError, ValueError):
+            continue  # the generator section reports an unknown family
+        if single:
+            ctx.problem("selection.max_iterations",
+                        f"generator family {family!r} releases candidates that are not "
+                        "ε₁-DP (their records carry a per-record bound only), so private "
+                        "selection cannot cover a loop over them: set "
+                        "selection.max_iterations to 1 (a single attempt)")
+            return
 
 
 def _asymptotic_dp(ctx: BuildContext, spec: Spec) -> None:
