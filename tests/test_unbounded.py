@@ -144,14 +144,14 @@ def test_sizes_a_forecast_covers() -> None:
     doc["selection"]["forecast"]["n_max"] = 200_000  # a range: both ends rehearsed
     assert covered_sizes(build_spec(doc))[:2] == (166_000, 200_000)
     del doc["selection"]["forecast"]["n"]
-    with pytest.raises(SpecError, match="selection.forecast.n_max"):
+    with pytest.raises(SpecError, match=r"selection\.forecast\.n_max"):
         build_spec(doc)
     del doc["selection"]["forecast"]["n_max"]  # no n recorded: schema.expected_n, else refuse
-    with pytest.raises(RunRefused, match="neither its forecast nor schema.expected_n"):
+    with pytest.raises(RunRefused, match=r"neither its forecast nor schema\.expected_n"):
         check_size(build_spec(doc), 20_000)
     doc["schema"]["expected_n"] = [15_000, 25_000]
     check_size(build_spec(doc), 20_000)
-    with pytest.raises(RunRefused, match="schema.expected_n covers 15,000–25,000"):
+    with pytest.raises(RunRefused, match=r"schema\.expected_n covers 15,000–25,000"):
         check_size(build_spec(doc), 30_000)
     bounded = _test_document()
     bounded["selection"].update(max_iterations=1)
@@ -162,7 +162,8 @@ def test_paper_spec_on_3000_records_is_refused_and_spends_nothing(
         tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     import gzip
 
-    lines = gzip.open(REPO / "data_public" / "proxy_sample_166k.csv.gz", "rt").readlines()
+    with gzip.open(REPO / "data_public" / "proxy_sample_166k.csv.gz", "rt") as fh:
+        lines = [next(fh) for _ in range(3001)]
     data = tmp_path / "small.csv"
     data.write_text("".join(lines[:3001]))
     out = tmp_path / "run"

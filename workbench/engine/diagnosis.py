@@ -4,9 +4,10 @@
 (loop factor 1, :class:`~workbench.privacy.budget_plan.BudgetPlan`), so every DP value it
 released — each criterion's noisy value, already compared with its public threshold — is
 covered by that ε₁ whether or not the candidate passed. The curator may learn them: the
-enclave ledger keeps them (one ``single_attempt_diagnosis`` line per failing criterion; never in a bundle, and a ⊥ run
-publishes none) and ``workbench run`` prints them. A failure before the criteria (sampling
-against the synthetic rules, or a generator's shortfall) is said in its own public words.
+enclave ledger keeps them (one ``single_attempt_diagnosis`` line per failing criterion; never
+in a bundle, and a ⊥ run publishes none) and ``workbench run`` prints them. A failure before
+the criteria (sampling against the synthetic rules, or a generator's shortfall) is said in its
+own public words.
 
 **T > 1.** Liu & Talwar's theorem (paper Thm. 3) covers only the selected output — the
 released candidate or ⊥ — at the price of the loop factor; the values of rejected iterations

@@ -126,8 +126,9 @@ def run(
     user's state directory; see :mod:`workbench.privacy.budget_store`). A γ = 0, T = ∞ spec
     without a forecast p ≥ 0.05, or whose cleaned data's n lies outside the sizes that
     forecast covers, is refused unless ``allow_unbounded`` (:mod:`workbench.engine.unbounded`;
-    the data are then read before the budget store is opened, so nothing is written there). ``proxy``: PUBLIC proxy data the report overlays
-    on the release (read here, before any budget, so a bad file fails early).
+    the data are then read before the budget store is opened, so nothing is written there).
+    ``proxy``: PUBLIC proxy data the report overlays on the release (read here, before any
+    budget, so a bad file fails early).
     """
     spec = load_spec(spec_path, require_frozen=True)
     public = None if proxy is None else read_raw(proxy, spec.columns)
