@@ -45,6 +45,15 @@ def fit_generator(spec: Spec, configuration: Configuration, codes: np.ndarray,
     return generator
 
 
+def release_diagnostics(spec: Spec, configuration: Configuration, codes: np.ndarray,
+                        rng: np.random.Generator) -> dict[str, Any] | None:
+    """The chosen family's public diagnostics of the RELEASED codes (post-processing: e.g. an
+    MCMC draw's R̂ and ESS of its sampler re-run on them), or None."""
+    return generator_for(spec, configuration).release_diagnostics(
+        codes, spec.table_codec(configuration).domain, spec.generator_epsilon(configuration),
+        rng)
+
+
 def synthesize_candidate(spec: Spec, configuration: Configuration, codes: np.ndarray,
                          ctx: PrivacyContext, progress: Progress | None = None) -> np.ndarray:
     """Fit on ``codes``, sample as many valid rows, project: the candidate S before evaluation.

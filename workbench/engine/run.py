@@ -22,7 +22,12 @@ from workbench.criteria import release_once
 from workbench.engine.bundle import release_ledger, write_bundle
 from workbench.engine.diagnosis import single_attempt_diagnosis
 from workbench.engine.guard import check_budget, data_warnings, dataset_budget
-from workbench.engine.iteration import Candidate, label_order, run_iteration
+from workbench.engine.iteration import (
+    Candidate,
+    label_order,
+    release_diagnostics,
+    run_iteration,
+)
 from workbench.engine.once import OnceStatistics, save_once
 from workbench.engine.rundir import RunDirectory, RunRefused
 from workbench.engine.survey_step import (
@@ -273,6 +278,7 @@ def _run(spec: Spec, frame: Any, rd: RunDirectory, book: DatasetBudget,
     budget = _budget(spec, plan, book.dataset, promise)
     table = spec.table_codec(candidate.configuration)
     release = weight_release(spec, table.decode(candidate.codes), raking)
+    diagnostics = release_diagnostics(spec, candidate.configuration, candidate.codes, ctx.rng)
     results = [r.as_dict() for r in candidate.results]
     staging = rd.staging(run_id)
     reused = [r.as_dict() for r in kept.records] if kept is not None else []
@@ -289,6 +295,7 @@ def _run(spec: Spec, frame: Any, rd: RunDirectory, book: DatasetBudget,
         guarantee=promise.as_dict(),
         survey=survey_document(spec, raking),
         proxy_labels=_public_labels(public, spec, candidate.configuration),
+        diagnostics=diagnostics,
     )
     ledger.event("run_end", status="complete", **_scalars(budget))
     published = rd.publish(staging, run_id)

@@ -146,6 +146,8 @@ class Budget:
     epsilon_lifetime_max: float | None = None
     #: whether a generator whose guarantee is asymptotic ("aDP, not a guarantee") may run
     allow_asymptotic_dp: bool = False
+    #: whether a posterior draw proven ε-DP for an exact draw may be released from MCMC
+    allow_mcmc_draw: bool = False
 
 
 @dataclass(frozen=True)
