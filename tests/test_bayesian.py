@@ -406,3 +406,28 @@ def test_faithfulness_tolerance_is_a_distance_in_the_columns_units() -> None:
     doc["faithfulness"]["exact"] = ["gestation_week", "is_female"]
     with pytest.raises(SpecError, match=r"faithfulness\.tolerance\.parity"):
         build_spec(doc)
+
+
+def test_describe_datasheet_report_and_both_reviews_name_the_mcmc_caveat() -> None:
+    """Issue 24: the words go through report.guarantee everywhere (describe, README.md,
+    report.html, the spec review's budget, the release review with the bundle's R̂ and ESS)."""
+    from workbench.report import describe_spec
+    from workbench.report.datasheet import epsilon_words, total_loss_line
+    from workbench.report.guarantee import guarantee_html, guarantee_markdown
+    from workbench.widgets.dashboards.budget_section import budget_html as spec_budget
+    from workbench.widgets.dashboards.release_review import budget_html as release_budget
+
+    spec = load_spec(FROZEN)
+    promise = generator_for(spec, next(spec.configurations())).guarantee().as_dict()
+    assert MCMC_LABEL in describe_spec(spec)
+    diagnostics = {"rhat_max": 1.0004, "ess_min": 12000.0, "acceptance": 0.27, "chains": 2,
+                   "kept": 20000, "burn_in": 5000}
+    md = "\n".join(guarantee_markdown(promise, diagnostics))
+    assert MCMC_LABEL in md and "finite adaptive MCMC chain" in md and "R̂ = 1.0004" in md
+    assert "if the posterior draw were exact" in total_loss_line(5.3, promise)
+    assert epsilon_words(5.3, promise).startswith("For an exact posterior draw")
+    page = guarantee_html(promise, diagnostics=diagnostics)
+    assert "wb-guarantee-diagnostics" in page and "ESS = 12,000" in page
+    assert MCMC_LABEL in spec_budget(spec) and "finite adaptive MCMC" in spec_budget(spec)
+    review = release_budget({"epsilon_total": 5.3}, spec, None, promise, diagnostics)
+    assert MCMC_LABEL in review and "R̂ = 1.0004" in review

@@ -88,7 +88,8 @@ class BayesianPosterior(GeneratorFamily):
 
     name = "bayesian"
     description = ("a Bayesian model of one numeric column given categorical predictors, "
-                   "released through one draw of a censored (ε-DP) or weighted (aDP) posterior")
+                   "released through one draw of a censored (ε-DP for an exact draw, released "
+                   "from MCMC) or weighted (aDP) posterior")
     hyperparameters = MappingProxyType({
         "target": Param(None, _column_name, "the numeric column the model synthesises"),
         "model": Param("normal_linear", one_of(*MODELS), "the Bayesian model"),
