@@ -14,6 +14,7 @@ from workbench.engine import run_iteration
 from workbench.generators import mbi_model
 from workbench.privacy import PrivacyContext
 from workbench.spec import Spec
+from workbench.trial import bind
 from workbench.validation import load_spec
 
 REPO = Path(__file__).resolve().parents[1]
@@ -63,7 +64,7 @@ def run(spec: Spec, frame, iterations: int, label: str
         ctx = PrivacyContext.simulation(seed=1000 + i)
         once = release_once(spec, config, codes, ctx) if spec.epsilon_once else None
         t, c = time.perf_counter(), time.process_time()
-        cand = run_iteration(spec, config, frame, ctx, once_results=once, real_codes=codes)
+        cand = run_iteration(bind(spec, config), frame, ctx, once_results=once, real_codes=codes)
         times.append(time.perf_counter() - t)
         cpu.append(time.process_time() - c)
         passes += cand.passed

@@ -34,6 +34,7 @@ from workbench.dryrun.proxy import prepare_proxy
 from workbench.engine import run_iteration
 from workbench.privacy import PrivacyContext
 from workbench.proxy import read_us_sample
+from workbench.trial import bind
 from workbench.validation import load_spec
 
 REPO = Path(__file__).resolve().parents[1]
@@ -52,7 +53,7 @@ def evaluate(spec_path: Path, registry, size: int, iterations: int, floor_draws:
     for i in range(iterations):
         ctx = PrivacyContext.simulation(seed=1000 + i)  # OpenDP noise: DP decisions
         once = release_once(spec, config, real, ctx)
-        cand = run_iteration(spec, config, frame, ctx, once_results=once, real_codes=real)
+        cand = run_iteration(bind(spec, config), frame, ctx, once_results=once, real_codes=real)
         all_pass += cand.passed
         for r in cand.results:
             passes[r.id] += r.passed

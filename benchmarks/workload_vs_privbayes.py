@@ -52,6 +52,7 @@ from workbench.proxy import read_us_sample
 from workbench.spec import Configuration, Spec
 from workbench.transform.cells import distinct_cells
 from workbench.transform.clean import clean
+from workbench.trial import bind
 from workbench.validation import build_spec, load_spec
 
 REPO = Path(__file__).resolve().parents[1]
@@ -81,7 +82,7 @@ def variant(base: Spec, family: str, hyper: dict, epsilon: float) -> tuple[Spec,
 def one_rep(spec: Spec, config: Configuration, frame, real, seed: int) -> tuple[dict, bool, bool]:
     """One simulated iteration: exact errors, exact pass and DP pass."""
     ctx = PrivacyContext.simulation(seed=seed)
-    cand = run_iteration(spec, config, frame, ctx, real_codes=real)
+    cand = run_iteration(bind(spec, config), frame, ctx, real_codes=real)
     if cand.codes is None:
         return {}, False, False
     exact = exact_errors(spec, config, real, cand.codes, ctx)
@@ -126,7 +127,7 @@ def lean(base: Spec, frame, real, eps_gen: float, reps: int, hyper: dict) -> Non
     synth = None
     for rep in range(reps):
         ctx = PrivacyContext.simulation(seed=100 + rep)
-        cand = run_iteration(spec, config, frame, ctx, real_codes=real)
+        cand = run_iteration(bind(spec, config), frame, ctx, real_codes=real)
         errs = exact_errors(spec, config, real, cand.codes, ctx)
         for r in cand.results:
             exact[r.id].append(errs[r.id])

@@ -32,6 +32,7 @@ from workbench.privacy.noise import (
 from workbench.spec import SpecError
 from workbench.transform import NumberCodec
 from workbench.transform.clean import clean
+from workbench.trial import bind
 from workbench.validation import build_spec, load_spec
 
 REPO = Path(__file__).resolve().parents[1]
@@ -321,7 +322,7 @@ def test_run_iteration_evaluates_the_distribution_criteria_with_dp() -> None:
     config = next(spec.configurations())
     frame = clean(_frame(), spec)
     ctx = PrivacyContext.simulation(2, noise=SeededNoise(2))
-    result = run_iteration(spec, config, frame, ctx)
+    result = run_iteration(bind(spec, config), frame, ctx)
     kinds = {r.kind: r for r in result.results}
     assert {"max_ecdf", "avg_ecdf", "mean_error", "median_error", "q15_error",
             "q90_error"} <= set(kinds)

@@ -331,3 +331,35 @@ def test_epsilon_total_is_computed_in_one_place() -> None:
            'f"ε_total = {factor} × ({format_number(spec.budget.epsilon_generator)} + "']
     assert all(re.search(pattern, text) for pattern, text in zip(ONE_PLACE.values(), old,
                                                                  strict=True))
+
+
+#: issue 25, must-show 4: each fact has one owner (pattern → the one file that may hold it)
+ONE_OWNER = {
+    "the Laplace CDF": (r"def \w*laplace_cdf\(|0\.5 \* math\.exp\(",
+                        "workbench/privacy/mechanisms.py"),
+    "the effective threshold": (
+        r"min\([\w.]*\b(threshold|t)\s*,\s*(float\()?[\w.]*(adjusted|t_prime)",
+        "workbench/criteria/kinds/base.py"),
+    "ε₁ (in-loop criteria ε)": (
+        r"sum\([^\n]*\bin_loop\b|not once and e > 0|epsilon_generator \+ sum",
+                                "workbench/privacy/budget_plan.py"),
+}
+
+
+def test_each_fact_of_the_pass_rule_and_the_budget_has_one_owner() -> None:
+    """One Laplace CDF, one effective-threshold computation, one ε₁ (a grep over the package,
+    doctests aside); the patterns catch the copies they replaced."""
+    for name, (pattern, owner) in ONE_OWNER.items():
+        found = set()
+        for path in (REPO / "workbench").rglob("*.py"):
+            code = "\n".join(line for line in path.read_text(encoding="utf-8").splitlines()
+                             if not line.lstrip().startswith(">>>"))
+            if re.search(pattern, code):
+                found.add(path.relative_to(REPO).as_posix())
+        assert found == {owner}, (name, found)
+    old = ["def laplace_cdf(x: float, b: float) -> float:",
+           "effective = threshold if adjusted_threshold is None else min(threshold, "
+           "adjusted_threshold)",
+           "return self.budget.epsilon_generator + sum(c.epsilon for c in self.criteria if "
+           "c.in_loop)"]
+    assert all(re.search(p, text) for (p, _), text in zip(ONE_OWNER.values(), old, strict=True))

@@ -117,7 +117,7 @@ def test_dashboard_subcommand_parses_and_rejects_missing_files(
 
 def test_fast_kernel_imports_keeps_spec_validation_working() -> None:
     code = ("from workbench.cli.dashboard import fast_kernel_imports; fast_kernel_imports(); "
-            "import sys; from workbench.spec import load_spec; "
+            "import sys; from workbench.validation import load_spec; "
             f"print(load_spec({str(EXAMPLE)!r}).epsilon_total, "
             "sys.modules.get('rfc3987_syntax', 'absent'))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -11,8 +11,9 @@ import pytest
 from workbench.cli.main import main
 from workbench.criteria import kinds
 from workbench.design import design, needed_epsilon, pass_probability
-from workbench.design.rules import laplace_cdf, round_up
+from workbench.design.rules import round_up
 from workbench.privacy.budget_plan import BudgetPlan
+from workbench.privacy.mechanisms import laplace_cdf
 from workbench.proxy import sample_proxy
 from workbench.validation import build_spec, load_spec
 
@@ -121,7 +122,7 @@ def test_the_chosen_design_is_the_cheapest_reaching_the_target(result) -> None:
     assert spec.selection.max_iterations == (1 if result.chosen.mode == "single attempt"
                                              else None)
     weights = spec.criterion("regression_coefficients").params["statistic_weights"]
-    assert weights == result.weights and weights
+    assert weights == result.tuned["regression_coefficients"]["statistic_weights"] and weights
     assert "← chosen" in result.table()
 
 

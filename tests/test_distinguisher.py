@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from workbench.audits.criteria import audit_spec
+from workbench.audits.criteria import case_spec
 from workbench.criteria import evaluate_criterion, kinds
 from workbench.privacy import PrivacyContext
 from workbench.privacy.noise import SeededNoise
@@ -15,7 +15,7 @@ S = np.array([(0, 0, 0), (0, 1, 1), (0, 2, 2), (0, 0, 1)])  # all g = a; the pro
 
 
 def _value(real: np.ndarray, noise=None) -> tuple[object, PrivacyContext]:
-    spec, config = audit_spec()
+    spec, config = case_spec("distinguisher")
     ctx = PrivacyContext.simulation(0, noise=noise)
     result = evaluate_criterion(spec, config, "distinguisher", real, S, ctx)
     return result, ctx
@@ -51,6 +51,6 @@ def test_indistinguishable_release_scores_about_one_half() -> None:
 def test_a_missing_proxy_fails_clearly_before_noise() -> None:
     from workbench.criteria.kinds.distinguisher import proxy_codes
 
-    spec, config = audit_spec()
+    spec, config = case_spec("distinguisher")
     with pytest.raises(ValueError, match=r"public proxy file 'nowhere\.csv' does not exist"):
         proxy_codes(spec, config, "nowhere.csv")

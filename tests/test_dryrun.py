@@ -38,6 +38,7 @@ from workbench.privacy import (
 from workbench.privacy.noise import OpenDPNoise, SeededNoise
 from workbench.proxy import sample_proxy
 from workbench.spec import Configuration, SpecError
+from workbench.trial import bind
 from workbench.validation import build_spec, load_spec
 
 REPO = Path(__file__).resolve().parents[1]
@@ -392,16 +393,17 @@ def _epsilon_alternatives_document(epsilons: list[float]) -> dict:
 def test_generator_epsilon_is_an_alternative_charged_at_its_largest(proxy_20k) -> None:
     """Each configuration fits with its own ε_gen, ε_total charges the largest, and narrowing
     to the smaller ε lowers the budget the frozen spec would spend."""
-    from workbench.engine.iteration import encode_real, fit_generator
+    from workbench.engine.iteration import fit_generator
 
     spec = build_spec(_epsilon_alternatives_document([1.0, 4.0]))
     configs = list(spec.configurations())
     assert [spec.generator_epsilon(c) for c in configs] == [1.0, 4.0, 1.0, 4.0]
-    assert spec.epsilon_in_loop == pytest.approx(4.0 + spec.budget.epsilon_criteria)
-    codes = encode_real(spec, configs[0], proxy_20k)
+    assert spec.budget_plan().epsilon_per_iteration == pytest.approx(
+        4.0 + spec.budget.epsilon_criteria)
+    codes = bind(spec, configs[0]).encode(proxy_20k)
     for config in configs[:2]:
         ctx = PrivacyContext.simulation(seed=1)
-        fit_generator(spec, config, codes, ctx)
+        fit_generator(bind(spec, config), codes, ctx)
         spent = sum(r.epsilon for r in ctx.records)
         assert spent == pytest.approx(spec.generator_epsilon(config))
     too_much = _epsilon_alternatives_document([1.0, 4.0])
@@ -412,5 +414,6 @@ def test_generator_epsilon_is_an_alternative_charged_at_its_largest(proxy_20k) -
     assert "epsilon=1" in result.table.index[0]
     doc = result.narrowed_document(spec, 0.5)
     narrowed = build_spec(doc)
-    assert doc["budget"]["epsilon_generator"] == 1.0
+    assert "epsilon_generator" not in doc["budget"]  # derived from what is left
+    assert narrowed.budget.epsilon_generator == 1.0
     assert narrowed.epsilon_total == pytest.approx(2 * (1.0 + spec.budget.epsilon_criteria))

@@ -258,12 +258,12 @@ def test_missing_value_criteria_exact_values_and_sensitivities() -> None:
 
 
 def test_observed_marginal_sensitivity_uses_the_public_bound() -> None:
-    from workbench.audits.missing import NEIGHBOURS, audit_spec
+    from workbench.audits.criteria import audit_case, case_spec
     from workbench.criteria import criterion_sensitivity
     from workbench.transform.cells import PairedCells
 
-    spec, config = audit_spec()
-    real = NEIGHBOURS["observed_marginal_error"][0]
+    spec, config = case_spec("observed_marginal_error")
+    real = audit_case("observed_marginal_error").real
     table = spec.table_codec(config)
     pc = PairedCells.from_codes(real, real, table.domain)
     delta, details = criterion_sensitivity(spec, table, spec.criterion("observed_marginal_error"),

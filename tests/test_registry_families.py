@@ -28,6 +28,7 @@ from workbench.proxy import sample_proxy
 from workbench.spec import SpecError
 from workbench.spec.params import Param, non_negative, one_of
 from workbench.transform.clean import clean
+from workbench.trial import bind
 from workbench.validation import build_spec
 
 REPO = Path(__file__).resolve().parents[1]
@@ -133,7 +134,7 @@ def test_toy_family_is_fitted_used_by_run_iteration_and_shown_in_describe(toy_fa
     ctx = PrivacyContext.simulation(0)
     once = release_once(spec, config, spec.table_codec(config).encode(frame), ctx)
     ctx.begin_iteration(1)
-    candidate = run_iteration(spec, config, frame, ctx, once_results=once)
+    candidate = run_iteration(bind(spec, config), frame, ctx, once_results=once)
     assert candidate.codes is not None and candidate.codes.shape[0] == len(frame)
     assert [r.id for r in candidate.results] == [c.id for c in spec.criteria]
     toy = [r for r in ctx.records if r.purpose.startswith("toy marginal")]
@@ -203,7 +204,7 @@ def test_perturbed_histogram_columns_in_a_spec() -> None:
     frame = clean(sample_proxy(2000, seed=5), spec)
     ctx = PrivacyContext.simulation(1)
     once = release_once(spec, config, spec.table_codec(config).encode(frame), ctx)
-    candidate = run_iteration(spec, config, frame, ctx, once_results=once)
+    candidate = run_iteration(bind(spec, config), frame, ctx, once_results=once)
     assert candidate.codes is not None
     assert any("perturbed histogram joint: parity, birth_sex" in r.purpose for r in ctx.records)
 

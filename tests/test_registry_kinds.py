@@ -79,6 +79,16 @@ class PairMarginalError(CriterionKind):
         names = [c["name"] for c in document["schema"]["columns"]]
         return {"columns": names[:2]}
 
+    def audit_case(self):
+        """S = R; R′ moves one record from cell (a, 0) to (b, 2): the gap goes 0 → 1/n."""
+        from workbench.criteria.audit_case import BASE, AuditCase, replaced
+
+        return AuditCase({"kind": self.name, "threshold": 0.5,
+                          "params": {"columns": ["g", "x"]}},
+                         BASE, replaced(BASE, 0, (1, 2, 0)), BASE, 1 / 4,
+                         "S = R; R′ moves one record to another (g, x) cell: the largest gap "
+                         "goes 0 → 1/n (Δ = 1/n)")
+
 
 TOY = {"id": "toy", "kind": "pair_marginal_error", "threshold": 0.05, "epsilon": 0.2,
        "params": {"columns": ["mother_age", "parity"]}}
@@ -303,6 +313,11 @@ def neighbour_check(criteria: list[dict[str, Any]], trials: int = 4) -> int:
         other[rng.integers(len(other))] = [rng.integers(k) for k in sizes]
         # the loop conditions on R's once-releases (adaptive composition): the same for both
         once = release_once(spec, config, real, PrivacyContext.simulation(0))
+        if spec.survey is not None:  # R's base weights (public bounds' maximum), no raking
+            from workbench.criteria.weighting import SURVEY_KEY, SurveyInputs
+
+            w = spec.survey.weight_bounds[1]
+            once = {**once, SURVEY_KEY: SurveyInputs(np.full(len(real), w), None)}
         runs = []
         for data in (real, other):
             seen.clear()
@@ -332,3 +347,46 @@ def test_released_values_move_by_at_most_their_sensitivity(name) -> None:
 
 def test_toy_kind_passes_the_same_neighbour_check(toy_kind) -> None:
     assert neighbour_check([TOY]) == 4
+
+
+# --- the recipe of docs/architecture.md, end to end: audit, run, report, verify ---------------
+def test_toy_kind_passes_its_audit_from_its_declared_case(toy_kind) -> None:
+    """The generic audit runs the toy's own case: ε-DP at Δ, flagged at Δ/2."""
+    from workbench.audits import audit_scenario, criterion_scenario
+
+    row = audit_scenario(criterion_scenario(toy_kind.name))
+    assert not row.at_delta.violates, row.at_delta.summary()
+    assert row.at_half.violates, row.at_half.summary()
+
+
+def test_toy_kind_runs_and_is_reported_and_verified(toy_kind, tmp_path) -> None:
+    """A run with the toy criterion publishes a bundle whose report, datasheet and criteria
+    table show it, and `verify` re-makes its decision with the kind."""
+    from workbench.criteria.audit_case import audit_document
+    from workbench.engine import run, verify_bundle
+    from workbench.validation import save_spec
+
+    doc = audit_document(toy_kind.audit_case())
+    doc.pop("survey")
+    doc["metadata"]["dataset"] = "toy-kind-recipe"
+    doc["selection"]["max_iterations"] = 1
+    doc["face_privacy"] = {"min_count": [1]}
+    spec_path = tmp_path / "toy.frozen.json"
+    save_spec(doc, spec_path)
+    rng = np.random.default_rng(0)
+    rows = np.stack([rng.integers(0, 2, 300), rng.integers(0, 3, 300), rng.integers(0, 3, 300)],
+                    axis=1)
+    values = {"g": ["a", "b"], "x": [0, 1, 2], "y": [0, 5, 10]}
+    lines = ["g,x,y"] + [",".join(str(values[c][v]) for c, v in zip("gxy", r, strict=True))
+                         for r in rows]
+    data = tmp_path / "toy.csv"
+    data.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    outcome = run(spec_path, data, tmp_path / "run", quiet=True,
+                  budget_store=tmp_path / "budgets")
+    assert outcome.status == "complete"
+    release = outcome.release_dir
+    assert verify_bundle(release).ok
+    results = json.loads((release / "criteria.json").read_text())["criteria"]
+    assert [r["id"] for r in results] == ["pair_marginal_error"] and results[0]["passed"]
+    for name in ("README.md", "report.html", "criteria.md"):
+        assert "pair_marginal_error" in (release / name).read_text(encoding="utf-8"), name

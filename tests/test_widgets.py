@@ -17,6 +17,7 @@ from workbench.constraints import parse
 from workbench.criteria import sensitivity
 from workbench.privacy import laplace_sigma
 from workbench.transform.clean import clean
+from workbench.trial import bind
 from workbench.validation import build_spec, load_spec
 
 REPO = Path(__file__).resolve().parents[1]
@@ -87,7 +88,7 @@ def test_the_quick_sample_is_the_engines_candidate(example_spec, lab):
     ctx = PrivacyContext.simulation(
         5, neighbour=example_spec.budget.neighbour, noise=SeededNoise(11)
     )
-    candidate = run_iteration(example_spec, config, pd.DataFrame(), ctx, real_codes=codes)
+    candidate = run_iteration(bind(example_spec, config), pd.DataFrame(), ctx, real_codes=codes)
     assert candidate.codes is not None and np.array_equal(quick.codes, candidate.codes)
 
 

@@ -17,6 +17,7 @@ from workbench.privacy.noise import SeededNoise
 from workbench.report.spec_summary import describe_spec
 from workbench.spec import SpecError
 from workbench.transform import Domain
+from workbench.trial import bind
 from workbench.validation import build_spec
 
 COLUMNS = ("birth_month", "mother_age", "parity", "gestation_week", "birth_sex", "birth_weight")
@@ -294,9 +295,8 @@ def test_run_iteration_binds_the_spec_before_fit(example_doc) -> None:
         config = next(spec.configurations())
         codes = np.zeros((3, len(COLUMNS)), dtype=np.int64)
         with pytest.raises(RuntimeError, match="stop here"):
-            iteration.run_iteration(
-                spec, config, None, PrivacyContext.simulation(seed=0), real_codes=codes
-            )
+            iteration.run_iteration(bind(spec, config), None, PrivacyContext.simulation(seed=0),
+                                    real_codes=codes)
     finally:
         unregister("probe")
     assert calls == ["bind", "fit"]

@@ -5,14 +5,25 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from workbench.cli.sizes import add_size_arguments
-from workbench.engine.rundir import RunRefused
-from workbench.spec import SpecError
-from workbench.transform import EncodingError
-from workbench.validation import load_spec
+
+if TYPE_CHECKING:
+    from workbench.spec import Spec
+
+# Every workbench module is imported lazily, inside the command that needs it, so that
+# `workbench --help` and argument errors start as fast as Python itself (numpy, pandas, OpenDP
+# and the registries load only when a command runs: tests/test_cli_startup.py).
 
 EXIT_OK, EXIT_USAGE, EXIT_FAILED = 0, 2, 1
+
+
+def load_spec(path: str, **kwargs: Any) -> Spec:
+    """``workbench.validation.load_spec``, imported when a command first needs it."""
+    from workbench.validation import load_spec as load
+
+    return load(path, **kwargs)
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -281,6 +292,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; map known user errors to exit code 2 with a readable message."""
     args = build_parser().parse_args(argv)
+    from workbench.engine.rundir import RunRefused
+    from workbench.spec import SpecError
+    from workbench.transform import EncodingError
+
     try:
         return int(args.func(args))
     except SpecError as exc:

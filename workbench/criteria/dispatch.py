@@ -65,6 +65,7 @@ def evaluate_all(
     synth_codes: np.ndarray,
     ctx: PrivacyContext,
     once_results: Mapping[str, Any] | None = None,
+    table: TableCodec | None = None,
 ) -> list[CriterionResult]:
     """DP results of every criterion of ``spec`` for candidate S against R, in spec order.
 
@@ -73,7 +74,7 @@ def evaluate_all(
     Each in-loop criterion is one ε-DP measurement through ``ctx``.
     """
     _check_context(ctx)
-    ev = Evaluation(spec, config, real_codes, synth_codes, ctx, once_results)
+    ev = Evaluation(spec, config, real_codes, synth_codes, ctx, once_results, table)
     return [kind_of(c).release(ev, c) for c in spec.criteria]
 
 
@@ -111,6 +112,8 @@ def exact_errors(
     real_codes: np.ndarray,
     synth_codes: np.ndarray,
     ctx: PrivacyContext,
+    table: TableCodec | None = None,
+    once_results: Mapping[str, Any] | None = None,
 ) -> dict[str, float]:
     """Exact E(R, S) of every criterion, for PUBLIC data only (refused in a confidential run).
 
@@ -119,5 +122,5 @@ def exact_errors(
     """
     if ctx.mode is not PrivacyMode.SIMULATION:
         raise ValueError("exact criterion errors are for public simulation runs only")
-    ev = Evaluation(spec, config, real_codes, synth_codes, ctx, None)
+    ev = Evaluation(spec, config, real_codes, synth_codes, ctx, once_results, table)
     return {c.id: kind_of(c).exact(ev, c) for c in spec.criteria}

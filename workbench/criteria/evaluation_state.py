@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from workbench.privacy import PrivacyContext
     from workbench.spec.model import Criterion, Spec
     from workbench.spec.space import Configuration
+    from workbench.transform import TableCodec
 
 
 class Evaluation:
@@ -32,11 +33,13 @@ class Evaluation:
         synth_codes: np.ndarray,
         ctx: PrivacyContext,
         once_results: Mapping[str, Any] | None,
+        table: TableCodec | None = None,
     ) -> None:
-        """Reduce R and S once to paired cell counts over the configuration's domain."""
+        """Reduce R and S once to paired cell counts over the configuration's domain
+        (``table``: the configuration's codec when the caller already holds it)."""
         self.spec = spec
         self.config = config
-        self.table = spec.table_codec(config)
+        self.table = table if table is not None else spec.table_codec(config)
         self.pc = PairedCells.from_codes(real_codes, synth_codes, self.table.domain)
         self.real = np.asarray(real_codes, dtype=np.int64)
         self.synth = np.asarray(synth_codes, dtype=np.int64)

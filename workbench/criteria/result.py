@@ -1,9 +1,10 @@
 """What one criterion evaluation releases: the DP value, the pass decision and how it was made.
 
 A :class:`CriterionResult` holds only public things — the DP value (never the exact error),
-the spec's threshold and any threshold derived from public quantities, ε, the mechanism, the
-clipping bounds [L, U], Δ and σ — plus public details computed from n and S alone. It is the
-row of the release's criteria table (paper Table 2).
+the spec's threshold, the threshold T′ a kind derives from public quantities and the effective
+threshold min(T, T′) the decision used, ε, the mechanism, the clipping bounds [L, U], Δ and σ —
+plus public details computed from n and S alone. It is the row of the release's criteria table
+(paper Table 2). The decision itself is the kind's (``CriterionKind.result``), never made here.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from workbench.privacy import MeasurementRecord, Noisy
+from workbench.privacy import MeasurementRecord
 
 #: Mechanism name of criteria computed on the release candidate only (no noise, no ε).
 NO_MECHANISM = "none"
@@ -32,15 +33,17 @@ class CriterionResult:
     bounds: tuple[float, float] | None
     sensitivity: float | None
     sigma: float | None
+    #: T′, a threshold the kind derives from public quantities (None when it derives none)
     adjusted_threshold: float | None = None
+    #: the threshold the pass decision used, min(T, T′), as the kind decided (T when None)
+    effective_threshold: float | None = None
     stage: str = "loop"
     details: Mapping[str, Any] = field(default_factory=dict)
     record: MeasurementRecord | None = None
 
-    @property
-    def effective_threshold(self) -> float:
-        """The threshold the pass decision used (the adjusted one when there is one)."""
-        return self.threshold if self.adjusted_threshold is None else self.adjusted_threshold
+    def __post_init__(self) -> None:
+        if self.effective_threshold is None:
+            object.__setattr__(self, "effective_threshold", float(self.threshold))
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready fields for the release bundle and the report."""
@@ -49,6 +52,7 @@ class CriterionResult:
             "kind": self.kind,
             "threshold": self.threshold,
             "adjusted_threshold": self.adjusted_threshold,
+            "effective_threshold": self.effective_threshold,
             "value": self.value,
             "passed": self.passed,
             "epsilon": self.epsilon,
@@ -59,39 +63,6 @@ class CriterionResult:
             "stage": self.stage,
             "details": dict(self.details),
         }
-
-
-def from_noisy(
-    criterion_id: str,
-    kind: str,
-    threshold: float,
-    noisy: Noisy,
-    *,
-    value: float | None = None,
-    adjusted_threshold: float | None = None,
-    mechanism: str | None = None,
-    details: Mapping[str, Any] | None = None,
-) -> CriterionResult:
-    """A result from a DP release; passes when the DP value is below the effective threshold."""
-    rec = noisy.record
-    v = float(noisy.value.ravel()[0]) if value is None else float(value)
-    effective = threshold if adjusted_threshold is None else min(threshold, adjusted_threshold)
-    return CriterionResult(
-        id=criterion_id,
-        kind=kind,
-        threshold=float(threshold),
-        value=v,
-        passed=bool(v < effective),
-        epsilon=rec.epsilon,
-        mechanism=mechanism or rec.mechanism,
-        bounds=rec.bounds,
-        sensitivity=rec.sensitivity,
-        sigma=rec.sigma,
-        adjusted_threshold=None if adjusted_threshold is None else float(effective),
-        stage=rec.stage,
-        details=dict(details or {}),
-        record=rec,
-    )
 
 
 def format_table(results: list[CriterionResult]) -> str:

@@ -3,7 +3,8 @@
 Steps (public proxy only, simulation contexts):
 1. the proxy, cleaned as a run cleans, resampled to n (the low end of ``schema.expected_n``
    unless ``n`` is given; ``dryrun.size``), encoded with the configuration;
-2. regression statistic weights tuned on it (``regression_fit.tuned_statistic_weights``);
+2. each criterion's tunable parameters tuned on it by its kind (``CriterionKind.tuned_params``:
+   e.g. the regression's statistic weights);
 3. for every ε_gen alternative, ``repetitions`` candidates made by the engine's own steps
    (:mod:`workbench.design.facts`); the margin of each criterion is its threshold minus the
    candidates' median exact error;
@@ -19,6 +20,7 @@ Steps (public proxy only, simulation contexts):
 
 from __future__ import annotations
 
+import copy
 import math
 import os
 import statistics
@@ -29,18 +31,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from workbench.criteria import evaluate_criterion, kinds, release_once
-from workbench.criteria.regression import RegressionDesign
-from workbench.criteria.regression_fit import tuned_statistic_weights
+from workbench.criteria import evaluate_criterion, kinds
 from workbench.design.facts import CandidateFacts, candidate_facts
 from workbench.design.rules import needed_epsilon, pass_probability
 from workbench.dryrun.proxy import prepare_proxy
 from workbench.dryrun.size import resample_to_n, size_seed
+from workbench.engine.before_loop import release_before_loop
 from workbench.privacy import PrivacyContext
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.noise import SeededNoise
 from workbench.spec import Configuration, Spec
 from workbench.transform.cells import distinct_cells
+from workbench.trial import bind
 from workbench.validation import build_spec
 
 DEFAULT_DIVISORS = (2.0, 3.0, 4.0, 6.0, 10.0)
@@ -83,7 +85,8 @@ class DesignResult:
     reached: bool
     margins: dict[float, dict[str, float]]
     document: dict[str, Any]
-    weights: dict[str, float] = field(default_factory=dict)
+    #: per criterion id, the parameters its kind tuned on the proxy
+    tuned: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def table(self) -> str:
         """The alternatives, cheapest first, with the chosen one marked."""
@@ -111,60 +114,69 @@ class DesignResult:
 
 
 def _variant(spec: Spec, eps_gen: float, epsilons: Mapping[str, float] | None = None,
-             weights: Mapping[str, float] | None = None) -> Spec:
-    """The spec at ε_gen with the given criterion ε's and regression weights (validated)."""
+             tuned: Mapping[str, Mapping[str, Any]] | None = None) -> Spec:
+    """The spec at ε_gen with the given criterion ε's and regression weights (validated).
+
+    ε_gen is written once, as every grid's (and the narrowed list's) generator 'epsilon'; the
+    budget's derived fields are left out (the validator derives them)."""
     doc = spec.to_document()
-    doc["budget"]["epsilon_generator"] = float(eps_gen)
     for grid in doc["generator"]["search_space"]:
-        if "epsilon" in grid:
-            grid["epsilon"] = [float(eps_gen)]
-    if doc["selection"].get("configurations"):
-        for c in doc["selection"]["configurations"]:
-            c["generator"].pop("epsilon", None)
+        grid["epsilon"] = [float(eps_gen)]
+    for c in doc["selection"].get("configurations") or ():
+        c["generator"]["epsilon"] = float(eps_gen)
+    for key in ("epsilon_generator", "epsilon_criteria"):
+        doc["budget"].pop(key, None)
     for c in doc["criteria"]:
         if epsilons and math.isfinite(epsilons.get(c["id"], math.inf)):
             c["epsilon"] = float(epsilons[c["id"]])  # ∞ (margin ≤ 0): the spec's ε stays
-        if weights and c["kind"] == "regression_coefficients":
-            c.setdefault("params", {})["statistic_weights"] = dict(weights)
-    doc["budget"]["epsilon_criteria"] = round(math.fsum(c["epsilon"] for c in doc["criteria"]),
-                                              10)
+        if tuned and tuned.get(c["id"]):  # parameters its kind tuned on the proxy
+            c.setdefault("params", {}).update(copy.deepcopy(dict(tuned[c["id"]])))
     doc["selection"].pop("forecast", None)
     return build_spec(doc)
 
 
 def _plain(configuration: Configuration) -> Configuration:
-    """The configuration without its own ε_gen (the budget's ε_gen applies)."""
+    """The configuration without its own ε_gen (the variant's derived ε_gen applies)."""
     d = configuration.to_dict()
     d["generator"].pop("epsilon", None)
     return Configuration.from_dict(d)
 
 
-def _regression_group(spec: Spec) -> list[str]:
-    """Criteria whose noise is not one Laplace draw on an exact value (the regression kinds)."""
+def _at(configuration: Configuration, eps_gen: float) -> Configuration:
+    """The configuration with its generator at ε_gen (every grid of a variant declares it)."""
+    d = configuration.to_dict()
+    d["generator"]["epsilon"] = float(eps_gen)
+    return Configuration.from_dict(d)
+
+
+def _simulated_group(spec: Spec) -> list[str]:
+    """Criteria whose kind answers no closed-form P(pass) (its noise is not one Laplace draw
+    on the exact value: the regression kinds, quantiles, TSTR, kNN): simulated jointly."""
     return [c.id for c in spec.criteria
-            if kinds.get(c.kind).workload_group == "regression" and c.epsilon > 0]
+            if not kinds.get(c.kind).closed_form_pass and c.epsilon > 0]
 
 
-def _sigma_epsilon(spec: Spec, config: Configuration, real: np.ndarray, synth: np.ndarray,
-                   criterion_id: str, draws: int, seed: int) -> float:
+def _sigma_epsilon(spec: Spec, config: Configuration, frame: pd.DataFrame, real: np.ndarray,
+                   synth: np.ndarray, criterion_id: str, draws: int, seed: int) -> float:
     """σ·ε of a criterion's DP value, measured at ε = 1 over ``draws`` releases."""
     at_one = _variant(spec, spec.budget.epsilon_generator, {criterion_id: 1.0})
     values = []
     for d in range(max(draws, 2)):
         ctx = PrivacyContext.simulation(seed=seed + d, noise=SeededNoise(seed + d))
-        once = release_once(at_one, config, real, ctx)
+        once = release_before_loop(at_one, frame, ctx).once
         values.append(evaluate_criterion(at_one, config, criterion_id, real, synth, ctx,
                                          once_results=once).value)
     return statistics.stdev(values)
 
 
-def _group_pass(spec: Spec, config: Configuration, real: np.ndarray, synth: np.ndarray,
+def _group_pass(spec: Spec, config: Configuration, frame: pd.DataFrame, real: np.ndarray,
+                synth: np.ndarray,
                 ids: Sequence[str], draws: int, seed: int) -> float:
     """Share of ``draws`` DP releases in which every criterion of ``ids`` passes."""
     passed = 0
     for d in range(draws):
         ctx = PrivacyContext.simulation(seed=seed + d, noise=SeededNoise(seed + d))
-        once = release_once(spec, config, real, ctx)
+        once = release_before_loop(spec, frame, ctx).once
         passed += all(evaluate_criterion(spec, config, i, real, synth, ctx,
                                          once_results=once).passed for i in ids)
     return passed / draws
@@ -173,13 +185,13 @@ def _group_pass(spec: Spec, config: Configuration, real: np.ndarray, synth: np.n
 def _plans(eps_gen: float, spec: Spec, epsilons: Mapping[str, float]
            ) -> dict[str, BudgetPlan]:
     """Single-attempt and loop plans of these ε's (the one place ε_total is computed)."""
-    loop = math.fsum(epsilons[c.id] for c in spec.criteria if c.in_loop)
-    once = math.fsum(epsilons[c.id] for c in spec.criteria if c.once)
-    return {SINGLE: BudgetPlan(eps_gen, loop, once, 0.0, 1),
-            LOOP: BudgetPlan(eps_gen, loop, once, 0.0, None)}
+    pairs = [(epsilons[c.id], c.once) for c in spec.criteria]
+    return {SINGLE: BudgetPlan.of_criteria(eps_gen, pairs, max_iterations=1),
+            LOOP: BudgetPlan.of_criteria(eps_gen, pairs, max_iterations=None)}
 
 
-def _alternative(spec: Spec, config: Configuration, real: np.ndarray, eps_gen: float,
+def _alternative(spec: Spec, config: Configuration, frame: pd.DataFrame, real: np.ndarray,
+                 eps_gen: float,
                  divisor: float, facts: Sequence[CandidateFacts], margins: Mapping[str, float],
                  sigma_eps: Mapping[str, float], draws: int, seed: int) -> Alternative:
     """Price one (ε_gen, K): ε's from the rule, forecast p, cheaper mode."""
@@ -191,13 +203,14 @@ def _alternative(spec: Spec, config: Configuration, real: np.ndarray, eps_gen: f
     if not all(math.isfinite(v) for v in epsilons.values()):
         return Alternative(eps_gen, divisor, epsilons, 0.0, SINGLE, plans[SINGLE])
     at = _variant(spec, eps_gen, epsilons)
-    group = _regression_group(at)
+    group = _simulated_group(at)
     ps, each = [], []
     for i, f in enumerate(facts):
         one = {c.id: pass_probability(c, c.epsilon, f.exact[c.id], f.sensitivity[c.id],
                                       f.details[c.id]) for c in at.criteria if c.id not in group}
         if group:
-            joint = _group_pass(at, config, real, f.synth, group, draws, seed + 1000 * i)
+            joint = _group_pass(at, config, frame, real, f.synth, group, draws,
+                                seed + 1000 * i)
             one |= dict.fromkeys(group, joint)
         ps.append(math.prod(v for k, v in one.items() if k not in group[1:]))
         each.append(one)
@@ -207,16 +220,18 @@ def _alternative(spec: Spec, config: Configuration, real: np.ndarray, eps_gen: f
     return Alternative(eps_gen, divisor, epsilons, p, mode, plans[mode], per)
 
 
-def _draft(spec: Spec, config: Configuration, chosen: Alternative, weights: Mapping[str, float],
+def _draft(spec: Spec, config: Configuration, chosen: Alternative,
+           tuned: Mapping[str, Mapping[str, Any]],
            n: int, repetitions: int, proxy_name: str | None) -> dict[str, Any]:
     """The draft spec document of the chosen alternative, with its recorded forecast."""
-    doc = _variant(spec, chosen.epsilon_generator, chosen.epsilons, weights).to_document()
+    doc = _variant(spec, chosen.epsilon_generator, chosen.epsilons, tuned).to_document()
     forecast: dict[str, Any] = {"p": round(chosen.p, 6), "repetitions": repetitions,
                                 "min_pass": 0.0, "n": int(n)}
     if proxy_name:
         forecast["proxy"] = proxy_name
     doc["selection"] = {"gamma": 0, "max_iterations": 1 if chosen.mode == SINGLE else None,
-                        "epsilon_0": 0, "configurations": [config.to_dict()],
+                        "epsilon_0": 0,
+                        "configurations": [_at(config, chosen.epsilon_generator).to_dict()],
                         "forecast": forecast}
     build_spec(doc)
     return doc
@@ -240,33 +255,32 @@ def design(spec: Spec, proxy: pd.DataFrame | str | os.PathLike[str], n: int | No
     frame = resample_to_n(frame, int(n), size_seed(seed, int(n)))
     table = _variant(spec, spec.budget.epsilon_generator).table_codec(config)
     real = table.encode(frame)
-    weights: dict[str, float] = {}
-    for c in spec.criteria:
-        if c.kind == "regression_coefficients":
-            rd = RegressionDesign.build(spec, table, c)
-            weights = tuned_statistic_weights(rd, *distinct_cells(real, table.domain))
+    cells = distinct_cells(real, table.domain)
+    tuned = {c.id: kinds.get(c.kind).tuned_params(spec, table, c, *cells) for c in spec.criteria}
     alternatives: list[Alternative] = []
     margins: dict[float, dict[str, float]] = {}
     for eps_gen in epsilon_generators:
-        at = _variant(spec, eps_gen, weights=weights)
+        at = _variant(spec, eps_gen, tuned=tuned)
+        trial = bind(at, config)
         facts = []
         for rep in range(repetitions):
             say(f"ε_gen {eps_gen:g}: candidate {rep + 1} of {repetitions}")
-            facts.append(candidate_facts(at, config, real, seed + 7919 * rep))
+            facts.append(candidate_facts(trial, frame, real, seed + 7919 * rep))
         margins[eps_gen] = {c.id: statistics.median(f.exact[c.id] for f in facts)
                             for c in at.criteria}
-        sigma_eps = {c.id: _sigma_epsilon(at, config, real, facts[0].synth, c.id, 2 * draws,
+        sigma_eps = {c.id: _sigma_epsilon(at, config, frame, real, facts[0].synth, c.id,
+                                          2 * draws,
                                           seed) for c in at.criteria
-                     if c.kind == "regression_coefficients" and c.epsilon > 0}
+                     if kinds.get(c.kind).sigma_by_simulation and c.epsilon > 0}
         for k in divisors:
             say(f"ε_gen {eps_gen:g}: pricing K = {k:g}")
-            alternatives.append(_alternative(at, config, real, eps_gen, k, facts,
+            alternatives.append(_alternative(at, config, frame, real, eps_gen, k, facts,
                                              margins[eps_gen], sigma_eps, draws, seed))
     feasible = [a for a in alternatives if a.p >= target_p]
     reached = bool(feasible)
     chosen = (min(feasible, key=lambda a: (a.epsilon_total, -a.p)) if feasible
               else max(alternatives, key=lambda a: (a.p, -a.epsilon_total)))
     name = None if isinstance(proxy, pd.DataFrame) else os.path.basename(os.fspath(proxy))
-    document = _draft(spec, config, chosen, weights, int(n), repetitions, name)
+    document = _draft(spec, config, chosen, tuned, int(n), repetitions, name)
     return DesignResult(int(n), target_p, config, alternatives, chosen, reached, margins,
-                        document, weights)
+                        document, tuned)

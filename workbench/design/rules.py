@@ -8,9 +8,9 @@ error T′ = λ + (Δ/ε)·ln 2p itself moves with ε (Prop. 6), so σ ≤ (min(
 v)/K gives ε ≥ Δ·(K√2 − ln 2p)/(min(T, λ) − v). Criteria whose noise is not one Laplace draw
 (the regression group) pass ``sigma_epsilon``, σ·ε measured on the proxy: ε = K·σε/margin.
 
-A Laplace criterion's DP value is v + Lap(b) (v clipped to [1, λ] for the relative 1-way
-error) and passes below its effective threshold T_eff, so P(pass | v) = F_Lap(T_eff − v; b)
-exactly (no sampling).
+P(pass | v) is asked of the criterion's kind (``CriterionKind.pass_probability``, the same
+decision the engine makes): for one Laplace draw on v, F_Lap(T_eff − v; b) exactly, with
+T_eff = min(T, T′).
 """
 
 from __future__ import annotations
@@ -61,24 +61,12 @@ def needed_epsilon(criterion: Criterion, exact: float, delta: float | None, divi
     return round_up(need)
 
 
-def laplace_cdf(x: float, b: float) -> float:
-    """P(Lap(b) < x)."""
-    if b <= 0:
-        return 1.0 if x > 0 else 0.0
-    return 0.5 * math.exp(x / b) if x < 0 else 1.0 - 0.5 * math.exp(-x / b)
-
-
 def pass_probability(criterion: Criterion, epsilon: float, exact: float, delta: float | None,
-                     details: Mapping[str, Any]) -> float:
-    """P(the DP value passes) for a Laplace criterion at ``epsilon`` given its exact value."""
-    if epsilon <= 0 or delta is None:
-        return 1.0 if exact < criterion.threshold else 0.0
+                     details: Mapping[str, Any]) -> float | None:
+    """P(the DP value passes) at ``epsilon`` given its exact value: the kind's own answer
+    (its effective threshold min(T, T′) and pass test; None when its noise is not one Laplace
+    draw on the value, which the assistant then simulates)."""
     at = dataclasses.replace(criterion, epsilon=float(epsilon))
     kind = kinds.get(criterion.kind)
-    value = exact
-    rel = _relative(criterion)
-    if rel is not None:
-        value = min(max(exact, 1.0), rel[0])
-    adjusted = kind.adjusted_threshold(at, delta, details)
-    limit = criterion.threshold if adjusted is None else adjusted  # as the release decides
-    return laplace_cdf(limit - value, delta / epsilon)
+    noisy = delta if epsilon > 0 else None
+    return kind.pass_probability(at, exact, noisy, kind.effective_threshold(at, noisy, details))

@@ -14,6 +14,7 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -23,6 +24,7 @@ from workbench.criteria.evaluation_state import Evaluation
 from workbench.dryrun.proxy import prepare_proxy
 from workbench.dryrun.size import DEFAULT_DRAWS, SizeSpec, check_n, resample_to_n, size_ends
 from workbench.dryrun.tasks import task_seed
+from workbench.engine.before_loop import release_before_loop
 from workbench.postprocess import project_min_count, sample_valid_for
 from workbench.privacy import PrivacyContext
 from workbench.spec import Configuration, Spec
@@ -96,15 +98,13 @@ class FloorTable:
             return self.frame().to_string(float_format=lambda v: f"{v:.4g}")
 
 
-def effective_threshold(ev: Evaluation, criterion_id: str) -> float:
+def _decision_threshold(ev: Evaluation, criterion_id: str) -> float:
     """The threshold a DP value is compared with: T, or min(T, T′) where the kind adjusts it
     (T′ from Δ, which depends on n, the spec and S only)."""
     criterion = ev.spec.criterion(criterion_id)
     kind = kind_of(criterion)
-    threshold = float(criterion.threshold)
     delta, details = kind.sensitivity(ev.spec, ev.table, criterion, ev.pc)
-    adjusted = kind.adjusted_threshold(criterion, delta, details) if delta is not None else None
-    return threshold if adjusted is None else min(threshold, float(adjusted))
+    return kind.effective_threshold(criterion, delta, details)
 
 
 def _exact(ev: Evaluation, criterion: Criterion) -> float:
@@ -113,14 +113,16 @@ def _exact(ev: Evaluation, criterion: Criterion) -> float:
 
 
 def floor_draw(spec: Spec, configuration: Configuration, codes: np.ndarray,
-               ctx: PrivacyContext) -> tuple[dict[str, float], dict[str, float]]:
+               ctx: PrivacyContext, once: Mapping[str, Any] | None = None
+               ) -> tuple[dict[str, float], dict[str, float]]:
     """(exact errors, effective thresholds) of one bootstrap resample of ``codes`` (R at its
-    size) through the synthetic rules and the projection, against R itself."""
+    size) through the synthetic rules and the projection, against R itself (``once``: what a
+    run releases before its loop, e.g. a survey's raking and R's base weights)."""
     synth = sample_valid_for(spec, configuration, _Bootstrap(codes), codes.shape[0], ctx.rng)
     synth = project_min_count(synth, configuration.min_count, ctx.rng)
-    ev = Evaluation(spec, configuration, codes, synth, ctx, None)
+    ev = Evaluation(spec, configuration, codes, synth, ctx, once)
     exact = {c.id: _exact(ev, c) for c in spec.criteria}
-    return exact, {c.id: effective_threshold(ev, c.id) for c in spec.criteria}
+    return exact, {c.id: _decision_threshold(ev, c.id) for c in spec.criteria}
 
 
 def feasibility_floors(
@@ -153,7 +155,9 @@ def feasibility_floors(
         ctx = PrivacyContext.simulation(task_seed(seed, f"floor:n={size}", d),
                                         neighbour=spec.budget.neighbour)
         real = frame if n is None else resample_to_n(frame, n, ctx.rng)
-        exact, eff = floor_draw(spec, config, codec.encode(real), ctx)
+        # a survey's raking and base weights, as the run releases them before its loop
+        once = release_before_loop(spec, real, ctx).once if spec.survey is not None else None
+        exact, eff = floor_draw(spec, config, codec.encode(real), ctx, once)
         for cid in values:
             values[cid].append(exact[cid])
             thresholds[cid].append(eff[cid])

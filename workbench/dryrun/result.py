@@ -137,8 +137,10 @@ class DryRunResult:
         document["selection"] = {**document["selection"],
                                  "configurations": [c.to_dict() for c in chosen],
                                  "forecast": recorded}
-        # With ε_gen alternatives, the charge follows the largest one left (spec validator).
-        document["budget"]["epsilon_generator"] = max(spec.generator_epsilon(c) for c in chosen)
+        # With ε_gen alternatives the charge follows the largest one left: derived by the
+        # validator, so a written copy (older specs) is dropped rather than rewritten.
+        if any(name == "epsilon" for grid in spec.generator.grids for name, _ in grid):
+            document["budget"].pop("epsilon_generator", None)
         build_spec(document)
         return document
 

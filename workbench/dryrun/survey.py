@@ -17,10 +17,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from workbench.criteria import kinds
 from workbench.spec import Spec
 from workbench.survey.design import Design, crossover_epsilon
 from workbench.survey.plots import method_boxplots, paired_boxplots, what_if_table
-from workbench.survey.simulation import Estimator, Mask, SimulationResult, mean, proportion
+from workbench.survey.simulation import Estimator, Mask, SimulationResult, proportion
 from workbench.survey.simulation import simulate as run_simulation
 from workbench.survey.whatif import binning_options
 from workbench.transform.clean import clean
@@ -57,20 +58,12 @@ def estimators(spec: Spec, population: pd.DataFrame, w: float
 
     for q in spec.survey.weighted_counts:
         share(f"share {q.column}={q.value}", q.column, q.value)
-    for c in spec.criteria:
-        if c.kind == "weighted_mean":
-            lo, hi = c.bounds or (0.0, 1.0)
-            target = str(c.params["target"])
-            est[f"mean {target}"] = mean(target, lo, hi, w, w)
-            truth[f"mean {target}"] = float(pd.to_numeric(population[target]).clip(lo, hi)
-                                            .mean())
-            delta[f"mean {target}"] = w * (hi - lo) / n_pop
-            names[c.id] = f"mean {target}"
-        elif c.kind == "weighted_marginal_error":
-            column = str(c.params["columns"][0])
-            value = population[column].astype(str).mode().iloc[0]
-            share(f"share {column}={value}", column, value)
-            names[c.id] = f"share {column}={value}"
+    for c in spec.criteria:  # each weighted kind says what it estimates
+        made = kinds.get(c.kind).survey_estimand(c, population, w)
+        if made is not None:
+            name, estimator, true_value, sensitivity = made
+            est[name], truth[name], delta[name], names[c.id] = (estimator, true_value,
+                                                                sensitivity, name)
     return est, truth, delta, names
 
 

@@ -2,8 +2,9 @@
 
 Executors install a :class:`Payload` once per worker process (a process-pool initializer, a
 Dask worker plugin) and then send only small :class:`Task` objects. Each task rehearses the
-enclave's code path exactly: ``release_once`` when the spec has once-criteria, then
-``workbench.engine.run_iteration``, in a SIMULATION context seeded by the task (its noise
+enclave's code path exactly: the run's before-loop releases
+(:func:`workbench.engine.before_loop.release_before_loop`: once-statistics, survey raking),
+then ``workbench.engine.run_iteration``, in a SIMULATION context seeded by the task (its noise
 source too, with ``noise="seeded"``).
 """
 
@@ -18,13 +19,15 @@ from typing import Any
 
 import pandas as pd
 
-from workbench.criteria import exact_errors, release_once
+from workbench.criteria import exact_errors
 from workbench.dryrun.noise import noise_source
 from workbench.dryrun.size import resample_to_n, size_seed
 from workbench.dryrun.tasks import CriterionOutcome, Task, TaskRecord
 from workbench.engine import run_iteration
+from workbench.engine.before_loop import release_before_loop
 from workbench.privacy import PrivacyContext
-from workbench.spec import Configuration, Spec
+from workbench.spec import Spec
+from workbench.trial import bind
 from workbench.validation import build_spec
 
 
@@ -91,11 +94,14 @@ def _single_threaded_blas() -> AbstractContextManager[Any]:
 def _rehearse(spec: Spec, frame: pd.DataFrame, task: Task, ctx: PrivacyContext
               ) -> dict[str, Any]:
     """The enclave's steps on the proxy, plus the exact errors (fine: the proxy is public)."""
-    config = Configuration.from_dict(task.config)
-    codes = spec.table_codec(config).encode(frame)
-    once = release_once(spec, config, codes, ctx) if spec.epsilon_once else None
-    cand = run_iteration(spec, config, frame, ctx, once_results=once, real_codes=codes)
-    exact = exact_errors(spec, config, codes, cand.codes, ctx) if cand.codes is not None else {}
+    trial = bind(spec, task.config)
+    config = trial.configuration
+    codes = trial.encode(frame)
+    inputs = release_before_loop(spec, frame, ctx)  # the run's own before-loop steps
+    cand = run_iteration(trial, frame, ctx, once_results=inputs.once, real_codes=codes)
+    exact = ({} if cand.codes is None
+             else exact_errors(spec, config, codes, cand.codes, ctx, table=trial.table,
+                               once_results=inputs.once))
     by_id = {r.id: r for r in cand.results}
     criteria = {}
     for c in spec.criteria:

@@ -1,7 +1,9 @@
 """One iteration of the scheme: transform, fit, sample with constraints, project, evaluate.
 
-Shared by the confidential run (``workbench.engine.run``) and public dry runs on proxy data,
-so what stakeholders rehearse is exactly what runs in the enclave.
+Shared by the confidential run (``workbench.engine.run``), public dry runs on proxy data, the
+design assistant and the co-design widgets, so what stakeholders rehearse is exactly what runs
+in the enclave. Every step takes the configuration's :class:`~workbench.trial.Trial`, resolved
+once (codec, ε_gen, generator, criteria).
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ import numpy as np
 import pandas as pd
 
 from workbench.criteria import CriterionResult, evaluate_all
-from workbench.generators import GeneratorShortfall, generator_for
+from workbench.generators import GeneratorShortfall
 from workbench.postprocess import SamplingError, project_min_count, sample_valid_for
 from workbench.privacy import PrivacyContext
-from workbench.spec import Configuration, Spec
+from workbench.spec import Configuration
+from workbench.trial import Trial
 
 Progress = Callable[[str], None]
 
@@ -33,29 +36,26 @@ class Candidate:
     failure: str | None = None
 
 
-def fit_generator(spec: Spec, configuration: Configuration, codes: np.ndarray,
-                  ctx: PrivacyContext) -> Any:
-    """The configuration's generator fitted with ε_gen; shared by runs, dry runs and widgets.
+def fit_generator(trial: Trial, codes: np.ndarray, ctx: PrivacyContext) -> Any:
+    """The configuration's generator fitted with its ε_gen; shared by runs, dry runs and widgets.
 
-    ``generator_for`` makes it and hands it the public spec (the family's ``bind_spec`` hook).
+    ``trial.generator()`` makes it and hands it the public spec (the family's ``bind_spec``).
     """
-    generator = generator_for(spec, configuration)
-    generator.fit(codes, spec.table_codec(configuration).domain,
-                  spec.generator_epsilon(configuration), ctx)
+    generator = trial.generator()
+    generator.fit(codes, trial.domain, trial.epsilon_generator, ctx)
     return generator
 
 
-def release_diagnostics(spec: Spec, configuration: Configuration, codes: np.ndarray,
+def release_diagnostics(trial: Trial, codes: np.ndarray,
                         rng: np.random.Generator) -> dict[str, Any] | None:
     """The chosen family's public diagnostics of the RELEASED codes (post-processing: e.g. an
     MCMC draw's R̂ and ESS of its sampler re-run on them), or None."""
-    return generator_for(spec, configuration).release_diagnostics(
-        codes, spec.table_codec(configuration).domain, spec.generator_epsilon(configuration),
-        rng)
+    return trial.generator().release_diagnostics(codes, trial.domain, trial.epsilon_generator,
+                                                 rng)
 
 
-def synthesize_candidate(spec: Spec, configuration: Configuration, codes: np.ndarray,
-                         ctx: PrivacyContext, progress: Progress | None = None) -> np.ndarray:
+def synthesize_candidate(trial: Trial, codes: np.ndarray, ctx: PrivacyContext,
+                         progress: Progress | None = None) -> np.ndarray:
     """Fit on ``codes``, sample as many valid rows, project: the candidate S before evaluation.
 
     Shared by :func:`run_iteration` and the co-design widgets' quick sample, so the proxy
@@ -64,21 +64,16 @@ def synthesize_candidate(spec: Spec, configuration: Configuration, codes: np.nda
     """
     step = progress or (lambda _name: None)
     step("fit")
-    generator = fit_generator(spec, configuration, codes, ctx)
+    generator = fit_generator(trial, codes, ctx)
     step("sample")
-    synth = sample_valid_for(spec, configuration, generator, int(codes.shape[0]), ctx.rng)
+    synth = sample_valid_for(trial.spec, trial.configuration, generator, int(codes.shape[0]),
+                             ctx.rng, table=trial.table)
     step("project")
-    return project_min_count(synth, configuration.min_count, ctx.rng)
-
-
-def encode_real(spec: Spec, configuration: Configuration, frame: pd.DataFrame) -> np.ndarray:
-    """Codes of the cleaned data R under one configuration's transformation."""
-    return spec.table_codec(configuration).encode(frame)
+    return project_min_count(synth, trial.configuration.min_count, ctx.rng)
 
 
 def run_iteration(
-    spec: Spec,
-    configuration: Configuration,
+    trial: Trial,
     frame: pd.DataFrame,
     ctx: PrivacyContext,
     *,
@@ -89,21 +84,20 @@ def run_iteration(
     """Run one iteration; a failed criterion or failed sampling makes a failed candidate."""
     step = progress or (lambda _name: None)
     step("transform")
-    table = spec.table_codec(configuration)
-    codes = table.encode(frame) if real_codes is None else real_codes
+    codes = trial.encode(frame) if real_codes is None else real_codes
     try:
-        synth = synthesize_candidate(spec, configuration, codes, ctx, step)
+        synth = synthesize_candidate(trial, codes, ctx, step)
     except (SamplingError, GeneratorShortfall) as exc:
         # Post-processing of the DP model only: failing here reveals nothing more about R.
         # (A family whose sampling runs a privacy test on seeds — GeneratorShortfall — states
         # a per-record guarantee only, which its Guarantee says.)
-        return Candidate(configuration, None, [], False, str(exc))
+        return Candidate(trial.configuration, None, [], False, str(exc))
     step("evaluate")
-    results = evaluate_all(spec, configuration, codes, synth, ctx, once_results=once_results)
-    return Candidate(configuration, synth, list(results), all(r.passed for r in results))
+    results = evaluate_all(trial.spec, trial.configuration, codes, synth, ctx,
+                           once_results=once_results, table=trial.table)
+    return Candidate(trial.configuration, synth, list(results), all(r.passed for r in results))
 
 
-def label_order(spec: Spec, configuration: Configuration) -> dict[str, Sequence[str]]:
+def label_order(trial: Trial) -> dict[str, Sequence[str]]:
     """The bin labels of every column in code order (for plots and verification)."""
-    table = spec.table_codec(configuration)
-    return {name: tuple(str(v) for v in table.codec(name).labels) for name in table.names}
+    return dict(trial.label_order())

@@ -39,7 +39,7 @@ from workbench.engine.survey_step import (
     with_survey_inputs,
 )
 from workbench.engine.unbounded import check_bounded, check_size
-from workbench.generators import Guarantee, guarantee_for
+from workbench.generators import Guarantee
 from workbench.privacy import Accountant, Ledger, PrivacyContext, private_selection
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.budget_store import BudgetStoreError, DatasetBudget
@@ -47,6 +47,7 @@ from workbench.spec import Spec
 from workbench.transform import EncodingError
 from workbench.transform.clean import clean
 from workbench.transform.raw import apply_domain_policy, check_missing, read_raw
+from workbench.trial import Trial, bind
 from workbench.validation import load_spec
 
 
@@ -221,8 +222,8 @@ def _once_statistics(spec: Spec, frame: Any, ctx: PrivacyContext, book: DatasetB
         return {}
     # A once-criterion's columns have a single alternative (validated), so any configuration
     # encodes them identically.
-    config = next(iter(spec.configurations()))
-    once = release_once(spec, config, spec.table_codec(config).encode(frame), ctx)
+    trial = bind(spec, next(iter(spec.configurations())))
+    once = release_once(spec, trial.configuration, trial.encode(frame), ctx)
     save_once(book.once_path(spec.sha256), OnceStatistics(once, run_id, fingerprint))
     return once
 
@@ -235,22 +236,23 @@ def _run(spec: Spec, frame: Any, rd: RunDirectory, book: DatasetBudget,
     fingerprint = book.fingerprint(frame)
     warnings = tuple(_warn(w) for w in data_warnings(spec, book, fingerprint, kept))
     ledger.event("data_loaded", data_fingerprint=fingerprint)
-    accountant = Accountant(plan.epsilon_cumulative, prior_spent=plan.epsilon_prior)
+    accountant = Accountant.for_plan(plan)
     ctx = PrivacyContext.confidential(accountant=accountant, ledger=ledger,
                                       neighbour=spec.budget.neighbour)
     configurations = list(spec.configurations())
+    trials: dict[int, Trial] = {}  # each drawn configuration is bound once
     once = _once_statistics(spec, frame, ctx, book, kept, run_id, fingerprint)
     raking = raking_before_loop(spec, frame, ctx)
     once = with_survey_inputs(once, spec, frame, raking)
     sel = spec.selection
-    accountant.plan_selection(spec.epsilon_in_loop, sel.gamma, sel.max_iterations, sel.epsilon_0)
+    accountant.plan_selection(plan)
     progress = _Progress(quiet, sel.max_iterations)
     last: list[Candidate] = []  # the latest candidate, read only for a single attempt's ⊥
 
     def step(_iteration: int) -> tuple[bool, Candidate]:
-        config = configurations[ctx.randbelow(len(configurations))]
-        candidate = run_iteration(spec, config, frame, ctx, once_results=once,
-                                  progress=progress.step)
+        index = ctx.randbelow(len(configurations))
+        trial = trials.setdefault(index, bind(spec, configurations[index]))
+        candidate = run_iteration(trial, frame, ctx, once_results=once, progress=progress.step)
         progress.iteration_done()
         last[:] = [candidate]
         return candidate.passed, candidate
@@ -274,11 +276,11 @@ def _run(spec: Spec, frame: Any, rd: RunDirectory, book: DatasetBudget,
         rd.set_status("no_release", run_id=run_id)
         return outcome("no_release", None, diagnosis)
     candidate = result.output
-    promise = guarantee_for(spec, candidate.configuration)
+    chosen = bind(spec, candidate.configuration)
+    promise = chosen.guarantee
     budget = _budget(spec, plan, book.dataset, promise)
-    table = spec.table_codec(candidate.configuration)
-    release = weight_release(spec, table.decode(candidate.codes), raking)
-    diagnostics = release_diagnostics(spec, candidate.configuration, candidate.codes, ctx.rng)
+    release = weight_release(spec, chosen.table.decode(candidate.codes), raking)
+    diagnostics = release_diagnostics(chosen, candidate.codes, ctx.rng)
     results = [r.as_dict() for r in candidate.results]
     staging = rd.staging(run_id)
     reused = [r.as_dict() for r in kept.records] if kept is not None else []
@@ -286,7 +288,7 @@ def _run(spec: Spec, frame: Any, rd: RunDirectory, book: DatasetBudget,
         staging,
         spec=spec,
         release=release,
-        label_order=label_order(spec, candidate.configuration),
+        label_order=label_order(chosen),
         configuration=candidate.configuration.to_dict(),
         results=results,
         budget=budget,

@@ -312,6 +312,7 @@ def _check_criteria(root: Path, v: Verification, spec: Spec,
     if not all(r.get("passed") for r in results):
         problems.append("a released candidate must pass every criterion")
     by_id = {c.id: c for c in spec.criteria}
+    problems += _decisions(results, by_id)
     for r in results:
         c = by_id.get(r.get("id"))
         if c is not None and not math.isclose(float(r.get("epsilon", -1)), c.epsilon,
@@ -328,6 +329,32 @@ def _check_criteria(root: Path, v: Verification, spec: Spec,
         v.failed("criteria", "; ".join(problems))
     else:
         v.passed("criteria", f"{len(results)} criteria, all passed, ε as in the spec")
+
+
+def _decisions(results: list[dict[str, Any]], by_id: dict[str, Any]) -> list[str]:
+    """Every row's decision re-made by its kind from public fields: the effective threshold
+    from T, Δ and the row's details, and the pass test on the DP value."""
+    from workbench.criteria import kinds
+
+    out = []
+    for r in results:
+        c = by_id.get(r.get("id"))
+        if c is None:
+            continue
+        try:
+            kind = kinds.get(c.kind)
+            delta = r.get("sensitivity") if r.get("mechanism") != "none" else None
+            t_eff = kind.effective_threshold(c, delta, r.get("details") or {})
+            recorded = float(r.get("effective_threshold", c.threshold))
+            decided = kind.passes(float(r["value"]), t_eff)
+        except (ValueError, KeyError, TypeError):
+            out.append(f"criterion {c.id!r}: its decision cannot be re-made from the row")
+            continue
+        if not math.isclose(recorded, t_eff, rel_tol=1e-9, abs_tol=_TOL):
+            out.append(f"criterion {c.id!r}: the effective threshold is not the kind's")
+        elif decided is not bool(r.get("passed")):
+            out.append(f"criterion {c.id!r}: 'passed' is not the kind's decision on the value")
+    return out
 
 
 def _is_survey(entry: dict[str, Any]) -> bool:

@@ -84,23 +84,6 @@ class Workload:
         return lines
 
 
-def faithfulness_rule_cliques(spec: Spec, order: int = 2) -> list[Clique]:
-    """Cliques the faithfulness cost rule needs (issue 15): a record matches within α only if
-    its exact-match columns agree and its ordinal (distance) columns are close, so the joint of
-    those columns decides β_max, not the distance columns' 2-ways alone. ``order`` 2: every
-    pair of the rule's columns; 3: also each pair of ordinal columns with one other rule column
-    (an exact one, or the third ordinal), the smallest cliques that tie a cell's neighbours
-    (one ordinal step) to the columns that must match."""
-    rule = spec.faithfulness
-    names = [c for c in spec.column_names if c in rule.exact or c in rule.distance]
-    out = pairs(names)
-    if order >= 3:
-        ordinal = [c for c in names if c in rule.distance]
-        for a, b in pairs(ordinal):
-            out += [(a, b, x) for x in names if x not in (a, b)]
-    return out
-
-
 def size_factors(cliques: Sequence[Clique], sizes: Mapping[str, int],
                  power: float) -> dict[Clique, float]:
     """(cells of c / geometric mean of cells)^power per clique: with Laplace noise the L1 error
@@ -124,7 +107,7 @@ def derive_workload(
     """The weighted marginal workload of ``spec``'s criteria (public inputs only).
 
     ``faithfulness_order`` 2 or 3 replaces the faithfulness criterion's cliques by those its
-    cost rule derives (:func:`faithfulness_rule_cliques`; 0 keeps the kind's own);
+    cost rule derives (the kind's ``workload_marginals``; 0 keeps the kind's own);
     ``size_power`` scales each clique's weight by :func:`size_factors` of the configuration's
     public bin counts ``sizes``.
     """
@@ -138,8 +121,7 @@ def derive_workload(
         share = c.epsilon / eps_sum if eps_sum > 0 else 1.0 / len(criteria)
         kind = kinds.get(c.kind)
         weight = float(mult[kind.workload_group]) * share
-        declared = (faithfulness_rule_cliques(spec, faithfulness_order)
-                    if faithfulness_order and c.kind == "faithfulness" else kind.marginals(spec, c))
+        declared = kind.workload_marginals(spec, c, faithfulness_order)
         cliques = {tuple(sorted(q, key=order.__getitem__)) for q in declared}
         for q in sorted(cliques, key=lambda q: [order[x] for x in q]):
             weights[q] = weights.get(q, 0.0) + weight / len(cliques)

@@ -195,14 +195,16 @@ def sample_valid_for(
     generator: _Sampler,
     n: int,
     rng: np.random.Generator,
+    table: TableCodec | None = None,
 ) -> np.ndarray:
-    """``sample_valid`` with the spec's synthetic rules, partial-bin policy and round bound."""
+    """``sample_valid`` with the spec's synthetic rules, partial-bin policy and round bound
+    (``table``: the configuration's codec when the caller already holds it)."""
     return sample_valid(
         generator,
         n,
         rng,
         spec.constraints.synthetic,
-        semantics_for(spec.table_codec(config)),
+        semantics_for(table if table is not None else spec.table_codec(config)),
         spec.constraints.max_sampling_rounds,
         partial=spec.constraints.partial_bins,
     )

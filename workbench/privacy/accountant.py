@@ -36,19 +36,31 @@ class BudgetExceeded(RuntimeError):
 
 @dataclass(frozen=True)
 class SelectionPlan:
-    """The private-selection parameters that the loop's cost 2ε₁ + ε₀ is computed from."""
+    """The private-selection part of a :class:`BudgetPlan`: ε₁, γ, T, ε₀ and the loop's cost
+    (2ε₁ + ε₀, or ε₁ for a single attempt), all read from the one budget plan."""
 
-    epsilon_per_iteration: float
-    gamma: float
-    max_iterations: int | None
-    epsilon_0: float
+    budget: BudgetPlan
+
+    @property
+    def epsilon_per_iteration(self) -> float:
+        return self.budget.epsilon_per_iteration
+
+    @property
+    def gamma(self) -> float:
+        return self.budget.gamma
+
+    @property
+    def max_iterations(self) -> int | None:
+        return self.budget.max_iterations
+
+    @property
+    def epsilon_0(self) -> float:
+        return self.budget.epsilon_0
 
     @property
     def cost(self) -> float:
         """2ε₁ + ε₀ (Thm. 3), or ε₁ for a single attempt (T = 1)."""
-        return BudgetPlan(self.epsilon_per_iteration, gamma=self.gamma,
-                          max_iterations=self.max_iterations,
-                          epsilon_0=self.epsilon_0).epsilon_selection
+        return self.budget.epsilon_selection
 
 
 def plan_epsilon_total(
@@ -93,27 +105,39 @@ class Accountant:
         """The selection plan, if one was made."""
         return self._plan
 
+    @classmethod
+    def for_plan(cls, plan: BudgetPlan) -> Accountant:
+        """The accountant of a run of ``plan``: its budget is the dataset's ε after the run
+        (earlier spend + this run's charge), the earlier spend already counted."""
+        return cls(plan.epsilon_cumulative, prior_spent=plan.epsilon_prior)
+
     def plan_selection(
         self,
-        epsilon_per_iteration: float,
-        gamma: float,
-        max_iterations: int | None,
-        epsilon_0: float,
+        plan: BudgetPlan | float,
+        gamma: float = 0.0,
+        max_iterations: int | None = None,
+        epsilon_0: float = 0.0,
     ) -> SelectionPlan:
-        """Reserve 2ε₁ + ε₀ for the selection loop; refuse if it does not fit the budget."""
-        e1 = _checks.positive_finite("epsilon_per_iteration", epsilon_per_iteration)
-        check_selection_parameters(gamma, max_iterations, epsilon_0)
+        """Reserve the selection loop's cost (2ε₁ + ε₀, or ε₁ for T = 1) of ``plan``; refuse if
+        it does not fit the budget. A run passes its :class:`BudgetPlan`; a bare ε₁ with γ, T
+        and ε₀ is taken for tests and toy loops."""
+        if not isinstance(plan, BudgetPlan):
+            plan = BudgetPlan(_checks.positive_finite("epsilon_per_iteration", plan),
+                              gamma=float(gamma), max_iterations=max_iterations,
+                              epsilon_0=float(epsilon_0))
+        e1 = _checks.positive_finite("epsilon_per_iteration", plan.epsilon_per_iteration)
+        check_selection_parameters(plan.gamma, plan.max_iterations, plan.epsilon_0)
         if self._plan is not None:
             raise ValueError("plan_selection: a selection is already planned for this run")
-        plan = SelectionPlan(e1, float(gamma), max_iterations, float(epsilon_0))
-        if self.epsilon_total() + plan.cost > self.total_budget + _TOL:
+        selection = SelectionPlan(plan)
+        if self.epsilon_total() + selection.cost > self.total_budget + _TOL:
             raise BudgetExceeded(
-                f"selection costs {plan.cost:g} (ε₁ = {e1:g}) but only "
+                f"selection costs {selection.cost:g} (ε₁ = {e1:g}) but only "
                 f"{self.remaining():g} of ε = {self.total_budget:g} is left"
             )
-        self._plan = plan
+        self._plan = selection
         self._log_plan()
-        return plan
+        return selection
 
     # --- charging --------------------------------------------------------------------------
     def charge(self, record: MeasurementRecord) -> None:

@@ -82,42 +82,59 @@ class BudgetPlan:
 
     # --- construction ----------------------------------------------------------------------
     @classmethod
+    def of_criteria(cls, epsilon_generator: float, criteria: Iterable[tuple[float, bool]], *,
+                    gamma: float = 0.0, max_iterations: int | None = None,
+                    epsilon_0: float = 0.0, prior: float = 0.0, once_reused: bool = False,
+                    epsilon_survey: float = 0.0) -> BudgetPlan:
+        """The plan of ε_gen and the criteria's (ε, once) pairs: THE place the criteria's ε are
+        split into the in-loop part of ε₁ and the once part (a criterion with ε = 0 reads S
+        only and costs nothing)."""
+        pairs = [(float(e), bool(once)) for e, once in criteria]
+        loop = math.fsum(e for e, once in pairs if not once and e > 0)
+        once = math.fsum(e for e, once in pairs if once and e > 0)
+        return cls(float(epsilon_generator), loop, once, float(gamma), max_iterations,
+                   float(epsilon_0), float(prior), bool(once_reused and once > 0),
+                   float(epsilon_survey))
+
+    @classmethod
     def of_spec(cls, spec: Any, *, prior: float = 0.0, once_reused: bool = False) -> BudgetPlan:
         """The plan of a validated :class:`~workbench.spec.Spec` (duck-typed: no spec import)."""
-        loop = math.fsum(c.epsilon for c in spec.criteria if c.in_loop)
-        once = math.fsum(c.epsilon for c in spec.criteria if c.once)
         s = spec.selection
         survey = getattr(spec, "survey", None)
-        return cls(float(spec.budget.epsilon_generator), loop, once, float(s.gamma),
-                   s.max_iterations, float(s.epsilon_0), float(prior),
-                   bool(once_reused and once > 0),
-                   float(survey.epsilon) if survey is not None else 0.0)
+        return cls.of_criteria(spec.budget.epsilon_generator,
+                               ((c.epsilon, c.once) for c in spec.criteria),
+                               gamma=s.gamma, max_iterations=s.max_iterations,
+                               epsilon_0=s.epsilon_0, prior=prior, once_reused=once_reused,
+                               epsilon_survey=survey.epsilon if survey is not None else 0.0)
 
     @classmethod
     def of_document(cls, document: Mapping[str, Any]) -> BudgetPlan | None:
-        """The plan of a draft; None without a usable ε_gen (unusable criterion ε's are skipped)."""
-        budget = document.get("budget", {})
-        gen = _finite(budget.get("epsilon_generator")) if isinstance(budget, Mapping) else None
+        """The plan of a draft; None without a usable ε_gen (unusable criterion ε's are skipped).
+
+        ε_gen is the budget's when written, else the largest generator 'epsilon' of a search
+        space whose every grid declares one (the validator's derivation).
+        """
+        gen = _draft_generator_epsilon(document)
         if gen is None or gen <= 0:
             return None
-        loop: list[float] = []
-        once: list[float] = []
+        pairs: list[tuple[float, bool]] = []
         for crit in document.get("criteria", []):
             if not isinstance(crit, Mapping):
                 continue
             eps = _finite(crit.get("epsilon", 0.0))
             if eps is not None and eps > 0:
-                (once if crit.get("once", False) else loop).append(eps)
+                pairs.append((eps, bool(crit.get("once", False))))
         selection = document.get("selection", {})
         selection = selection if isinstance(selection, Mapping) else {}
         cap = selection.get("max_iterations")
         cap = cap if isinstance(cap, int) and not isinstance(cap, bool) and cap >= 1 else None
         e0 = _finite(selection.get("epsilon_0", 0.0))
         gamma = _finite(selection.get("gamma", 0.0))
-        plan = cls(gen, math.fsum(loop), math.fsum(once),
-                   gamma if gamma is not None and 0 <= gamma <= 1 else 0.0, cap,
-                   e0 if e0 is not None and e0 >= 0 else 0.0,
-                   epsilon_survey=_survey_epsilon(document.get("survey")))
+        plan = cls.of_criteria(gen, pairs,
+                               gamma=gamma if gamma is not None and 0 <= gamma <= 1 else 0.0,
+                               max_iterations=cap,
+                               epsilon_0=e0 if e0 is not None and e0 >= 0 else 0.0,
+                               epsilon_survey=_survey_epsilon(document.get("survey")))
         try:
             plan.epsilon_selection  # noqa: B018 - validates ε₀'s range
         except ValueError:
@@ -268,6 +285,28 @@ class BudgetPlan:
         return (f"Retrying after ⊥ (--spend-again) costs {unit} per attempt.{once} Expected "
                 f"{eps} until a release = {_num(self.epsilon_once)} + "
                 f"{_num(self.epsilon_selection + self.epsilon_survey)}/{release}: {expected}.")
+
+
+def _draft_generator_epsilon(document: Mapping[str, Any]) -> float | None:
+    """ε_gen of a draft: budget.epsilon_generator, else the largest 'epsilon' of a search space
+    whose every grid declares one (None when neither is usable)."""
+    budget = document.get("budget", {})
+    written = _finite(budget.get("epsilon_generator")) if isinstance(budget, Mapping) else None
+    if written is not None:
+        return written
+    generator = document.get("generator", {})
+    grids = generator.get("search_space") if isinstance(generator, Mapping) else None
+    if not isinstance(grids, list) or not grids:
+        return None
+    values: list[float] = []
+    for grid in grids:
+        eps = grid.get("epsilon") if isinstance(grid, Mapping) else None
+        given = [v for v in (_finite(e) for e in eps or ()) if v is not None and v > 0] \
+            if isinstance(eps, list) else []
+        if not given:
+            return None
+        values += given
+    return max(values)
 
 
 def _survey_epsilon(section: Any) -> float:

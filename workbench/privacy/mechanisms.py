@@ -22,11 +22,23 @@ Nothing here is seedable: numpy's generators are never used for noise.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import opendp.prelude as dp
 
-dp.enable_features("contrib")
+if TYPE_CHECKING:
+    import opendp.prelude as dp
+
+
+@lru_cache(maxsize=1)
+def _opendp() -> Any:
+    """OpenDP's prelude with 'contrib' enabled, imported on the first draw (it pulls in
+    scikit-learn through its extras: about a second that commands drawing no noise skip)."""
+    import opendp.prelude as prelude
+
+    prelude.enable_features("contrib")
+    return prelude
 
 _SLACK = 1e-9  # OpenDP's maps round up in float arithmetic; allow this relative excess
 
@@ -44,6 +56,22 @@ def laplace_scale(sensitivity: float, epsilon: float) -> float:
     return sensitivity / epsilon
 
 
+def laplace_cdf(x: float, scale: float) -> float:
+    """P(Lap(b) ≤ x) = ½e^{x/b} for x < 0, 1 − ½e^{−x/b} otherwise; a step at 0 when b = 0.
+
+    The ONE Laplace CDF: every pass probability and false-pass probability is computed with it
+    (through the criterion kinds' pass decisions).
+
+    >>> laplace_cdf(0.0, 1.0), round(laplace_cdf(math.log(0.1), 1.0), 6)
+    (0.5, 0.05)
+    """
+    if scale <= 0:
+        return 1.0 if x >= 0 else 0.0
+    if x < 0:
+        return 0.5 * math.exp(x / scale)
+    return 1.0 - 0.5 * math.exp(-x / scale)
+
+
 def noisy_max_scale(sensitivity: float, epsilon: float) -> float:
     """β = 2Δ/ε: OpenDP's noisy-max scale for ε-DP at L∞ sensitivity Δ.
 
@@ -55,6 +83,7 @@ def noisy_max_scale(sensitivity: float, epsilon: float) -> float:
 
 def laplace_vector(values: np.ndarray, sensitivity: float, epsilon: float) -> np.ndarray:
     """Add continuous Laplace(Δ/ε) to every entry; the whole vector has L1 sensitivity Δ."""
+    dp = _opendp()
     flat = np.ascontiguousarray(values, dtype=np.float64).ravel()
     domain = dp.vector_domain(dp.atom_domain(T=float, nan=False))
     meas = dp.m.make_laplace(
@@ -66,6 +95,7 @@ def laplace_vector(values: np.ndarray, sensitivity: float, epsilon: float) -> np
 
 def discrete_laplace_vector(values: np.ndarray, sensitivity: int, epsilon: float) -> np.ndarray:
     """Add discrete Laplace(Δ/ε) to every integer entry; the vector has L1 sensitivity Δ."""
+    dp = _opendp()
     flat = np.ascontiguousarray(values, dtype=np.int64).ravel()
     domain = dp.vector_domain(dp.atom_domain(T=int))
     meas = dp.m.make_laplace(
@@ -77,6 +107,7 @@ def discrete_laplace_vector(values: np.ndarray, sensitivity: int, epsilon: float
 
 def noisy_max_index(scores: np.ndarray, sensitivity: float, epsilon: float) -> int:
     """ε-DP argmax: report-noisy-max with Exponential(2Δ/ε) noise, i.e. permute-and-flip."""
+    dp = _opendp()
     flat = np.ascontiguousarray(scores, dtype=np.float64).ravel()
     if flat.size == 1:
         return 0

@@ -37,8 +37,9 @@ def _cell(key: str, row: Mapping[str, Any]) -> str:
         return "" if not value else f"[{format_number(value[0])}, {format_number(value[1])}]"
     if key == "passed":
         return "yes" if value else "no"
-    if key == "threshold" and row.get("adjusted_threshold") is not None:
-        return f"{_num(row['adjusted_threshold'])} (limit {_num(value)})"
+    effective = row.get("effective_threshold")
+    if key == "threshold" and effective is not None and effective != value:
+        return f"{_num(effective)} (limit {_num(value)})"
     if isinstance(value, float | int) and not isinstance(value, bool):
         return _num(value)
     return "" if value is None else str(value)

@@ -50,11 +50,9 @@ class CriterionMargin:
     note: str
 
 
-def effective_threshold(result: Mapping[str, Any]) -> float:
-    """The threshold the pass decision used (T′ when the kind lowers it)."""
-    t = float(result["threshold"])
-    adjusted = result.get("adjusted_threshold")
-    return t if adjusted is None else min(t, float(adjusted))
+def decision_threshold(result: Mapping[str, Any]) -> float:
+    """The threshold the pass decision used, as the kind recorded it in the row."""
+    return float(result.get("effective_threshold", result["threshold"]))
 
 
 def reading_note(result: Mapping[str, Any]) -> str:
@@ -89,7 +87,7 @@ def margins(results: Sequence[Mapping[str, Any]]) -> list[CriterionMargin]:
     """Every criterion's margin (T_eff − DP value) and its success / warning / danger."""
     out = []
     for r in results:
-        t = effective_threshold(r)
+        t = decision_threshold(r)
         value = r.get("value")
         margin = None if not isinstance(value, int | float) else t - float(value)
         sigma = float(r.get("sigma") or 0.0)

@@ -138,7 +138,7 @@ def describe_spec(spec: Spec) -> str:
     ]
     out.append("")
     b, s = spec.budget, spec.selection
-    in_loop = spec.epsilon_in_loop - b.epsilon_generator
+    in_loop = spec.budget_plan().epsilon_criteria_loop
     out.append("Budget:")
     alternatives = sorted({spec.generator_epsilon(c) for c in spec.configurations()})
     shown = (

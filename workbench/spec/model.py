@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -22,6 +22,9 @@ from workbench.spec.space import (
 )
 from workbench.transform import BinsCodec, Codec, TableCodec
 from workbench.transform.missing import FileFormat
+
+if TYPE_CHECKING:
+    from workbench.privacy.budget_plan import BudgetPlan
 
 NUMERIC_TYPES = frozenset({"ordinal", "integer", "continuous"})
 
@@ -136,7 +139,8 @@ class FaithfulnessRule:
 
 @dataclass(frozen=True)
 class Budget:
-    """The ε for the generator and for the criteria, and the neighbour relation."""
+    """The neighbour relation and caps; ε_gen and Σ ε_criteria are DERIVED by the validator
+    (the largest selectable generator 'epsilon'; the criteria's sum)."""
 
     epsilon_generator: float
     epsilon_criteria: float
@@ -148,6 +152,8 @@ class Budget:
     allow_asymptotic_dp: bool = False
     #: whether a posterior draw proven ε-DP for an exact draw may be released from MCMC
     allow_mcmc_draw: bool = False
+    #: which derived fields the document writes (older specs), checked against the derivation
+    written: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -358,22 +364,21 @@ class Spec:
             configuration.params.get("epsilon", self.budget.epsilon_generator)
         )
 
-    @property
-    def epsilon_in_loop(self) -> float:
-        """ε₁ of one private-selection iteration: generator plus in-loop criteria."""
-        return self.budget.epsilon_generator + sum(c.epsilon for c in self.criteria if c.in_loop)
+    def budget_plan(self, *, prior: float = 0.0, once_reused: bool = False) -> BudgetPlan:
+        """The one budget plan of this design (ε₁, once, survey, selection, ε_total)."""
+        from workbench.privacy.budget_plan import BudgetPlan
+
+        return BudgetPlan.of_spec(self, prior=prior, once_reused=once_reused)
 
     @property
     def epsilon_once(self) -> float:
-        """ε of the statistics computed once, outside the loop."""
-        return sum(c.epsilon for c in self.criteria if c.once)
+        """ε of the statistics computed once, outside the loop (from the budget plan)."""
+        return self.budget_plan().epsilon_once
 
     @property
     def epsilon_total(self) -> float:
         """ε_total = 2·ε₁ + ε₀ + Σ ε_once (ε₁ + Σ once if T = 1), by the one budget plan."""
-        from workbench.privacy.budget_plan import BudgetPlan
-
-        return BudgetPlan.of_spec(self).epsilon_total
+        return self.budget_plan().epsilon_total
 
     # --- configurations ----------------------------------------------------------
     def configuration_count(self) -> int:

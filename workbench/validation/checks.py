@@ -4,8 +4,6 @@ configurations inside the space, ε_gen equal to the largest selectable alternat
 
 from __future__ import annotations
 
-import math
-
 from workbench.spec.model import Spec
 from workbench.spec.space import Configuration, iter_configurations
 from workbench.validation.sections.context import BuildContext
@@ -14,7 +12,6 @@ from workbench.validation.sections.context import BuildContext
 def whole_spec_problems(ctx: BuildContext, spec: Spec) -> None:
     """Record every problem of the built spec on ``ctx``."""
     _configurations(ctx, spec)
-    _generator_epsilon(ctx, spec)
     _guarantee_opt_ins(ctx, spec)
     _single_attempt(ctx, spec)
     cap = spec.budget.epsilon_total_max
@@ -45,21 +42,6 @@ def _configurations(ctx: BuildContext, spec: Spec) -> None:
         if c.key not in space:
             ctx.problem(f"selection.configurations[{i}]",
                         "is not in the spec's configuration space")
-
-
-def _generator_epsilon(ctx: BuildContext, spec: Spec) -> None:
-    """With ε_gen alternatives, the budget's ε_gen is the largest selectable (the charge)."""
-    if not any(name == "epsilon" for grid in spec.generator.grids for name, _ in grid):
-        return  # no alternatives: every configuration uses the budget's ε_gen
-    selectable = (spec.selection.configurations if spec.selection.configurations is not None
-                  else _full_space(spec))
-    values = {spec.generator_epsilon(c) for c in selectable}
-    if not math.isclose(max(values), spec.budget.epsilon_generator, rel_tol=1e-9):
-        ctx.problem(
-            "budget.epsilon_generator",
-            f"must equal the largest selectable generator 'epsilon' ({max(values):g}): "
-            "private selection is charged for the largest",
-        )
 
 
 def _single_attempt(ctx: BuildContext, spec: Spec) -> None:

@@ -9,9 +9,16 @@ from __future__ import annotations
 
 import copy
 import json
+import sys
 from functools import lru_cache
 from importlib import resources
 from typing import Any
+
+# jsonschema's optional IRI format checker imports rfc3987_syntax, which compiles a grammar
+# (about 1.3–2.6 s at every start). The spec schema uses no ``format`` keyword, so nothing is
+# lost when it is skipped; only possible before jsonschema is first imported.
+if "jsonschema" not in sys.modules:
+    sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[assignment]
 
 import jsonschema
 

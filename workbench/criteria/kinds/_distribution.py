@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from workbench.criteria import distribution as dist
+from workbench.criteria.audit_case import AuditCase, replaced, rows
 from workbench.criteria.kinds.base import (
     CheckContext,
     CriterionKind,
@@ -89,6 +90,19 @@ class QuantileError(StatisticError):
     })
     noise_note = "exponential mechanism on R's quantile over a public grid"
 
+    def audit_case(self) -> AuditCase:
+        """n = 20 with k = 20q values at y = 0, one at 5, the rest at 10; one y = 0 → 10 moves
+        #{r ≤ 0} from qn to qn − 1 (score −1) and #{r ≤ 5} from qn + 1 to qn (score +1)."""
+        k = round(20 * self.q)
+        ys = [0] * k + [1] + [2] * (19 - k)
+        real = rows(*[(i % 2, i % 3, y) for i, y in enumerate(ys)])
+        return AuditCase(
+            {"kind": self.name, "threshold": 1.0, "params": {"column": "y"}},
+            real, replaced(real, 0, (0, 0, 2)), real, 1.0,
+            f"n = 20, {k} of y at 0: one moves to 10; the scores at 0 and 5 move by −1 and +1 "
+            "(L∞ Δ = 1 attained)",
+            mechanism="exponential mechanism on R's quantile over the public grid")
+
     def statistic(self, values: np.ndarray, counts: np.ndarray) -> float:
         return dist.quantile_of(values, counts, self.q)
 
@@ -103,7 +117,6 @@ class QuantileError(StatisticError):
     def release(self, ev: Evaluation, criterion: Criterion) -> CriterionResult:
         """One ``ctx.exponential`` over the grid, then |q(S) − released q(R)|."""
         from workbench.criteria.evaluation_state import purpose
-        from workbench.criteria.result import from_noisy
 
         values, real, synth = dist.sorted_counts(ev.pc, ev.table, str(criterion.params["column"]))
         grid = dist.public_grid(values, criterion.params.get("grid_points"))
@@ -112,5 +125,5 @@ class QuantileError(StatisticError):
                                    purpose=purpose(criterion))
         released = float(grid[int(noisy.value)])
         value = abs(self.statistic(values, synth) - released)
-        return from_noisy(criterion.id, criterion.kind, criterion.threshold, noisy, value=value,
-                          details={"q": self.q, "grid_points": len(grid)})
+        return self.result(criterion, value, record=noisy.record,
+                           details={"q": self.q, "grid_points": len(grid)})

@@ -8,6 +8,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from workbench.criteria import distribution as dist
+from workbench.criteria.audit_case import AuditCase, rows
 from workbench.criteria.kinds._distribution import COLUMN
 from workbench.criteria.kinds.base import CheckContext, ShareKind, numeric_column, template_target
 
@@ -48,6 +49,19 @@ class AvgEcdf(ShareKind):
     def template_params(self, document: Mapping[str, Any]) -> dict[str, Any]:
         """The last numeric column of the draft."""
         return {"column": template_target(document)[0]}
+
+    def audit_case(self) -> AuditCase:
+        """A worst-case replace-one pair on the tiny audit design (Δ written out by hand)."""
+        return AuditCase(
+            {"kind": self.name, "threshold": 0.5, "params": {"column": "y"}},
+            rows((0, 0, 0), (0, 1, 0), (1, 2, 0), (1, 0, 0)),
+            rows((0, 0, 2), (0, 1, 0), (1, 2, 0), (1, 0, 0)),
+            rows((0, 0, 2), (0, 1, 2), (1, 2, 2), (1, 0, 2)), 2.5 / 4,
+            "R all at 0, S all at 10 (U_a = ½); one y = 0 → 10: U_a = (n−1)³/(2n³), a move of "
+            "0.289 of the derived bound Δ = 2.5/n (not attainable: the bound is conservative)",
+            tightness=(0.5 - 27 / 128) / 0.625,
+            unflaggable="Δ = 2.5/n is a proven but loose bound: the worst pair found moves U_a "
+                        "by 0.46 of Δ at n = 4, so a noise scale of Δ/2 cannot be caught")
 
 
 KIND = AvgEcdf()

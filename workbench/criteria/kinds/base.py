@@ -30,19 +30,23 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import numpy as np
 
-from workbench.criteria.result import CriterionResult, from_noisy
+from workbench.criteria.result import NO_MECHANISM, CriterionResult
+from workbench.privacy.mechanisms import laplace_cdf
 from workbench.spec.errors import join_path
 from workbench.spec.params import Param, is_number
 
 if TYPE_CHECKING:
+    from workbench.criteria.audit_case import AuditCase
     from workbench.criteria.evaluation_state import Evaluation
-    from workbench.privacy import PrivacyContext
+    from workbench.privacy import MeasurementRecord, PrivacyContext
     from workbench.spec.model import ColumnSpec, Criterion, Spec
     from workbench.spec.space import Configuration
     from workbench.transform import TableCodec
     from workbench.transform.cells import PairedCells
 
 Clique = tuple[str, ...]
+#: How far above T the failing value of a false pass sits, as a share of T.
+FALSE_PASS_MARGIN = 0.10
 #: The workload generator's weight multipliers, one hyperparameter per group.
 WORKLOAD_GROUPS = ("regression", "mean", "marginal", "faithfulness")
 
@@ -138,6 +142,16 @@ class CriterionKind(ABC):
     noise_note: ClassVar[str] = ""
     #: Position in lists (the spec's enum, the editor's menu); ties by name.
     position: ClassVar[int] = 1000
+    #: The pass test: the DP value strictly below the effective threshold (False: at most it).
+    strict: ClassVar[bool] = True
+    #: Whether the DP value is the exact value plus one Laplace draw (then clipped to
+    #: ``clip``), so P(pass | exact) has a closed form. False when the noised value is not the
+    #: exact one (e.g. it is computed from another DP release); with ``noise_note`` set the
+    #: noise is elsewhere too. Forecasts then simulate the release instead.
+    laplace_on_exact: ClassVar[bool] = True
+    #: Whether the design assistant measures the DP value's σ·ε by simulation (the value is
+    #: computed from a noisy vector, not one draw of known σ) for its ε rule.
+    sigma_by_simulation: ClassVar[bool] = False
 
     # --- validation ------------------------------------------------------------------------
     def check(self, ctx: CheckContext, params: Mapping[str, Any], bounds: Any,
@@ -184,25 +198,139 @@ class CriterionKind(ABC):
 
     def laplace_result(self, ev: Evaluation, criterion: Criterion, value: float,
                        delta: float | None, bounds: tuple[float, float] | None, *,
-                       adjusted_threshold: float | None = None,
                        details: Mapping[str, Any] | None = None) -> CriterionResult:
-        """One ``ctx.laplace`` call on ``value`` and the result; the value clipped to ``clip``."""
+        """One ``ctx.laplace`` call on ``value``, the DP value clipped to ``clip``, decided by
+        :meth:`result`."""
         from workbench.criteria.evaluation_state import purpose
 
         if delta is None:
             raise ValueError(f"criterion {criterion.id!r}: no sensitivity for this kind")
         noisy = ev.ctx.laplace(value, sensitivity=delta, epsilon=criterion.epsilon,
                                purpose=purpose(criterion), bounds=bounds)
-        shown = None
+        shown = float(noisy.value.ravel()[0])
         if self.clip is not None:
-            shown = float(np.clip(noisy.value.ravel()[0], *self.clip))
-        return from_noisy(criterion.id, criterion.kind, criterion.threshold, noisy, value=shown,
-                          adjusted_threshold=adjusted_threshold, details=details)
+            shown = float(np.clip(shown, *self.clip))
+        return self.result(criterion, shown, record=noisy.record, details=details)
+
+    def result(self, criterion: Criterion, value: float, *,
+               record: MeasurementRecord | None = None, mechanism: str | None = None,
+               details: Mapping[str, Any] | None = None,
+               stage: str | None = None) -> CriterionResult:
+        """The released row: the DP ``value`` decided against :meth:`effective_threshold` by
+        :meth:`passes` (Δ, σ, ε and bounds from the measurement ``record``; none without
+        noise)."""
+        delta = None if record is None else record.sensitivity
+        details = dict(details or {})
+        t_prime = None if delta is None else self.adjusted_threshold(criterion, delta, details)
+        t_eff = self.effective_threshold(criterion, delta, details)
+        return CriterionResult(
+            id=criterion.id, kind=criterion.kind, threshold=float(criterion.threshold),
+            value=float(value), passed=self.passes(value, t_eff),
+            epsilon=criterion.epsilon if record is None else record.epsilon,
+            mechanism=mechanism or (NO_MECHANISM if record is None else record.mechanism),
+            bounds=None if record is None else record.bounds, sensitivity=delta,
+            sigma=None if record is None else record.sigma,
+            adjusted_threshold=None if t_prime is None else float(t_prime),
+            effective_threshold=t_eff,
+            stage=stage or ("loop" if record is None else record.stage),
+            details=details, record=record)
+
+    # --- pass decisions: the ONE owner ------------------------------------------------------
+    def effective_threshold(self, criterion: Criterion, delta: float | None,
+                            details: Mapping[str, Any]) -> float:
+        """The threshold a DP value is compared with: T, or min(T, T′) where the kind derives
+        a T′ from public quantities (Δ, which reads n, the spec and S only)."""
+        t = float(criterion.threshold)
+        if delta is None or criterion.epsilon <= 0:
+            return t
+        adjusted = self.adjusted_threshold(criterion, delta, details)
+        return t if adjusted is None else min(t, float(adjusted))
+
+    @property
+    def closed_form_pass(self) -> bool:
+        """Whether :meth:`pass_probability` has a closed form (one Laplace draw on the exact
+        value); otherwise a forecast simulates the release."""
+        return self.laplace_on_exact and not self.noise_note
+
+    def passes(self, value: float, t_eff: float) -> bool:
+        """The pass test: strictly below T_eff, or at most T_eff for a kind that is not
+        ``strict`` (a count on the release alone: a threshold of 0 means "none allowed")."""
+        return bool(value < t_eff) if self.strict else bool(value <= t_eff)
+
+    def pass_probability(self, criterion: Criterion, exact: float, delta: float | None,
+                         t_eff: float) -> float | None:
+        """P(:meth:`passes`) for the DP value of a criterion whose exact value is ``exact``.
+
+        Without noise (ε = 0 or no Δ) the decision itself, 0 or 1. With Laplace(Δ/ε) on the
+        value, clipped to ``clip``: 1 when T_eff is above the clip range (the clipped value
+        always passes), 0 when below it, else F_Lap(T_eff − exact) (clipping inside the range
+        does not change a comparison with T_eff). None when the kind's noise is not one
+        Laplace draw on the value (``noise_note``): a forecast must then simulate the release.
+        """
+        if criterion.epsilon <= 0 or delta is None:
+            return float(self.passes(exact, t_eff))
+        if not self.closed_form_pass:
+            return None
+        if self.clip is not None:
+            lo, hi = self.clip
+            if t_eff > hi or (not self.strict and t_eff >= hi):
+                return 1.0
+            if t_eff < lo or (self.strict and t_eff <= lo):
+                return 0.0
+        return laplace_cdf(t_eff - exact, delta / criterion.epsilon)
+
+    def false_pass_probability(self, criterion: Criterion, delta: float | None,
+                               details: Mapping[str, Any]) -> float | None:
+        """P(false pass): the chance that a true value :data:`FALSE_PASS_MARGIN` above T
+        (:meth:`failing_value`) still passes; data-independent. None without noise or when
+        the noise is not one Laplace draw on the value."""
+        if criterion.epsilon <= 0 or delta is None or delta <= 0 or self.noise_note:
+            return None
+        failing = self.failing_value(
+            criterion, criterion.threshold + FALSE_PASS_MARGIN * abs(criterion.threshold))
+        return self.pass_probability(criterion, failing, delta,
+                                     self.effective_threshold(criterion, delta, details))
+
+    # --- the design assistant ---------------------------------------------------------------
+    def tuned_params(self, spec: Spec, table: TableCodec, criterion: Criterion,
+                     cells: np.ndarray, counts: np.ndarray) -> dict[str, Any]:
+        """Parameters the design assistant tunes on the PUBLIC proxy's distinct cells and
+        counts (merged into the criterion's ``params``); none by default."""
+        return {}
+
+    # --- the survey simulation (public proxy as population) -----------------------------------
+    def survey_estimand(self, criterion: Criterion, population: Any, weight: float
+                        ) -> tuple[str, Any, float, float] | None:
+        """(name, estimator, population truth, Laplace Δ of the weighted sum / N) of the
+        estimate a weighted criterion makes, for ``dryrun --survey-plots``; None for a kind
+        that makes no weighted estimate."""
+        return None
+
+    def sampling_sd(self, criterion: Criterion, proxy: Any) -> float | None:
+        """The sampling SD of the kind's weighted estimate at the proxy's n (the crossover ε
+        of the co-design survey panel); None for a kind that makes no weighted estimate."""
+        return None
+
+    # --- the privacy audit -----------------------------------------------------------------
+    def audit_case(self) -> AuditCase:
+        """A worst-case replace-one neighbour pair on a tiny public design that reaches this
+        kind's Δ (or the reason it cannot be flagged at Δ/2): see
+        :mod:`workbench.criteria.audit_case`. Every kind must declare one
+        (``tests/test_audits.py``)."""
+        raise NotImplementedError(
+            f"criterion kind {self.name!r} declares no audit_case(): add a worst-case "
+            "neighbour pair (workbench.criteria.audit_case.AuditCase) to its module")
 
     # --- the workload generator ------------------------------------------------------------
     def marginals(self, spec: Spec, criterion: Criterion) -> list[Clique]:
         """Multi-way marginals the error depends on (1-way ones are always measured)."""
         return []
+
+    def workload_marginals(self, spec: Spec, criterion: Criterion,
+                           rule_order: int = 0) -> list[Clique]:
+        """What the workload generator measures for the criterion; ``rule_order`` (its
+        ``faithfulness_cliques`` option) lets a kind derive cliques from a spec rule instead."""
+        return self.marginals(spec, criterion)
 
     # --- editors and reviews ---------------------------------------------------------------
     def template(self, criterion_id: str, document: Mapping[str, Any]) -> dict[str, Any]:
@@ -283,6 +411,7 @@ def whole_in(ctx: CheckContext, path: str, value: Any, *, allow_null: bool) -> N
 
 
 __all__ = [
+    "FALSE_PASS_MARGIN",
     "WORKLOAD_GROUPS",
     "CheckContext",
     "Clique",

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from workbench.criteria.audit_case import MISSING, MISSING_BASE, AuditCase, rows
 from workbench.criteria.kinds.base import CheckContext, Param, ShareKind
 from workbench.criteria.missing_values import check_missing_columns, chosen, co_missing_error
 
@@ -46,6 +47,15 @@ class CoMissingness(ShareKind):
         """Δ = 1/n: a replaced record enters or leaves each pair's 'both missing' count at most
         once (S fixed), so every gap, and their max, moves by ≤ 1/n."""
         return super().sensitivity(spec, table, criterion, pc)
+
+    def audit_case(self) -> AuditCase:
+        """A worst-case replace-one pair on the tiny audit design (Δ written out by hand)."""
+        return AuditCase(
+            {"kind": self.name, "threshold": 0.5, "bounds": [0, 1], "params": {}},
+            rows((0, 0, 0), (1, 0, 1), (0, 0, 0), (1, 2, 2)), MISSING_BASE,
+            rows((0, 0, 0), (1, 0, 1), (0, 0, 0), (1, 2, 2)), 1 / 4,
+            "S = R; R has one row missing x and z, R′ fills its z: co-missing share 1/4 → 0",
+            design=MISSING)
 
 
 KIND = CoMissingness()

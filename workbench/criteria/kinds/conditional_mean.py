@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from workbench.criteria.audit_case import AuditCase, rows
 from workbench.criteria.kinds.base import (
     CheckContext,
     Clique,
@@ -140,6 +141,18 @@ class ConditionalMean(CriterionKind):
                 "threshold": (bounds[1] - bounds[0]) / 20, "bounds": bounds,
                 "params": {"target": target, "group_by": [], "include_overall": True,
                            "resize_slack": marginals if marginals else 0.0}}
+
+    def audit_case(self) -> AuditCase:
+        """A worst-case replace-one pair on the tiny audit design (Δ written out by hand)."""
+        return AuditCase(
+            {"kind": self.name, "threshold": 1.0, "bounds": [0, 10],
+             "params": {"target": "y", "group_by": ["g"], "include_overall": True,
+                        "resize_slack": 0}},
+            rows((0, 0, 0), (0, 1, 0), (1, 2, 1), (1, 0, 1)),
+            rows((0, 0, 0), (0, 1, 2), (1, 2, 1), (1, 0, 1)),
+            rows((0, 0, 2), (0, 1, 2), (1, 2, 1), (1, 0, 1)), 10 / 2,
+            "group g = a has m̂ = 2 (slack 0); one of its y = 0 becomes 10: its mean 0 → 5 "
+            "(Δ = (U − L)/min m̂ = 10/2)")
 
 
 KIND = ConditionalMean()

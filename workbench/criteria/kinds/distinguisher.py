@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from workbench.criteria.audit_case import AuditCase, rows
 from workbench.criteria.classifiers import CLASSIFIERS, make_classifier, one_hot
 from workbench.criteria.kinds.base import CheckContext, Param, ShareKind, join_path
 from workbench.spec.params import one_of, whole_at_least
@@ -89,6 +91,17 @@ def _predict_real(ev: Evaluation, criterion: Criterion, codes: np.ndarray) -> np
     return _model(ev, criterion).predict(one_hot(codes, ev.table.domain.sizes)) == 0
 
 
+@lru_cache(maxsize=1)
+def _audit_proxy() -> str:
+    """A tiny PUBLIC proxy for the audit case (g = b only; x, y as in S), in a temp file."""
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="workbench-audit-"))
+    path = folder / "proxy.csv"
+    path.write_text("g,x,y\nb,0,0\nb,1,5\nb,2,10\nb,0,5\n", encoding="utf-8")
+    return str(path)
+
+
 class Distinguisher(ShareKind):
     """Accuracy of an S-vs-proxy classifier on R ∪ S; Δ = 1/(n_R + n_S), value in [0, 1]."""
 
@@ -149,6 +162,19 @@ class Distinguisher(ShareKind):
         """Threshold 0.6 (50% is ideal), ε 0.05."""
         out = super().template(criterion_id, document)
         return {**out, "threshold": 0.6, "epsilon": 0.05}
+
+    def audit_case(self) -> AuditCase:
+        """Trained on S (all g = a) against a proxy of g = b only: one record of R moving to
+        g = a changes the accuracy on R ∪ S by 1/(n_R + n_S)."""
+        return AuditCase(
+            {"kind": self.name, "threshold": 0.9,
+             "params": {"proxy": _audit_proxy(), "classifier": "logistic_regression"}},
+            rows((1, 0, 0), (1, 1, 1), (1, 2, 2), (1, 0, 1)),
+            rows((0, 0, 0), (1, 1, 1), (1, 2, 2), (1, 0, 1)),
+            rows((0, 0, 0), (0, 1, 1), (0, 2, 2), (0, 0, 1)), 1 / 8,
+            "trained on S (all g = a) against the proxy (all g = b): g = a is called synthetic; "
+            "R is all g = b (called real), R′ moves one record to g = a: the accuracy on "
+            "R ∪ S goes 8/8 → 7/8 (Δ = 1/(n_R + n_S))")
 
 
 KIND = Distinguisher()

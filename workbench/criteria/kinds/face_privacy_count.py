@@ -9,9 +9,10 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
+from workbench.criteria.audit_case import BASE, AuditCase, replaced
 from workbench.criteria.kinds.base import CriterionKind, Param, Reads
 from workbench.criteria.record_kinds import FACE_MEASURES, face_privacy_count
-from workbench.criteria.result import NO_MECHANISM, CriterionResult
+from workbench.criteria.result import CriterionResult
 from workbench.spec.params import one_of
 
 if TYPE_CHECKING:
@@ -30,6 +31,7 @@ class FacePrivacyCount(CriterionKind):
                          control="choice", label="measure", choices=FACE_MEASURES),
     })
     reads = Reads.S_ONLY
+    strict = False  # a count: at most the threshold passes (0 means "none allowed")
     position = 90
 
     def exact(self, ev: Evaluation, criterion: Criterion) -> float:
@@ -39,15 +41,18 @@ class FacePrivacyCount(CriterionKind):
 
     def release(self, ev: Evaluation, criterion: Criterion) -> CriterionResult:
         """No noise and no ε; passes when at most the threshold."""
-        value = self.exact(ev, criterion)
-        return CriterionResult(
-            id=criterion.id, kind=criterion.kind, threshold=criterion.threshold, value=value,
-            passed=bool(value <= criterion.threshold), epsilon=0.0, mechanism=NO_MECHANISM,
-            bounds=None, sensitivity=None, sigma=None,
-            stage="loop" if ev.ctx.iteration is not None else "once",
-            details={"measure": str(criterion.params.get("measure", "unique_rows")),
-                     "min_count": ev.config.min_count},
-        )
+        return self.result(criterion, self.exact(ev, criterion),
+                           stage="loop" if ev.ctx.iteration is not None else "once",
+                           details={"measure": str(criterion.params.get("measure", "unique_rows")),
+                                    "min_count": ev.config.min_count})
+
+    def audit_case(self) -> AuditCase:
+        """A worst-case replace-one pair on the tiny audit design (Δ written out by hand)."""
+        return AuditCase(
+            {"kind": self.name, "threshold": 0, "epsilon": 0, "params": {"measure": "unique_rows"}},
+            BASE, replaced(BASE, 0, (1, 1, 0)), BASE, 0.0,
+            "computed on S alone, without noise and without ε: R′ must not change the value",
+            noiseless=True)
 
 
 KIND = FacePrivacyCount()

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from workbench.criteria.audit_case import BASE, AuditCase, replaced
 from workbench.criteria.kinds.base import (
     CheckContext,
     Clique,
@@ -26,7 +27,6 @@ from workbench.criteria.kinds.base import (
     numeric_column,
 )
 from workbench.criteria.knn_impute import Features, impute, smooth_bound
-from workbench.criteria.result import from_noisy
 from workbench.privacy import smooth
 from workbench.spec.params import name_list, open_interval
 
@@ -205,8 +205,8 @@ class KnnImputedMean(CriterionKind):
                                      beta=BETA, gamma=gamma, steps=STEPS)
         mean_r = float(np.clip(noisy.value.ravel()[0], low, high))
         value = abs(mean_r - _imputed_mean(ev, criterion, ev.synth)[0])
-        result = from_noisy(criterion.id, criterion.kind, criterion.threshold, noisy,
-                            value=value, details={"gamma": gamma, "count_epsilon": eps_count})
+        result = self.result(criterion, value, record=noisy.record,
+                             details={"gamma": gamma, "count_epsilon": eps_count})
         return dataclasses.replace(result, epsilon=criterion.epsilon)  # count + mean
 
     def marginals(self, spec: Spec, criterion: Criterion) -> list[Clique]:
@@ -228,6 +228,17 @@ class KnnImputedMean(CriterionKind):
                 "threshold": (high - low) / 20,
                 "params": {"target": target.get("name"), "features": others[:2],
                            "count_share": 0.2}}
+
+    def audit_case(self) -> AuditCase:
+        """A worst-case replace-one pair on the tiny audit design (Δ written out by hand)."""
+        return AuditCase(
+            {"kind": self.name, "threshold": 1.0, "epsilon": 8.0,
+             "params": {"target": "y", "features": ["x"], "subgroup_column": "g",
+                        "subgroup_values": ["a"]}},
+            BASE, replaced(BASE, 0, (1, 0, 0)), BASE, 1.0,
+            "the subgroup g = a loses one record: its Laplace count moves by 1 (Δ = 1); the "
+            "mean's smooth release is audited in audits.smooth",
+            mechanism="Laplace on the subgroup count")
 
 
 KIND = KnnImputedMean()

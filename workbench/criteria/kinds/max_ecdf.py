@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from workbench.criteria.audit_case import BASE, AuditCase, replaced
 from workbench.criteria.kinds.base import (
     CheckContext,
     Param,
@@ -53,6 +54,13 @@ class MaxEcdf(ShareKind):
     def template_params(self, document: Mapping[str, Any]) -> dict[str, Any]:
         """The last numeric column of the draft."""
         return {"column": template_target(document)[0]}
+
+    def audit_case(self) -> AuditCase:
+        """A worst-case replace-one pair on the tiny audit design (Δ written out by hand)."""
+        return AuditCase(
+            {"kind": self.name, "threshold": 0.5, "params": {"column": "y"}},
+            BASE, replaced(BASE, 0, (0, 0, 2)), BASE, 1 / 4,
+            "S = R; R′ moves one y from 0 to 10: the ECDF of y moves by 1/n (Δ = 1/n)")
 
 
 KIND = MaxEcdf()

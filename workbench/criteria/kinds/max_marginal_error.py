@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from workbench.criteria.audit_case import BASE, AuditCase, replaced
 from workbench.criteria.kinds.base import CheckContext, Clique, Param, ShareKind, pairs, whole_in
 from workbench.criteria.marginals import max_marginal_error
 
@@ -53,6 +54,13 @@ class MaxMarginalError(ShareKind):
         wrong."""
         max_way = criterion.params.get("max_way")
         return [] if max_way is not None and int(max_way) < 2 else pairs(spec.column_names)
+
+    def audit_case(self) -> AuditCase:
+        """A worst-case replace-one pair on the tiny audit design (Δ written out by hand)."""
+        return AuditCase(
+            {"kind": self.name, "threshold": 0.5, "bounds": [0, 1], "params": {"max_way": None}},
+            BASE, replaced(BASE, 0, (1, 2, 0)), BASE, 1 / 4,
+            "S = R; R′ moves one record to another cell: E goes 0 → 1/n (Δ = 1/n)")
 
 
 KIND = MaxMarginalError()

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from workbench.criteria import distribution as dist
+from workbench.criteria.audit_case import BASE, AuditCase, replaced
 from workbench.criteria.kinds._distribution import StatisticError, value_range
 
 if TYPE_CHECKING:
@@ -31,6 +32,13 @@ class MeanError(StatisticError):
         value changes by at most the public range, n is public), S is fixed, and
         | |a − m′| − |a − m| | ≤ |m′ − m|."""
         return value_range(table, str(criterion.params["column"])) / pc.n, {}
+
+    def audit_case(self) -> AuditCase:
+        """A worst-case replace-one pair on the tiny audit design (Δ written out by hand)."""
+        return AuditCase(
+            {"kind": self.name, "threshold": 1.0, "params": {"column": "y"}},
+            BASE, replaced(BASE, 0, (0, 0, 2)), BASE, 10 / 4,
+            "S = R; R′ moves one y from 0 to 10: the mean moves by (U − L)/n (Δ = 10/4)")
 
 
 KIND = MeanError()

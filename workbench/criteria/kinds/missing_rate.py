@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from workbench.criteria.audit_case import MISSING, MISSING_BASE, AuditCase, rows
 from workbench.criteria.kinds.base import CheckContext, Param, ShareKind
 from workbench.criteria.missing_values import check_missing_columns as _check
 from workbench.criteria.missing_values import chosen, missing_rate_error
@@ -46,6 +47,14 @@ class MissingRate(ShareKind):
         """Δ = 1/n: replacing one record changes each column's missing count in R by at most
         1 (S fixed), so each |rate_R − rate_S| moves by ≤ 1/n, and so does their max."""
         return super().sensitivity(spec, table, criterion, pc)
+
+    def audit_case(self) -> AuditCase:
+        """A worst-case replace-one pair on the tiny audit design (Δ written out by hand)."""
+        return AuditCase(
+            {"kind": self.name, "threshold": 0.5, "bounds": [0, 1], "params": {}},
+            MISSING_BASE, rows((0, 0, 0), (1, 0, 1), (0, 0, 0), (1, 0, 1)), MISSING_BASE, 1 / 4,
+            "S = R; R′ fills x's one missing value: its rate 1/4 → 0 (Δ = 1/n)",
+            design=MISSING)
 
 
 KIND = MissingRate()

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from workbench.criteria.audit_case import MISSING, MISSING_BASE, AuditCase, rows
 from workbench.criteria.kinds.base import CheckContext, Clique, Param, ShareKind, join_path
 from workbench.criteria.missing_values import missing_matrix
 from workbench.transform.missing import MissingCodec
@@ -109,6 +110,15 @@ class ObservedMarginalError(ShareKind):
     def marginals(self, spec: Spec, criterion: Criterion) -> list[Clique]:
         """The 2-way marginals the criterion compares (1-way ones are always measured)."""
         return _subsets(spec, criterion.params) if int(criterion.params.get("way", 1)) == 2 else []
+
+    def audit_case(self) -> AuditCase:
+        """A worst-case replace-one pair on the tiny audit design (Δ written out by hand)."""
+        return AuditCase(
+            {"kind": self.name, "threshold": 0.5, "bounds": [0, 1],
+             "params": {"way": 1, "columns": ["x"]}},
+            MISSING_BASE, rows((0, 1, 0), (1, 0, 1), (0, 0, 0), (1, 2, 1)), MISSING_BASE, 1 / 3,
+            "S = R (n_c = 3 = m); R′ moves one observed x from 0 to 1: share 1 → 2/3 "
+            "(Δ = 1/m)", design=MISSING)
 
 
 KIND = ObservedMarginalError()

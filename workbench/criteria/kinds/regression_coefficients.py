@@ -8,10 +8,12 @@ criterion may be computed ``once``, before the loop (§4.14.1). The error
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from workbench.criteria.audit_case import BASE, AuditCase, replaced
 from workbench.criteria.kinds import _regression as shared
 from workbench.criteria.kinds.base import (
     CheckContext,
@@ -30,7 +32,12 @@ from workbench.criteria.regression import (
     regression_columns,
     regression_sensitivity,
 )
-from workbench.criteria.regression_fit import coefficient_error, feature_sd, ols_from_cells
+from workbench.criteria.regression_fit import (
+    coefficient_error,
+    feature_sd,
+    ols_from_cells,
+    tuned_statistic_weights,
+)
 from workbench.criteria.result import CriterionResult
 from workbench.spec.params import one_of
 
@@ -62,6 +69,7 @@ class RegressionCoefficients(CriterionKind):
     bounds_editable = True
     workload_group = "regression"
     noise_note = "noise on the regression's sufficient statistics"
+    sigma_by_simulation = True
     position = 40
 
     def check(self, ctx: CheckContext, params: Mapping[str, Any], bounds: Any,
@@ -107,15 +115,17 @@ class RegressionCoefficients(CriterionKind):
         sd = feature_sd(design, ev.pc.cells, ev.pc.synth)
         value = coefficient_error(release.coef, coef_s, sd)
         rec = release.record
-        return CriterionResult(
-            id=criterion.id, kind=criterion.kind, threshold=criterion.threshold, value=value,
-            passed=bool(value < criterion.threshold), epsilon=criterion.epsilon,
-            mechanism=MECHANISM, bounds=None if rec is None else rec.bounds,
-            sensitivity=None if rec is None else rec.sensitivity,
-            sigma=None if rec is None else rec.sigma,
-            stage="once" if criterion.once else (rec.stage if rec else "loop"),
-            details={"features": len(release.names), "target": release.target}, record=rec,
-        )
+        result = self.result(criterion, value, record=rec, mechanism=MECHANISM,
+                             stage="once" if criterion.once else None,
+                             details={"features": len(release.names), "target": release.target})
+        return dataclasses.replace(result, epsilon=criterion.epsilon)
+
+    def tuned_params(self, spec: Spec, table: TableCodec, criterion: Criterion,
+                     cells: np.ndarray, counts: np.ndarray) -> dict[str, Any]:
+        """Per-entry budget weights of the sufficient statistics tuned on the public proxy
+        (:func:`workbench.criteria.regression_fit.tuned_statistic_weights`)."""
+        design = RegressionDesign.build(spec, table, criterion)
+        return {"statistic_weights": tuned_statistic_weights(design, cells, counts)}
 
     def release_once(self, spec: Spec, config: Configuration, criterion: Criterion,
                      real_codes: np.ndarray, ctx: PrivacyContext) -> RegressionRelease:
@@ -132,6 +142,18 @@ class RegressionCoefficients(CriterionKind):
         """Threshold 30 (standardised units), L1 norm."""
         return {"id": criterion_id, "kind": self.name, "epsilon": 0.01, "threshold": 30,
                 "params": shared.template_params(document) | {"norm": "l1"}}
+
+    def audit_case(self) -> AuditCase:
+        """y ~ g on the tiny design: a record's change reaches 4 of the 5 units of Δ."""
+        return AuditCase(
+            {"kind": self.name, "threshold": 1.0, "params": {"target": "y", "features": ["g"]},
+             "once": True},
+            BASE, replaced(BASE, 0, (0, 0, 2)), BASE, 1 * 1 + 2 * 1 + 4 * 0.5,
+            "y ~ g: weighted statistics (Σz, Σt, Σzt), weights (1, 2, 4), ranges (1, 1, ½): "
+            "Δ = 5; (a, 0) → (a, 10) moves Σt by 1 and Σzt by ½: 4 of 5, the most one record "
+            "can (the per-entry extremes need different records), so Δ/2 still leaks 1.6ε",
+            mechanism="Laplace on the weighted sufficient statistics (vector)", stage="once",
+            tightness=0.8)
 
 
 KIND = RegressionCoefficients()

@@ -7,11 +7,15 @@ coefficients released by the regression_coefficients criterion with the same col
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from workbench.criteria import sensitivity as sens
+from workbench.criteria.audit_case import AuditCase, rows
 from workbench.criteria.kinds import _regression as shared
 from workbench.criteria.kinds.base import (
     CheckContext,
@@ -31,6 +35,17 @@ if TYPE_CHECKING:
     from workbench.transform.cells import PairedCells
 
 
+def _zero_coefficients(spec: Any, config: Any, real: np.ndarray) -> dict[str, Any]:
+    """A fixed, public coefficient release predicting 0 everywhere: the MAE audit conditions
+    on the once-released coefficients, which are audited on their own."""
+    from workbench.criteria.dispatch import release_once
+    from workbench.privacy import PrivacyContext
+
+    coef = release_once(spec, config, real, PrivacyContext.simulation(0))["coefficients"]
+    return {"coefficients": dataclasses.replace(coef, intercept=0.0,
+                                                coef=np.zeros_like(coef.coef))}
+
+
 class RegressionMae(CriterionKind):
     """TSTR MAE gap; Δ = 2(U − L)/n; the stakeholder sets [L, U] for clipping."""
 
@@ -41,6 +56,8 @@ class RegressionMae(CriterionKind):
     bounds_editable = True
     workload_group = "regression"
     position = 50
+    # the noised gap uses the DP coefficients, not R's exact fit: forecasts simulate it
+    laplace_on_exact = False
 
     def check(self, ctx: CheckContext, params: Mapping[str, Any], bounds: Any,
               threshold: float, path: str) -> tuple[float, float] | None:
@@ -88,6 +105,21 @@ class RegressionMae(CriterionKind):
         return {"id": criterion_id, "kind": self.name, "epsilon": 0.01,
                 "threshold": (bounds[1] - bounds[0]) / 100, "bounds": bounds,
                 "params": shared.template_params(document)}
+
+    def audit_case(self) -> AuditCase:
+        """Fixed public coefficients predicting L = 0 against S's OLS predicting U = 10."""
+        return AuditCase(
+            {"kind": self.name, "threshold": 1.0, "bounds": [0, 10],
+             "params": {"target": "y", "features": ["g"]}},
+            rows((0, 0, 0), (1, 1, 2), (0, 2, 2), (1, 0, 2)),
+            rows((0, 0, 2), (1, 1, 2), (0, 2, 2), (1, 0, 2)),
+            rows((0, 0, 2), (1, 1, 2), (0, 2, 2), (1, 0, 2)), 2 * 10 / 4,
+            "fixed DP coefficients predict L = 0, S's OLS predicts U = 10; one y = 0 → 10 "
+            "moves both MAEs by (U − L)/n in opposite directions (Δ = 2(U − L)/n)",
+            companions=({"id": "coefficients", "kind": "regression_coefficients",
+                         "threshold": 1.0, "params": {"target": "y", "features": ["g"]},
+                         "once": True},),
+            once_results=_zero_coefficients)
 
 
 KIND = RegressionMae()

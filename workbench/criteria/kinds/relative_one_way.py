@@ -13,6 +13,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from workbench.criteria import sensitivity as sens
+from workbench.criteria.audit_case import AuditCase, replaced, rows
 from workbench.criteria.kinds.base import CheckContext, CriterionKind, Param, is_number, join_path
 from workbench.criteria.marginal_kinds import relative_one_way_error, smallest_one_way_count
 from workbench.spec.params import open_interval, positive
@@ -103,7 +104,14 @@ class RelativeOneWay(CriterionKind):
             "t_prime": t_prime,
         }
         return self.laplace_result(ev, criterion, self.exact(ev, criterion), delta, (1.0, lam),
-                                   adjusted_threshold=t_prime, details=details)
+                                   details=details)
+
+    def pass_probability(self, criterion: Criterion, exact: float, delta: float | None,
+                         t_eff: float) -> float | None:
+        """The exact error is clipped to [1, λ] before the noise (every ratio is), so a value
+        given from outside that range is clipped first."""
+        lam = _lambda(criterion)
+        return super().pass_probability(criterion, min(max(exact, 1.0), lam), delta, t_eff)
 
     def failing_value(self, criterion: Criterion, failing: float) -> float:
         """Every failing value is clipped to λ, where P(pass) is the spec's p (Prop. 6)."""
@@ -121,6 +129,17 @@ class RelativeOneWay(CriterionKind):
         return {"id": criterion_id, "kind": self.name, "epsilon": 0.1, "threshold": 2.0,
                 "bounds": [1, 2],
                 "params": {"lambda": 2.0, "false_pass_probability": 0.05, "smoothing": 1}}
+
+    def audit_case(self) -> AuditCase:
+        """A worst-case replace-one pair on the tiny audit design (Δ written out by hand)."""
+        return AuditCase(
+            {"kind": self.name, "threshold": 2.0, "bounds": [1, 2],
+             "params": {"lambda": 2.0, "false_pass_probability": 0.05, "smoothing": 1}},
+            replaced(rows((0, 0, 0), (0, 1, 1), (0, 2, 2), (1, 0, 1)), 3, (0, 0, 1)),
+            rows((0, 0, 0), (0, 1, 1), (0, 2, 2), (1, 0, 1)),
+            rows((0, 0, 0), (0, 1, 1), (0, 2, 2), (1, 0, 1)), 1.0,
+            "s_min = 1 (g = b in S); R has no g = b (ratio λ = 2), R′ = S (ratio 1): "
+            "Δ = max{1/ŝ, λ − 1/(1/λ + 1/ŝ)} = 1 with ŝ = 2")
 
 
 KIND = RelativeOneWay()

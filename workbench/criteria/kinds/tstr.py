@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from workbench.criteria.audit_case import BASE, AuditCase, replaced
 from workbench.criteria.classifiers import (
     CLASSIFIERS,
     DEFAULT_CLASSIFIER,
@@ -22,7 +23,6 @@ from workbench.criteria.classifiers import (
 )
 from workbench.criteria.kinds._regression import FEATURES, features
 from workbench.criteria.kinds.base import CheckContext, Clique, CriterionKind, Param, join_path
-from workbench.criteria.result import from_noisy
 from workbench.spec.params import one_of, whole_at_least
 
 if TYPE_CHECKING:
@@ -132,8 +132,7 @@ class Tstr(CriterionKind):
         metric = str(criterion.params.get("metric", "accuracy"))
         value = 1.0 - METRICS[metric](noisy.value.reshape(cm.shape))
         details = {**details, "classifier": _model(ev, criterion).name, "metric": metric}
-        return from_noisy(criterion.id, criterion.kind, criterion.threshold, noisy,
-                          value=value, details=details)
+        return self.result(criterion, value, record=noisy.record, details=details)
 
     def marginals(self, spec: Spec, criterion: Criterion) -> list[Clique]:
         """The class column with each feature: what a classifier learns first."""
@@ -150,6 +149,16 @@ class Tstr(CriterionKind):
                 "bounds": [0, 1],
                 "params": {"target": target, "features": "all_other",
                            "classifier": DEFAULT_CLASSIFIER, "metric": "accuracy", "seed": 0}}
+
+    def audit_case(self) -> AuditCase:
+        """A worst-case replace-one pair on the tiny audit design (Δ written out by hand)."""
+        return AuditCase(
+            {"kind": self.name, "threshold": 0.5, "bounds": [0, 1],
+             "params": {"target": "g", "features": ["x"], "classifier": "decision_tree"}},
+            BASE, replaced(BASE, 0, (1, 0, 0)), BASE, 2.0,
+            "the classifier is fitted on S; one record's class a → b with its features kept "
+            "leaves the cell (a, ŷ) for (b, ŷ): the confusion matrix moves by 2 in L1 (Δ = 2)",
+            mechanism="Laplace on the confusion matrix (vector)")
 
 
 KIND = Tstr()

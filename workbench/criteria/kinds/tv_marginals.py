@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from workbench.criteria.audit_case import BASE, AuditCase, replaced
 from workbench.criteria.kinds.base import CheckContext, Clique, Param, ShareKind, whole_in
 from workbench.criteria.marginal_kinds import tv_marginals_error
 from workbench.spec.params import one_of
@@ -57,6 +58,14 @@ class TvMarginals(ShareKind):
         if way <= 1:
             return []
         return [tuple(c) for c in itertools.combinations(spec.column_names, way)]
+
+    def audit_case(self) -> AuditCase:
+        """A worst-case replace-one pair on the tiny audit design (Δ written out by hand)."""
+        return AuditCase(
+            {"kind": self.name, "threshold": 0.5, "params": {"way": 2, "aggregate": "mean"}},
+            BASE, replaced(BASE, 0, (1, 1, 1)), BASE, 1 / 4,
+            "S = R; R′ changes all three columns of one record: every 2-way TV is 1/n "
+            "(Δ = 1/n)")
 
 
 KIND = TvMarginals()

@@ -9,6 +9,7 @@ population total.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from workbench.criteria import weighting
+from workbench.criteria.audit_case import BASE, SURVEY_MAX_WEIGHT, AuditCase, replaced
 from workbench.criteria.kinds.base import CheckContext, Clique, Param, ShareKind, join_path
 
 if TYPE_CHECKING:
@@ -38,6 +40,11 @@ def weighted_cells(codes: np.ndarray, w: np.ndarray, cols: list[int],
     idx = np.ravel_multi_index(tuple(codes[:, cols].T), sizes) if len(codes) else np.array([],
                                                                                           int)
     return np.bincount(idx, weights=w, minlength=int(np.prod(sizes)))
+
+
+def survey_inputs_at_max_weight(spec: Any, config: Any, real: np.ndarray) -> dict[str, Any]:
+    """R's base weights all at the public maximum w_U: the weighted kinds' worst case."""
+    return {weighting.SURVEY_KEY: weighting.SurveyInputs(np.full(len(real), SURVEY_MAX_WEIGHT))}
 
 
 class WeightedMarginalError(ShareKind):
@@ -94,6 +101,31 @@ class WeightedMarginalError(ShareKind):
         cols = [c.get("name") for c in document.get("schema", {}).get("columns", [])
                 if isinstance(c, Mapping)]
         return {"columns": cols[:2]}
+
+    def survey_estimand(self, criterion: Criterion, population: Any, weight: float
+                        ) -> tuple[str, Any, float, float]:
+        """The weighted share of the first column's most common value; Δ = w/N."""
+        from workbench.survey.simulation import proportion
+
+        column = str(criterion.params["columns"][0])
+        value = population[column].astype(str).mode().iloc[0]
+        truth = float((population[column].astype(str) == str(value)).mean())
+        return (f"share {column}={value}", proportion(column, value, weight, weight), truth,
+                weight / len(population))
+
+    def sampling_sd(self, criterion: Criterion, proxy: Any) -> float:
+        """SD of a share at the proxy's n, at its worst (p = ½)."""
+        return math.sqrt(0.25 / len(proxy))
+
+    def audit_case(self) -> AuditCase:
+        """S raked to N = 12, R's weights at w_U = 3: one record moves a cell by w_U/N."""
+        return AuditCase(
+            {"kind": self.name, "threshold": 0.5, "bounds": [0, 1],
+             "params": {"columns": ["g", "x"]}},
+            BASE, replaced(BASE, 0, (1, 2, 0)), BASE, SURVEY_MAX_WEIGHT / 12,
+            "S = R, S raked to N = 12 (weights 3), R's weights w_U = 3; R′ moves one record "
+            "from cell (a, 0) to (b, 2): the max gap goes 0 → w_U/N (Δ = w_U/N)",
+            once_results=survey_inputs_at_max_weight)
 
 
 KIND = WeightedMarginalError()

@@ -7,13 +7,16 @@ public population total N (the HT estimator of a mean with known N).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 
 from workbench.criteria import weighting
+from workbench.criteria.audit_case import BASE, SURVEY_MAX_WEIGHT, AuditCase, replaced
 from workbench.criteria.kinds.base import (
     CheckContext,
     Clique,
@@ -23,7 +26,10 @@ from workbench.criteria.kinds.base import (
     numeric_column,
     template_target,
 )
-from workbench.criteria.kinds.weighted_marginal_error import check_survey
+from workbench.criteria.kinds.weighted_marginal_error import (
+    check_survey,
+    survey_inputs_at_max_weight,
+)
 from workbench.privacy import sensitivity as sens
 
 if TYPE_CHECKING:
@@ -92,6 +98,35 @@ class WeightedMean(CriterionKind):
         return {"id": criterion_id, "kind": self.name, "epsilon": 0.01,
                 "threshold": (bounds[1] - bounds[0]) / 20, "bounds": bounds,
                 "params": {"target": target}}
+
+    def survey_estimand(self, criterion: Criterion, population: Any, weight: float
+                        ) -> tuple[str, Any, float, float]:
+        """The weighted mean of the target, clipped to [L, U]; Δ = w·(U − L)/N."""
+        from workbench.survey.simulation import mean
+
+        lo, hi = criterion.bounds or (0.0, 1.0)
+        target = str(criterion.params["target"])
+        truth = float(pd.to_numeric(population[target]).clip(lo, hi).mean())
+        return (f"mean {target}", mean(target, lo, hi, weight, weight), truth,
+                weight * (hi - lo) / len(population))
+
+    def sampling_sd(self, criterion: Criterion, proxy: Any) -> float:
+        """SD of the target's mean at the proxy's n (a quarter of the range without it)."""
+        lo, hi = criterion.bounds or (0.0, 1.0)
+        target = str(criterion.params["target"])
+        if target not in proxy:
+            return (hi - lo) / 4
+        values = pd.to_numeric(proxy[target], errors="coerce").clip(lo, hi)
+        return float(values.std()) / math.sqrt(len(proxy))
+
+    def audit_case(self) -> AuditCase:
+        """S = R at weight 3; one y 0 → 10 at weight w_U moves Σ w·y/N by w_U·U/N."""
+        return AuditCase(
+            {"kind": self.name, "threshold": 1.0, "bounds": [0, 10], "params": {"target": "y"}},
+            BASE, replaced(BASE, 0, (0, 0, 2)), BASE, (SURVEY_MAX_WEIGHT * 10 - 1 * 0) / 12,
+            "S = R, weights 3; R′ moves one y from 0 to 10 at weight w_U: Σ w·y/N moves by "
+            "w_U·U/N = (max − min corner of w·y)/N",
+            once_results=survey_inputs_at_max_weight)
 
 
 KIND = WeightedMean()

@@ -26,6 +26,6 @@ from workbench.validation.sections import (
 from workbench.validation.sections.context import BuildContext
 
 SECTIONS = (metadata, columns, expected_n, transformations, constraints, criteria, faithfulness,
-            face_privacy, generator, budget, selection, survey, file_format)
+            face_privacy, generator, selection, budget, survey, file_format)
 
 __all__ = ["SECTIONS", "BuildContext"]

@@ -20,7 +20,7 @@ import ipywidgets as widgets
 
 from workbench.constraints.words import rule_sentence
 from workbench.criteria import kinds
-from workbench.criteria.false_pass import FALSE_PASS_SENTENCE, false_pass_probability
+from workbench.criteria.false_pass import FALSE_PASS_SENTENCE
 from workbench.dryrun import PassRates, read_pass_rates
 from workbench.dryrun.floors import FloorTable
 from workbench.privacy import expected_iterations, probability_bottom
@@ -75,8 +75,8 @@ def review_criterion(criterion: Any, readout: Readout | None) -> CriterionReview
         words = kinds.get(criterion.kind).review_false_pass(criterion)
         false_pass, note = words if words is not None else ("—", "")
     else:  # the one definition (criteria.false_pass), as in the co-design readouts
-        t_eff = criterion.threshold if t_prime is None else min(criterion.threshold, t_prime)
-        p = false_pass_probability(criterion, delta, t_eff)
+        p = kinds.get(criterion.kind).false_pass_probability(
+            criterion, delta, {} if readout is None else readout.details)
         false_pass = "—" if p is None else _percent(p)
         margin = None if scale is None else scale * MARGIN_5PCT
     if readout is not None and readout.note and not note:

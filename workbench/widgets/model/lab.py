@@ -26,12 +26,15 @@ from workbench.criteria import kinds
 from workbench.criteria.dispatch import exact_errors
 from workbench.dryrun.floors import FloorTable
 from workbench.dryrun.noise import noise_source
+from workbench.engine.before_loop import release_before_loop
 from workbench.faithfulness import FaithfulnessCost, beta_max
 from workbench.postprocess import semantics_for
 from workbench.privacy import PrivacyContext
 from workbench.spec import Configuration, Spec
+from workbench.transform import EncodingError
 from workbench.transform.cells import PairedCells
 from workbench.transform.clean import clean
+from workbench.trial import Trial, bind
 from workbench.widgets.model.floors import FLOOR_DRAWS, floor_inputs
 from workbench.widgets.model.readouts import (
     DEFAULT_SAMPLES,
@@ -140,6 +143,7 @@ class ProxyLab:
         self._cache = {k: _Cache(cache_size) for k in ("clean", "real", "faith", "floors")}
         for k, size in (("sample", 2), ("paired", 2), ("exact", cache_size)):
             self._cache[k] = _Cache(size * DEFAULT_SAMPLES)  # one entry per quick sample
+        self._cache["trial"] = _Cache(cache_size)  # the spec bound at a configuration
         self._cache["hist"] = _Cache(64)  # small arrays, one per column and alternative
         self._cache["share"] = _Cache(1024)  # one float per rule text
         self._readouts: tuple[str, dict[str, Readout]] | None = None
@@ -159,6 +163,12 @@ class ProxyLab:
         min_count = self.preview.min_count if self.preview.min_count in mins else mins[0]
         return Configuration(tuple(transforms), spec.generator.family,
                              tuple(sorted(params.items())), int(min_count))
+
+    def trial(self, spec: Spec, config: Configuration | None = None) -> Trial:
+        """The spec bound at ``config`` (default: the preview configuration), resolved once."""
+        config = config if config is not None else self.configuration(spec)
+        return self._cache["trial"].get(digest("trial", spec.sha256, config.key),
+                                        lambda: bind(spec, config))
 
     # --- keys ------------------------------------------------------------------------------
     def _clean_key(self, spec: Spec) -> str:
@@ -207,7 +217,7 @@ class ProxyLab:
         """The cleaned proxy encoded under one configuration (R of the readouts)."""
         return self._cache["real"].get(
             self._real_key(spec, config),
-            lambda: spec.table_codec(config).encode(self.cleaned(spec)),
+            lambda: self.trial(spec, config).encode(self.cleaned(spec)),
         )
 
     def sample(self, spec: Spec, config: Configuration, index: int = 0) -> QuickSample:
@@ -222,7 +232,7 @@ class ProxyLab:
     def paired(self, spec: Spec, config: Configuration, index: int = 0) -> PairedCells:
         """R and S as counts on their shared cells (what Δ of each criterion reads)."""
         def make() -> PairedCells:
-            table = spec.table_codec(config)
+            table = self.trial(spec, config).table
             return PairedCells.from_codes(self.real_codes(spec, config),
                                           self.sample(spec, config, index).codes, table.domain)
 
@@ -235,10 +245,13 @@ class ProxyLab:
             seed = self.preview.sample_seed(index)
             ctx = PrivacyContext.simulation(seed, neighbour="replace_one",
                                             noise=noise_source("seeded", seed))
-            try:
+            try:  # a survey's raking and base weights, as the run releases them first
+                once = (release_before_loop(spec, self.cleaned(spec), ctx).once
+                        if spec.survey is not None else None)
                 return exact_errors(spec, config, self.real_codes(spec, config),
-                                    self.sample(spec, config, index).codes, ctx)
-            except (ValueError, KeyError) as exc:
+                                    self.sample(spec, config, index).codes, ctx,
+                                    once_results=once)
+            except (ValueError, KeyError, EncodingError) as exc:
                 raise PreviewError(f"exact values on the proxy failed: {exc}") from None
 
         return self._cache["exact"].get(self._exact_key(spec, config, index), make)
@@ -256,7 +269,7 @@ class ProxyLab:
                      [self._sample_key(spec, config, i) for i in range(n)])
         if self._readouts is not None and self._readouts[0] == key:
             return dict(self._readouts[1])
-        table = spec.table_codec(config)
+        table = self.trial(spec, config).table
         runs = []
         for i in range(n):
             pc = self.paired(spec, config, i)
@@ -291,10 +304,8 @@ class ProxyLab:
         for run in self._runs:
             p = 1.0
             for r in run.values():
-                if r.probability_pass is not None:
+                if r.probability_pass is not None:  # the kind's P(pass), its decision without noise
                     p *= r.probability_pass
-                elif r.epsilon <= 0 and r.value is not None:  # no noise: pass or fail for sure
-                    p *= 1.0 if r.value < r.threshold else 0.0
                 else:
                     left_out.add(r.id)
             products.append(p)
@@ -338,7 +349,7 @@ class ProxyLab:
                      spec.constraints.partial_bins)
 
         def make() -> float:
-            table = spec.table_codec(config)
+            table = self.trial(spec, config).table
             codes = self.real_codes(spec, config)
             by_column = {n: codes[:, j] for j, n in enumerate(table.names)}
             mask = predicate.reject_mask_bins(by_column, semantics_for(table),
@@ -359,7 +370,7 @@ class ProxyLab:
         self, spec: Spec, config: Configuration, max_levels: int
     ) -> FaithfulnessPreview:
         """Compute :meth:`faithfulness_preview` (one max-flow per cost level)."""
-        table = spec.table_codec(config)
+        table = self.trial(spec, config).table
         real, synth = self.real_codes(spec, config), self.sample(spec, config).codes
         rule = spec.faithfulness
         cost = FaithfulnessCost.from_rule(rule, table)

@@ -31,9 +31,6 @@ from workbench.criteria.dispatch import criterion_sensitivity
 from workbench.criteria.false_pass import (  # noqa: F401 - re-exported for the editors
     FALSE_PASS_MARGIN,
     FALSE_PASS_SENTENCE,
-    false_pass_probability,
-    laplace_cdf,
-    pass_probability,
 )
 from workbench.privacy import laplace_sigma
 from workbench.spec.model import Criterion, Spec
@@ -52,7 +49,10 @@ class Readout:
     n: int
     sensitivity: float | None = None
     sigma: float | None = None
+    #: T′ as the kind derives it (None when it derives none)
     adjusted_threshold: float | None = None
+    #: the threshold the engine's decision uses, as the kind computes it (T when None)
+    effective_threshold: float | None = None
     value: float | None = None
     probability_pass: float | None = None
     false_pass: float | None = None
@@ -63,12 +63,9 @@ class Readout:
     value_range: tuple[float, float] | None = None
     pass_range: tuple[float, float] | None = None
 
-    @property
-    def effective_threshold(self) -> float:
-        """The threshold the engine's pass decision uses."""
-        if self.adjusted_threshold is None:
-            return self.threshold
-        return min(self.threshold, self.adjusted_threshold)
+    def __post_init__(self) -> None:
+        if self.effective_threshold is None:
+            object.__setattr__(self, "effective_threshold", float(self.threshold))
 
     @property
     def scale(self) -> float | None:
@@ -88,29 +85,32 @@ def criterion_readout(
     """Every readout of one criterion at the draft's current threshold and ε."""
     base = {"id": criterion.id, "kind": criterion.kind, "threshold": criterion.threshold,
             "epsilon": criterion.epsilon, "n": pc.n, "value": value}
-    if criterion.epsilon <= 0:
-        return Readout(**base, note="computed on the release alone, without noise")
+    kind = kinds.get(criterion.kind)
+    if criterion.epsilon <= 0:  # no noise: the decision itself, by the kind's own test
+        p_pass = None if value is None else kind.pass_probability(
+            criterion, value, None, criterion.threshold)
+        return Readout(**base, probability_pass=p_pass,
+                       note="computed on the release alone, without noise")
     delta, details = criterion_sensitivity(spec, table, criterion, pc)
     if delta is None:
         return Readout(**base, note="no sensitivity for this kind", details=details)
     sigma = laplace_sigma(delta, criterion.epsilon)
-    kind = kinds.get(criterion.kind)
     t_prime = kind.adjusted_threshold(criterion, delta, details)
     out = Readout(**base, sensitivity=delta, sigma=sigma, adjusted_threshold=t_prime,
+                  effective_threshold=kind.effective_threshold(criterion, delta, details),
                   details=details)
-    if kind.noise_note:
-        return _replace(out, note=f"{kind.noise_note}: the pass odds are not a single "
-                        "Laplace tail")
+    if not kind.closed_form_pass:
+        where = kind.noise_note or "the noised value is not the exact one"
+        return _replace(out, note=f"{where}: the pass odds are not a single Laplace tail")
     if value is None:
         return out
-    scale = delta / criterion.epsilon
-    p_pass = pass_probability(criterion, value, scale, out.effective_threshold)
-    truly_passes = value < criterion.threshold
+    p_pass = kind.pass_probability(criterion, value, delta, out.effective_threshold)
+    truly_passes = kind.passes(value, criterion.threshold)
     return _replace(
         out,
         probability_pass=p_pass,
-        false_pass=false_pass_probability(criterion, delta, out.effective_threshold),
-        false_fail=1.0 - p_pass if truly_passes else None,
+        false_pass=kind.false_pass_probability(criterion, delta, details),
+        false_fail=1.0 - p_pass if truly_passes and p_pass is not None else None,
     )
 
 

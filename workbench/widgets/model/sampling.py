@@ -17,6 +17,7 @@ from workbench.postprocess import SamplingError
 from workbench.privacy import PrivacyContext
 from workbench.privacy.noise import NoiseSource
 from workbench.spec import Configuration, Spec
+from workbench.trial import bind
 
 
 class PreviewError(RuntimeError):
@@ -48,8 +49,9 @@ def quick_sample(
         raise PreviewError("the cleaned proxy has no rows")
     ctx = PrivacyContext.simulation(seed, neighbour=spec.budget.neighbour, noise=noise)
     try:
-        codes = synthesize_candidate(spec, config, real_codes, ctx)
+        trial = bind(spec, config)
+        codes = synthesize_candidate(trial, real_codes, ctx)
     except SamplingError as exc:  # shown in the editors instead of the readouts
         raise PreviewError(str(exc)) from None
     return QuickSample(np.asarray(codes, dtype=np.int64), config.family, config.params,
-                       spec.generator_epsilon(config), seed)
+                       trial.epsilon_generator, seed)

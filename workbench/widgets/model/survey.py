@@ -37,21 +37,15 @@ def crossover_rows(spec: Spec, proxy: pd.DataFrame | None) -> list[dict[str, Any
 
     if proxy is None or len(proxy) < 2:
         return []
-    n = len(proxy)
     config = next(iter(spec.configurations()))
     table = spec.table_codec(config)
     out = []
     for c in spec.criteria:
-        if not c.kind.startswith("weighted_"):
+        kind = get(c.kind)
+        sd = kind.sampling_sd(c, proxy)  # None: not a weighted estimate
+        if sd is None:
             continue
-        delta, _ = get(c.kind).sensitivity(spec, table, c, None)
-        if c.kind == "weighted_mean":
-            lo, hi = c.bounds or (0.0, 1.0)
-            target = str(c.params["target"])
-            values = pd.to_numeric(proxy[target], errors="coerce").clip(lo, hi)
-            sd = float(values.std()) / math.sqrt(n) if target in proxy else (hi - lo) / 4
-        else:
-            sd = math.sqrt(0.25 / n)
+        delta, _ = kind.sensitivity(spec, table, c, None)
         star = math.sqrt(2) * float(delta) / sd if sd > 0 else math.inf
         out.append({"criterion": c.id, "epsilon": c.epsilon, "delta": float(delta),
                     "sampling_sd": sd, "crossover_epsilon": star,
