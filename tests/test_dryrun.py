@@ -276,6 +276,10 @@ def test_narrow_and_narrowed_document(cheap_spec) -> None:
     assert narrowed.selection.forecast.p == 0.75
     assert result.narrowed_document(cheap_spec, 0.5, proxy="p.csv")["selection"][
         "forecast"]["proxy"] == "p.csv"
+    # the n (or range of n) it was made at: workbench run compares the data's n with it
+    ranged = result.narrowed_document(cheap_spec, 0.5, n=95_000, n_max=158_500)
+    assert ranged["selection"]["forecast"]["n"] == 95_000
+    assert build_spec(ranged).selection.forecast.n_max == 158_500
     with pytest.raises(ValueError, match="no configuration"):
         _synthetic_result(cheap_spec, [0.0, 0.0]).narrowed_document(cheap_spec, 0.1)
 

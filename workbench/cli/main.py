@@ -104,6 +104,8 @@ def _run(args: argparse.Namespace) -> int:
             return 1
     else:
         print("private selection stopped without a candidate (⊥): nothing is released")
+        for line in outcome.diagnosis:  # a single attempt only (engine.diagnosis says why)
+            print(line)
     print(f"epsilon_total of this run: {outcome.epsilon_total:g}")
     if abs(outcome.epsilon_charged - outcome.epsilon_total) > 1e-9:
         print(f"epsilon charged by this run: {outcome.epsilon_charged:g} (once-statistics "

@@ -114,7 +114,8 @@ def run_command(args: argparse.Namespace) -> int:
                 print(excess_words(res, floors[size]))
         if args.write_narrowed:
             document = result.narrowed_document(spec, args.min_pass, n=result.n,
-                                                proxy=Path(args.proxy).name)
+                                                proxy=Path(args.proxy).name,
+                                                n_max=sized.sizes[-1])
             digest = save_spec(document, args.write_narrowed)
             print(f"narrowed spec written, frozen: {args.write_narrowed} (sha256 {digest})")
     except (ValueError, ImportError) as exc:

@@ -114,10 +114,14 @@ class DryRunResult:
         return [by_key[k] for k in keep["key"]]
 
     def narrowed_document(self, spec: Spec, min_pass: float, *, n: int | None = None,
-                          proxy: str | None = None) -> dict[str, Any]:
+                          proxy: str | None = None, n_max: int | None = None
+                          ) -> dict[str, Any]:
         """The spec document with ``selection.configurations`` set to the narrowed list and
         ``selection.forecast`` to this dry run's forecast over it (``workbench run`` needs
-        one when γ = 0 and T = ∞); ``n`` and ``proxy`` say what it was rehearsed on."""
+        one when γ = 0 and T = ∞, and compares the data's n with the n it was made at);
+        ``n`` (default: this dry run's), ``n_max`` (the high end of a rehearsed range) and
+        ``proxy`` say what it was rehearsed on."""
+        n = self.n if n is None else n
         chosen = self.narrow(min_pass)
         if not chosen:
             raise ValueError(f"no configuration passes with probability >= {min_pass:g}; "
@@ -128,6 +132,8 @@ class DryRunResult:
         recorded: dict[str, Any] = {"p": round(p, 6), "repetitions": self.repetitions,
                                     "min_pass": float(min_pass)}
         recorded.update({k: v for k, v in (("n", n), ("proxy", proxy)) if v is not None})
+        if n_max is not None and n is not None and n_max > n:
+            recorded["n_max"] = int(n_max)
         document["selection"] = {**document["selection"],
                                  "configurations": [c.to_dict() for c in chosen],
                                  "forecast": recorded}

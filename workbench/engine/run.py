@@ -18,23 +18,27 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workbench.criteria import release_once
 from workbench.engine import cleaning_counts
+from workbench.engine.before_loop import release_before_loop, release_once_statistics
 from workbench.engine.bundle import release_ledger, write_bundle
 from workbench.engine.cleaning_counts import CleaningTally
+from workbench.engine.diagnosis import single_attempt_diagnosis
 from workbench.engine.guard import check_budget, check_pilot, data_warnings, dataset_budget
-from workbench.engine.iteration import Candidate, label_order, run_iteration
+from workbench.engine.iteration import (
+    Candidate,
+    label_order,
+    release_diagnostics,
+    run_iteration,
+)
 from workbench.engine.once import OnceStatistics, save_once
 from workbench.engine.rundir import RunDirectory, RunRefused
 from workbench.engine.survey_step import (
     budget_lines,
     extra_columns,
-    raking_before_loop,
     survey_document,
     weight_release,
-    with_survey_inputs,
 )
-from workbench.engine.unbounded import check_bounded
+from workbench.engine.unbounded import check_bounded, check_size
 from workbench.generators import Guarantee
 from workbench.privacy import Accountant, Ledger, PrivacyContext, private_selection
 from workbench.privacy.budget_plan import BudgetPlan
@@ -60,6 +64,8 @@ class RunOutcome:
     epsilon_charged: float = 0.0
     budget_store: Path | None = None
     warnings: tuple[str, ...] = ()
+    #: after ⊥ in a single attempt (T = 1) only: why its one candidate failed (DP values)
+    diagnosis: tuple[str, ...] = ()
 
 
 class _Progress:
@@ -126,9 +132,11 @@ def run(
 
     ``budget_store`` is the store's root (default: ``$WORKBENCH_BUDGET_STORE``, else the
     user's state directory; see :mod:`workbench.privacy.budget_store`). A γ = 0, T = ∞ spec
-    without a forecast p ≥ 0.05 is refused unless ``allow_unbounded``
-    (:mod:`workbench.engine.unbounded`). ``proxy``: PUBLIC proxy data the report overlays
-    on the release (read here, before any budget, so a bad file fails early).
+    without a forecast p ≥ 0.05, or whose cleaned data's n lies outside the sizes that
+    forecast covers, is refused unless ``allow_unbounded`` (:mod:`workbench.engine.unbounded`;
+    the data are then read before the budget store is opened, so nothing is written there).
+    ``proxy``: PUBLIC proxy data the report overlays on the release (read here, before any
+    budget, so a bad file fails early).
     """
     spec = load_spec(spec_path, require_frozen=True)
     public = None if proxy is None else read_raw(proxy, spec.columns)
@@ -137,10 +145,14 @@ def run(
     book = dataset_budget(spec, budget_store)
     if not Path(data_path).is_file():
         raise RunRefused(f"data file {os.fspath(data_path)!r} does not exist")
+    frame, tally = None, CleaningTally()
+    if spec.selection.unbounded and not allow_unbounded:
+        frame = _load_refusing(spec, data_path, RunDirectory(out_dir), tally)
+        check_size(spec, len(frame))  # n is public; nothing opened or spent yet
     try:
         with book.locked():
             return _guarded(spec, data_path, RunDirectory(out_dir), book, quiet, spend_again,
-                            public)
+                            public, frame, tally)
     except BudgetStoreError as exc:
         raise RunRefused(str(exc)) from None
 
@@ -157,19 +169,30 @@ def _preflight(spec: Spec) -> None:
             raise RunRefused(str(exc)) from None
 
 
-def _guarded(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory,
-             book: DatasetBudget, quiet: bool, spend_again: bool,
-             public: Any = None) -> RunOutcome:
-    """Under the dataset's lock: the budget guard, then the run with its two ledgers."""
-    plan, kept = check_budget(spec, book, spend_again)
-    check_pilot(spec, book)
-    tally = CleaningTally()
+def _load_refusing(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory,
+                   tally: CleaningTally) -> Any:
+    """The cleaned data (``tally`` counts what cleaning removed or recoded), or the run
+    folder's status 'refused' with the one reason (before the ledger opens) and the
+    EncodingError raised again."""
     try:
-        frame = load_confidential(spec, data_path, tally)
-    except EncodingError as exc:  # refused before the ledger opens: one reason, one message
+        return load_confidential(spec, data_path, tally)
+    except EncodingError as exc:
         rd.prepare()
         rd.set_status("refused", reason=str(exc))
         raise
+
+
+def _guarded(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory,
+             book: DatasetBudget, quiet: bool, spend_again: bool,
+             public: Any = None, frame: Any = None,
+             tally: CleaningTally | None = None) -> RunOutcome:
+    """Under the dataset's lock: the budget guard, then the run with its two ledgers
+    (``frame``: the cleaned data when the size guard has read them already, ``tally`` what
+    their cleaning counted)."""
+    plan, kept = check_budget(spec, book, spend_again)
+    check_pilot(spec, book)
+    tally = tally if tally is not None else CleaningTally()
+    frame = _load_refusing(spec, data_path, rd, tally) if frame is None else frame
     rd.prepare()
     run_id = uuid.uuid4().hex
     ledger = Ledger(rd.ledger_path, run_id=run_id, mirrors=[book.ledger_path])
@@ -205,10 +228,7 @@ def _once_statistics(spec: Spec, frame: Any, ctx: PrivacyContext, book: DatasetB
         return dict(kept.releases)
     if not spec.epsilon_once:
         return {}
-    # A once-criterion's columns have a single alternative (validated), so any configuration
-    # encodes them identically.
-    trial = bind(spec, next(iter(spec.configurations())))
-    once = release_once(spec, trial.configuration, trial.encode(frame), ctx)
+    once = release_once_statistics(spec, frame, ctx)  # what every rehearsal releases too
     save_once(book.once_path(spec.sha256), OnceStatistics(once, run_id, fingerprint))
     return once
 
@@ -225,20 +245,22 @@ def _run(spec: Spec, frame: Any, rd: RunDirectory, book: DatasetBudget,
     ctx = PrivacyContext.confidential(accountant=accountant, ledger=ledger,
                                       neighbour=spec.budget.neighbour)
     configurations = list(spec.configurations())
-    cleaned = cleaning_counts.release(spec, tally or CleaningTally(), ctx)
     trials: dict[int, Trial] = {}  # each drawn configuration is bound once
-    once = _once_statistics(spec, frame, ctx, book, kept, run_id, fingerprint)
-    raking = raking_before_loop(spec, frame, ctx)
-    once = with_survey_inputs(once, spec, frame, raking)
+    # the before-loop releases, by the function every rehearsal calls (same steps and order)
+    inputs = release_before_loop(spec, frame, ctx, kept_once=_once_statistics(
+        spec, frame, ctx, book, kept, run_id, fingerprint))
+    once, raking = inputs.once, inputs.raking
     sel = spec.selection
     accountant.plan_selection(plan)
     progress = _Progress(quiet, sel.max_iterations)
+    last: list[Candidate] = []  # the latest candidate, read only for a single attempt's ⊥
 
     def step(_iteration: int) -> tuple[bool, Candidate]:
         index = ctx.randbelow(len(configurations))
         trial = trials.setdefault(index, bind(spec, configurations[index]))
         candidate = run_iteration(trial, frame, ctx, once_results=once, progress=progress.step)
         progress.iteration_done()
+        last[:] = [candidate]
         return candidate.passed, candidate
 
     try:
@@ -246,22 +268,27 @@ def _run(spec: Spec, frame: Any, rd: RunDirectory, book: DatasetBudget,
                                    ctx=ctx, epsilon_0=sel.epsilon_0)
     finally:
         progress.close()
+    # released after the loop (charged either way), so the loop's noise is a rehearsal's
+    cleaned = cleaning_counts.release(spec, tally or CleaningTally(), ctx)
     budget = _budget(spec, plan, book.dataset)
 
-    def outcome(status: str, published: Path | None) -> RunOutcome:
+    def outcome(status: str, published: Path | None,
+                diagnosis: tuple[str, ...] = ()) -> RunOutcome:
         return RunOutcome(status, published, plan.epsilon_total, accountant.epsilon_spent(),
                           result.iterations, book.dataset, plan.epsilon_charged, book.root,
-                          warnings)
+                          warnings, diagnosis)
 
     if not result.succeeded or result.output is None:
+        diagnosis = single_attempt_diagnosis(spec, last, ctx)
         ledger.event("run_end", status="no_release", **_scalars(budget))
         rd.set_status("no_release", run_id=run_id)
-        return outcome("no_release", None)
+        return outcome("no_release", None, diagnosis)
     candidate = result.output
     chosen = bind(spec, candidate.configuration)
     promise = chosen.guarantee
     budget = _budget(spec, plan, book.dataset, promise)
     release = weight_release(spec, chosen.table.decode(candidate.codes), raking)
+    diagnostics = release_diagnostics(chosen, candidate.codes, ctx.rng)
     results = [r.as_dict() for r in candidate.results]
     staging = rd.staging(run_id)
     reused = [r.as_dict() for r in kept.records] if kept is not None else []
@@ -279,6 +306,7 @@ def _run(spec: Spec, frame: Any, rd: RunDirectory, book: DatasetBudget,
         survey=survey_document(spec, raking),
         proxy_labels=_public_labels(public, spec, candidate.configuration),
         cleaning=cleaned,
+        diagnostics=diagnostics,
     )
     ledger.event("run_end", status="complete", **_scalars(budget))
     published = rd.publish(staging, run_id)

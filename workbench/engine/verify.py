@@ -17,8 +17,16 @@ import numpy as np
 import pandas as pd
 
 from workbench.engine import cleaning_counts
-from workbench.engine.bundle import BUNDLE_FILES, CLEANING_FILE, MANIFEST, SURVEY_FILE, file_sha256
-from workbench.generators import Guarantee, guarantee_for
+from workbench.engine.bundle import (
+    BUNDLE_FILES,
+    CLEANING_FILE,
+    DIAGNOSTICS_FILE,
+    MANIFEST,
+    OPTIONAL_FILES,
+    SURVEY_FILE,
+    file_sha256,
+)
+from workbench.generators import MCMC_KIND, Guarantee, guarantee_for
 from workbench.postprocess import distinct_rows, reject_counts, semantics_for
 from workbench.privacy import Ledger
 from workbench.privacy.budget_plan import BudgetPlan
@@ -100,7 +108,7 @@ def _check_manifest(root: Path, v: Verification) -> None:
     except (OSError, json.JSONDecodeError):
         v.failed("manifest", "MANIFEST.json is not readable JSON")
         return
-    names = [*BUNDLE_FILES, *[f for f in (SURVEY_FILE, CLEANING_FILE) if f in manifest]]
+    names = [*BUNDLE_FILES, *(f for f in OPTIONAL_FILES if f in manifest)]
     changed = [f for f in names if not (root / f).is_file()
                or manifest.get(f) != file_sha256(root / f)]
     if changed:
@@ -202,13 +210,34 @@ def _check_guarantee(root: Path, v: Verification, spec: Spec, config: Configurat
         text = (root / name).read_text(encoding="utf-8")
         if declared.label not in text and declared.label.replace("&", "&amp;") not in text:
             problems.append(f"{name} does not show the guarantee {declared.label!r}")
+    numbers = _mcmc_diagnostics(root, problems) if declared.kind == MCMC_KIND else ""
     if problems:
         v.failed("guarantee", "; ".join(problems))
         return
     v.passed("guarantee", declared.label)
-    if not declared.is_pure:
+    if declared.kind == MCMC_KIND:
+        v.flags.append(f"{declared.label}: the ε-DP proof covers an exact posterior draw, and "
+                       f"this draw comes from a finite MCMC chain; {numbers} "
+                       f"({DIAGNOSTICS_FILE})")
+    elif not declared.is_pure:
         v.flags.append(f"the released records are NOT ε-DP over the dataset: {declared.label}"
                        + ("" if declared.strict else " (not a worst-case guarantee)"))
+
+
+def _mcmc_diagnostics(root: Path, problems: list[str]) -> str:
+    """R̂ and ESS of an MCMC release from diagnostics.json, in words (a problem if absent)."""
+    from workbench.report.guarantee import diagnostics_text
+
+    try:
+        found = json.loads((root / DIAGNOSTICS_FILE).read_text(encoding="utf-8"))
+        values = [float(found[k]) for k in ("rhat_max", "ess_min")]
+        text = diagnostics_text(found)
+    except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError):
+        problems.append(f"an MCMC release must carry R̂ and ESS in {DIAGNOSTICS_FILE}")
+        return ""
+    if not all(math.isfinite(x) for x in values):
+        problems.append(f"{DIAGNOSTICS_FILE} holds no finite R̂ and ESS")
+    return text
 
 
 def _check_ledger(root: Path, v: Verification, spec: Spec | None) -> list[dict[str, Any]] | None:

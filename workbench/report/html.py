@@ -136,9 +136,11 @@ def render_report(
     label_order: Mapping[str, Sequence[str]],
     guarantee: Mapping[str, Any] | None = None,
     proxy_labels: pd.DataFrame | None = None,
+    diagnostics: Mapping[str, Any] | None = None,
 ) -> str:
     """The whole page: guarantee, overview, criteria table, budget, plots, configuration,
-    datasheet; ``proxy_labels`` (PUBLIC proxy binned like the release) adds overlay plots."""
+    datasheet; ``proxy_labels`` (PUBLIC proxy binned like the release) adds overlay plots;
+    ``diagnostics`` (``diagnostics.json``) an MCMC release's R̂ and ESS."""
     md = spec.metadata
     promise = as_guarantee(guarantee)
     eps = float(budget["epsilon_total"])
@@ -167,7 +169,7 @@ def render_report(
 <p><span class="pill">ε_total = {e(format_number(eps))}</span>
  <span class="pill">{e(promise.label)}</span>
  &nbsp;{len(release):,} synthetic records · every acceptance criterion passed with DP</p>
-{guarantee_html(promise)}
+{guarantee_html(promise, diagnostics=diagnostics)}
 <h2 id="criteria">Acceptance criteria</h2>
 <p class="muted">Layout of the paper's Table 2. The DP result is what was compared with the
 threshold; Δ is the global sensitivity and σ the standard deviation of the noise. For the

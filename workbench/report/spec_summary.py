@@ -48,12 +48,10 @@ def _family_lines(spec: Spec) -> list[str]:
 
 def _record_parts(spec: Spec) -> list[tuple[str, float, float]]:
     """(label, ε, δ) of every distinct per-record guarantee the hyperparameter sets declare."""
-    from workbench.generators import make_generator
+    from workbench.report.guarantee import spec_guarantees
 
     found: list[tuple[str, float, float]] = []
-    for params in spec.generator.hyperparameter_sets():
-        own = {k: v for k, v in params.items() if k != "epsilon"}
-        g = make_generator(spec.generator.family, **own).guarantee()
+    for g in spec_guarantees(spec):
         if not g.dataset_level and {"epsilon", "delta"} <= set(g.parameters):
             part = (g.label, float(g.parameters["epsilon"]), float(g.parameters["delta"]))
             if part not in found:

@@ -151,6 +151,8 @@ class Budget:
     epsilon_lifetime_max: float | None = None
     #: whether a generator whose guarantee is asymptotic ("aDP, not a guarantee") may run
     allow_asymptotic_dp: bool = False
+    #: whether a posterior draw proven ε-DP for an exact draw may be released from MCMC
+    allow_mcmc_draw: bool = False
     #: which derived fields the document writes (older specs), checked against the derivation
     written: tuple[str, ...] = ()
 
@@ -188,9 +190,11 @@ class RecordedForecast:
     p: float
     repetitions: int
     min_pass: float
-    #: records the proxy was rehearsed at, and the proxy's file name, when known
+    #: records the proxy was rehearsed at (the low end of a range), and the proxy's file name
     n: int | None = None
     proxy: str | None = None
+    #: the high end when the forecast was made over a range of n (both ends rehearsed)
+    n_max: int | None = None
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,8 @@ from workbench.validation.sections.context import BuildContext
 def whole_spec_problems(ctx: BuildContext, spec: Spec) -> None:
     """Record every problem of the built spec on ``ctx``."""
     _configurations(ctx, spec)
-    _asymptotic_dp(ctx, spec)
+    _guarantee_opt_ins(ctx, spec)
+    _single_attempt(ctx, spec)
     _bound_generators(ctx, spec)
     cap = spec.budget.epsilon_total_max
     if cap is not None and spec.epsilon_total > cap:
@@ -52,25 +53,54 @@ def _configurations(ctx: BuildContext, spec: Spec) -> None:
                         "is not in the spec's configuration space")
 
 
-def _asymptotic_dp(ctx: BuildContext, spec: Spec) -> None:
-    """A configuration whose generator is not strictly DP ("aDP, not a guarantee") may run on
-    confidential data only if the budget says ``allow_asymptotic_dp: true``."""
+def _single_attempt(ctx: BuildContext, spec: Spec) -> None:
+    """A family whose iteration is not ε₁-DP (``single_attempt_only``: plausible deniability,
+    whose candidate carries a per-record bound only) runs only as a single attempt: private
+    selection's theorem composes ε₁-DP iterations and would not cover a loop over it."""
     from workbench.generators.registry import family_class
 
-    if spec.budget.allow_asymptotic_dp:
+    if spec.selection.max_iterations == 1:
         return
     selectable = (spec.selection.configurations if spec.selection.configurations is not None
                   else _full_space(spec))
+    for family in sorted({c.family for c in selectable}):
+        try:
+            single = getattr(family_class(family), "single_attempt_only", False)
+        except (KeyError, ValueError):
+            continue  # the generator section reports an unknown family
+        if single:
+            ctx.problem("selection.max_iterations",
+                        f"generator family {family!r} releases candidates that are not "
+                        "ε₁-DP (their records carry a per-record bound only), so private "
+                        "selection cannot cover a loop over them: set "
+                        "selection.max_iterations to 1 (a single attempt)")
+            return
+
+
+def _guarantee_opt_ins(ctx: BuildContext, spec: Spec) -> None:
+    """A configuration whose generator is not strictly DP ("aDP, not a guarantee") may run on
+    confidential data only if the budget says ``allow_asymptotic_dp: true``; one whose ε-DP
+    proof covers an exact posterior draw released from a finite MCMC chain only if it says
+    ``allow_mcmc_draw: true`` (the spec states the caveat it accepts)."""
+    from workbench.generators import MCMC_KIND
+    from workbench.generators.registry import family_class
+
+    selectable = (spec.selection.configurations if spec.selection.configurations is not None
+                  else _full_space(spec))
+    wanted = {"allow_asymptotic_dp": not spec.budget.allow_asymptotic_dp,
+              "allow_mcmc_draw": not spec.budget.allow_mcmc_draw}
     for c in selectable:
         try:
             guarantee = family_class(c.family)(**c.generator_params).guarantee()
         except (TypeError, ValueError):
             continue  # the generator section reports bad hyperparameters
-        if not guarantee.strict:
-            ctx.problem("budget.allow_asymptotic_dp",
+        field = ("allow_asymptotic_dp" if not guarantee.strict else
+                 "allow_mcmc_draw" if guarantee.kind == MCMC_KIND else None)
+        if field is not None and wanted[field]:
+            ctx.problem(f"budget.{field}",
                         f"configuration {c.key!r} uses a generator labelled "
-                        f"'{guarantee.label}': set allow_asymptotic_dp to true to accept it")
-            return
+                        f"'{guarantee.label}': set {field} to true to accept it")
+            wanted[field] = False
 
 
 def _bound_generators(ctx: BuildContext, spec: Spec) -> None:
