@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 from conftest import shared_data
+
 from workbench.dryrun.floors import feasibility_floors
 from workbench.validation import build_spec
 

@@ -93,7 +93,8 @@ def _run(args: argparse.Namespace) -> int:
 
     outcome = run(args.spec, args.data, args.out, quiet=args.quiet,
                   spend_again=args.spend_again, budget_store=args.budget_store,
-                  allow_unbounded=args.allow_unbounded, proxy=args.proxy)
+                  allow_unbounded=args.allow_unbounded, proxy=args.proxy,
+                  rehearsal=args.rehearse)
     if outcome.status == "complete":
         from workbench.engine import verify_bundle
 
@@ -237,6 +238,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--allow-unbounded", action="store_true",
                    help="run a γ = 0, T = ∞ spec (it stops only when a candidate passes) "
                    "without a recorded dry-run forecast p ≥ 0.05")
+    p.add_argument("--rehearse", type=int, default=None, metavar="SEED",
+                   help="PUBLIC data only: run the same code path with seeded noise (a "
+                   "simulation context, a fresh temporary budget store unless --budget-store); "
+                   "a dry-run task of the same seed makes the same first iteration")
     p.add_argument("--budget-store", default=None, metavar="DIR",
                    help="root of the budget store (default: $WORKBENCH_BUDGET_STORE, else "
                    "$XDG_STATE_HOME/release-workbench/budgets or "

@@ -13,7 +13,6 @@ from __future__ import annotations
 import pickle
 import time
 from collections.abc import Mapping
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +24,7 @@ from workbench.dryrun.size import resample_to_n, size_seed
 from workbench.dryrun.tasks import CriterionOutcome, Task, TaskRecord
 from workbench.engine import run_iteration
 from workbench.engine.before_loop import release_before_loop
+from workbench.engine.blas import single_threaded_blas
 from workbench.privacy import PrivacyContext
 from workbench.spec import Spec
 from workbench.trial import bind
@@ -76,19 +76,9 @@ def run_task(task: Task) -> TaskRecord:
     ctx = PrivacyContext.simulation(task.seed, neighbour=spec.budget.neighbour,
                                     noise=noise_source(task.noise, task.seed))
     start = time.perf_counter()
-    with _single_threaded_blas():
+    with single_threaded_blas():
         record = _rehearse(spec, frame, task, ctx)
     return TaskRecord(**{**record, "seconds": time.perf_counter() - start})
-
-
-def _single_threaded_blas() -> AbstractContextManager[Any]:
-    """One BLAS thread per task: parallelism comes from workers, and float sums then do not
-    depend on a worker's thread count (Dask pins it to 1), so executors agree bit for bit."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # optional: without it, values may differ in the last bits
-        return nullcontext()
-    return threadpool_limits(limits=1, user_api="blas")
 
 
 def _rehearse(spec: Spec, frame: pd.DataFrame, task: Task, ctx: PrivacyContext

@@ -119,6 +119,7 @@ def write_bundle(
     proxy_labels: pd.DataFrame | None = None,
     cleaning: Mapping[str, Any] | None = None,
     diagnostics: Mapping[str, Any] | None = None,
+    rehearsal: int | None = None,
 ) -> None:
     """Write every bundle file into ``staging`` (not yet visible as a release); ``guarantee``
     is the chosen configuration's guarantee in its JSON form (``Guarantee.as_dict``); a survey
@@ -140,11 +141,13 @@ def write_bundle(
                       proxy_labels, diagnostics),
         encoding="utf-8",
     )
-    (staging / "README.md").write_text(
-        datasheet_markdown(spec, configuration, results, budget, len(release), guarantee,
-                           cleaning=cleaning, diagnostics=diagnostics),
-        encoding="utf-8",
-    )
+    readme = datasheet_markdown(spec, configuration, results, budget, len(release), guarantee,
+                                cleaning=cleaning, diagnostics=diagnostics)
+    if rehearsal is not None:
+        readme = (f"> **Rehearsal, not a release**: made from public data with seeded noise "
+                  f"(`workbench run --rehearse {rehearsal}`); a dry-run task of the same seed "
+                  "makes the same first iteration.\n\n" + readme)
+    (staging / "README.md").write_text(readme, encoding="utf-8")
     names = list(BUNDLE_FILES)
     for name, content in ((SURVEY_FILE, survey), (CLEANING_FILE, cleaning),
                           (DIAGNOSTICS_FILE, diagnostics)):

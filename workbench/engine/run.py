@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 import uuid
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from workbench.engine import cleaning_counts
 from workbench.engine.before_loop import release_before_loop, release_once_statistics
+from workbench.engine.blas import single_threaded_blas
 from workbench.engine.bundle import release_ledger, write_bundle
 from workbench.engine.cleaning_counts import CleaningTally
 from workbench.engine.diagnosis import single_attempt_diagnosis
@@ -43,6 +46,7 @@ from workbench.generators import Guarantee
 from workbench.privacy import Accountant, Ledger, PrivacyContext, private_selection
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.budget_store import BudgetStoreError, DatasetBudget
+from workbench.privacy.noise import rehearsal_noise
 from workbench.spec import Spec
 from workbench.transform import EncodingError
 from workbench.transform.clean import clean
@@ -127,8 +131,15 @@ def run(
     budget_store: str | os.PathLike[str] | None = None,
     allow_unbounded: bool = False,
     proxy: str | os.PathLike[str] | None = None,
+    rehearsal: int | None = None,
 ) -> RunOutcome:
     """Run the frozen spec once; raise SpecError/RunRefused/EncodingError before spending.
+
+    ``rehearsal``: a seed, for PUBLIC data only. The run is the same code path with a
+    SIMULATION context whose noise, post-DP Generator and configuration draws are seeded by it
+    (:func:`rehearsal_context`): a dry-run task of the same seed makes the same first
+    iteration. Its budget store is a fresh temporary one unless ``budget_store`` is given, the
+    bundle says it is a rehearsal, and its enclave ledger keeps every iteration's decisions.
 
     ``budget_store`` is the store's root (default: ``$WORKBENCH_BUDGET_STORE``, else the
     user's state directory; see :mod:`workbench.privacy.budget_store`). A γ = 0, T = ∞ spec
@@ -139,6 +150,11 @@ def run(
     budget, so a bad file fails early).
     """
     spec = load_spec(spec_path, require_frozen=True)
+    if rehearsal is not None:
+        rehearsal = _rehearsal_seed(rehearsal)
+        if budget_store is None:  # a rehearsal never touches a real dataset's store
+            budget_store = tempfile.mkdtemp(prefix="workbench-rehearsal-budgets-")
+        spend_again = True
     public = None if proxy is None else read_raw(proxy, spec.columns)
     check_bounded(spec, allow_unbounded)
     _preflight(spec)
@@ -152,7 +168,7 @@ def run(
     try:
         with book.locked():
             return _guarded(spec, data_path, RunDirectory(out_dir), book, quiet, spend_again,
-                            public, frame, tally)
+                            public, frame, tally, rehearsal)
     except BudgetStoreError as exc:
         raise RunRefused(str(exc)) from None
 
@@ -185,7 +201,7 @@ def _load_refusing(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirecto
 def _guarded(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory,
              book: DatasetBudget, quiet: bool, spend_again: bool,
              public: Any = None, frame: Any = None,
-             tally: CleaningTally | None = None) -> RunOutcome:
+             tally: CleaningTally | None = None, rehearsal: int | None = None) -> RunOutcome:
     """Under the dataset's lock: the budget guard, then the run with its two ledgers
     (``frame``: the cleaned data when the size guard has read them already, ``tally`` what
     their cleaning counted)."""
@@ -196,13 +212,17 @@ def _guarded(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory,
     rd.prepare()
     run_id = uuid.uuid4().hex
     ledger = Ledger(rd.ledger_path, run_id=run_id, mirrors=[book.ledger_path])
-    rd.set_status("incomplete", run_id=run_id)
-    ledger.event("run_start", spec_sha256=spec.sha256, dataset=book.dataset,
+    marks = {} if rehearsal is None else {"rehearsal": rehearsal}
+    rd.set_status("incomplete", run_id=run_id, **marks)
+    ledger.event("run_start", **marks, spec_sha256=spec.sha256, dataset=book.dataset,
                  epsilon_total_planned=plan.epsilon_total,
                  epsilon_charged_planned=plan.epsilon_charged, epsilon_prior=plan.epsilon_prior,
                  once_reused=plan.once_reused)
     try:
-        outcome = _run(spec, frame, rd, book, ledger, plan, kept, quiet, public, tally)
+        # a rehearsal sums floats as a dry-run task does (engine.blas)
+        with single_threaded_blas() if rehearsal is not None else nullcontext():
+            outcome = _run(spec, frame, rd, book, ledger, plan, kept, quiet, public, tally,
+                           rehearsal)
     except BaseException as exc:
         ledger.event("run_end", status="failed", error=type(exc).__name__)
         rd.set_status("failed", run_id=run_id, error=type(exc).__name__)
@@ -210,6 +230,23 @@ def _guarded(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory,
     finally:
         ledger.close()
     return outcome
+
+
+def _rehearsal_seed(seed: Any) -> int:
+    """A rehearsal's seed: a whole number ≥ 0 (never None: a rehearsal is reproducible)."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise RunRefused("--rehearse takes a seed, a whole number >= 0")
+    return int(seed)
+
+
+def rehearsal_context(seed: int, spec: Spec, accountant: Accountant,
+                      ledger: Ledger) -> PrivacyContext:
+    """The SIMULATION context of a rehearsal: accounted and logged like a run, its noise
+    (:func:`workbench.privacy.noise.rehearsal_noise`), post-DP Generator and configuration
+    draws all seeded by ``seed`` — exactly the context of a seeded dry-run task of that seed."""
+    return PrivacyContext.simulation(seed, neighbour=spec.budget.neighbour,
+                                     accountant=accountant, ledger=ledger,
+                                     noise=rehearsal_noise(seed))
 
 
 def _warn(message: str) -> str:
@@ -235,15 +272,17 @@ def _once_statistics(spec: Spec, frame: Any, ctx: PrivacyContext, book: DatasetB
 
 def _run(spec: Spec, frame: Any, rd: RunDirectory, book: DatasetBudget,
          ledger: Ledger, plan: BudgetPlan, kept: OnceStatistics | None,
-         quiet: bool, public: Any = None, tally: CleaningTally | None = None) -> RunOutcome:
+         quiet: bool, public: Any = None, tally: CleaningTally | None = None,
+         rehearsal: int | None = None) -> RunOutcome:
     """The steps after the guards; every ε goes through one accountant and one ledger."""
     run_id = ledger.run_id
     fingerprint = book.fingerprint(frame)
     warnings = tuple(_warn(w) for w in data_warnings(spec, book, fingerprint, kept))
     ledger.event("data_loaded", data_fingerprint=fingerprint)
     accountant = Accountant.for_plan(plan)
-    ctx = PrivacyContext.confidential(accountant=accountant, ledger=ledger,
-                                      neighbour=spec.budget.neighbour)
+    ctx = (PrivacyContext.confidential(accountant=accountant, ledger=ledger,
+                                       neighbour=spec.budget.neighbour) if rehearsal is None
+           else rehearsal_context(rehearsal, spec, accountant, ledger))
     configurations = list(spec.configurations())
     trials: dict[int, Trial] = {}  # each drawn configuration is bound once
     # the before-loop releases, by the function every rehearsal calls (same steps and order)
@@ -261,6 +300,13 @@ def _run(spec: Spec, frame: Any, rd: RunDirectory, book: DatasetBudget,
         candidate = run_iteration(trial, frame, ctx, once_results=once, progress=progress.step)
         progress.iteration_done()
         last[:] = [candidate]
+        if rehearsal is not None:  # public data: every iteration's decisions stay on record
+            ctx.log_event("rehearsal_iteration", iteration=_iteration,
+                          configuration=trial.configuration.key, passed=candidate.passed,
+                          failure=candidate.failure,
+                          criteria=[r.id for r in candidate.results],
+                          passes=[r.passed for r in candidate.results],
+                          values=[r.value for r in candidate.results])
         return candidate.passed, candidate
 
     try:
@@ -281,7 +327,8 @@ def _run(spec: Spec, frame: Any, rd: RunDirectory, book: DatasetBudget,
     if not result.succeeded or result.output is None:
         diagnosis = single_attempt_diagnosis(spec, last, ctx)
         ledger.event("run_end", status="no_release", **_scalars(budget))
-        rd.set_status("no_release", run_id=run_id)
+        rd.set_status("no_release", run_id=run_id,
+                      **({} if rehearsal is None else {"rehearsal": rehearsal}))
         return outcome("no_release", None, diagnosis)
     candidate = result.output
     chosen = bind(spec, candidate.configuration)
@@ -307,10 +354,12 @@ def _run(spec: Spec, frame: Any, rd: RunDirectory, book: DatasetBudget,
         proxy_labels=_public_labels(public, spec, candidate.configuration),
         cleaning=cleaned,
         diagnostics=diagnostics,
+        rehearsal=rehearsal,
     )
     ledger.event("run_end", status="complete", **_scalars(budget))
     published = rd.publish(staging, run_id)
-    rd.set_status("complete", run_id=run_id, release="release")
+    rd.set_status("complete", run_id=run_id, release="release",
+                  **({} if rehearsal is None else {"rehearsal": rehearsal}))
     return outcome("complete", published)
 
 

@@ -196,6 +196,17 @@ class SeededNoise:
         return lattice.snapped_release(arr, scale, gamma, grid, k, positive, floor, uniform)
 
 
+#: Keeps a rehearsal's noise stream apart from its context's post-DP Generator ("noise").
+_NOISE_STREAM = 0x6E6F697365
+
+
+def rehearsal_noise(seed: int) -> SeededNoise:
+    """The seeded noise of a public rehearsal with ``seed`` (a dry-run task, or ``workbench run
+    --rehearse``): its own numpy stream, apart from the context's Generator, so a rehearsal
+    and a dry-run task of the same seed draw the same noise in the same order."""
+    return SeededNoise(np.random.default_rng([int(seed), _NOISE_STREAM]))
+
+
 def posterior_dirichlet(rng: np.random.Generator, concentration: np.ndarray) -> np.ndarray:
     """One Dirichlet draw per row of ``concentration`` (rows: α + noisy counts, all > 0).
 
