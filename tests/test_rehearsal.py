@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 from conftest import shared_data
+
 from workbench.dryrun.tasks import Task
 from workbench.dryrun.worker import Payload, install, run_task, uninstall
 from workbench.engine import run

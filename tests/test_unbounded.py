@@ -171,3 +171,21 @@ def test_paper_spec_on_3000_records_is_refused_and_spends_nothing(
     err = capsys.readouterr().err
     assert "made at n = 166,000" in err and "n = 3,000 records" in err
     assert not out.exists() and not (tmp_path / "budgets").exists()
+
+
+def test_a_forecast_made_for_another_design_is_refused_before_any_budget(
+        tmp_path: Path, data_csv: Path, capsys: pytest.CaptureFixture) -> None:
+    """Issue 26: the forecast records the hash of the design it was made for; a spec edited
+    after its dry run is refused by `workbench run` (any mode), nothing written or spent."""
+    from workbench.spec.document import forecast_hash
+
+    doc = _test_document()
+    doc["selection"]["max_iterations"] = 1
+    doc["selection"]["forecast"] = {"p": 0.5, "repetitions": 4, "min_pass": 0.0,
+                                    "spec_sha256": forecast_hash(doc)}
+    doc["criteria"][0]["threshold"] *= 2  # edited after the dry run
+    spec = tmp_path / "spec.frozen.json"
+    save_spec(doc, spec)
+    assert _run(spec, data_csv, tmp_path / "run") == 2
+    assert "made for another design" in capsys.readouterr().err
+    assert not (tmp_path / "budgets").exists() and not (tmp_path / "run").exists()

@@ -26,6 +26,7 @@ from workbench.engine.blas import single_threaded_blas
 from workbench.engine.bundle import release_ledger, write_bundle
 from workbench.engine.cleaning_counts import CleaningTally
 from workbench.engine.diagnosis import single_attempt_diagnosis
+from workbench.engine.forecast_check import forecast_problem
 from workbench.engine.guard import check_budget, check_pilot, data_warnings, dataset_budget
 from workbench.engine.iteration import (
     Candidate,
@@ -156,6 +157,9 @@ def run(
             budget_store = tempfile.mkdtemp(prefix="workbench-rehearsal-budgets-")
         spend_again = True
     public = None if proxy is None else read_raw(proxy, spec.columns)
+    problem = forecast_problem(spec)
+    if problem:  # before any budget: the forecast must be this design's (issue 26)
+        raise RunRefused(problem)
     check_bounded(spec, allow_unbounded)
     _preflight(spec)
     book = dataset_budget(spec, budget_store)

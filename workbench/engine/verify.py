@@ -26,6 +26,7 @@ from workbench.engine.bundle import (
     SURVEY_FILE,
     file_sha256,
 )
+from workbench.engine.forecast_check import forecast_problem, forecast_words
 from workbench.generators import MCMC_KIND, Guarantee, guarantee_for
 from workbench.postprocess import distinct_rows, reject_counts, semantics_for
 from workbench.privacy import Ledger
@@ -90,6 +91,14 @@ def verify_bundle(path: str | os.PathLike[str]) -> Verification:
         _check_release(root, v, spec, config, ledger)
         _check_guarantee(root, v, spec, config)
     _check_criteria(root, v, spec, ledger)
+    problem = forecast_problem(spec)
+    if problem:
+        v.failed("forecast", problem)
+    elif spec.selection.forecast is not None:
+        v.passed("forecast", forecast_words(spec))
+        if spec.selection.forecast.spec_sha256 is None:
+            v.flags.append("the recorded forecast carries no hash of the design it was made "
+                           "for (recorded before issue 26): it cannot be checked")
     if spec.survey is not None:
         _check_survey(root, v, spec, ledger)
     if spec.cleaning_counts is not None or (root / CLEANING_FILE).exists():

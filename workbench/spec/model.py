@@ -195,6 +195,13 @@ class RecordedForecast:
     proxy: str | None = None
     #: the high end when the forecast was made over a range of n (both ends rehearsed)
     n_max: int | None = None
+    #: the design it was made for: ``spec.document.forecast_hash`` of the spec (issue 26)
+    spec_sha256: str | None = None
+    #: 95% Wilson interval of p over the rehearsed iterations
+    interval: tuple[float, float] | None = None
+    #: the lowest and highest p over the proxy scenarios rehearsed (``dryrun.robust``)
+    low: float | None = None
+    high: float | None = None
 
 
 @dataclass(frozen=True)

@@ -44,5 +44,9 @@ def build(ctx: BuildContext) -> Selection:
         forecast=None if recorded is None else RecordedForecast(
             p=float(recorded["p"]), repetitions=int(recorded["repetitions"]),
             min_pass=float(recorded["min_pass"]), n=recorded.get("n"),
-            proxy=recorded.get("proxy"), n_max=recorded.get("n_max")),
+            proxy=recorded.get("proxy"), n_max=recorded.get("n_max"),
+            spec_sha256=recorded.get("spec_sha256"),
+            interval=None if recorded.get("interval") is None else tuple(recorded["interval"]),
+            low=(recorded.get("range") or {}).get("low"),
+            high=(recorded.get("range") or {}).get("high")),
     )
