@@ -35,6 +35,8 @@ from workbench.engine.iteration import (
     run_iteration,
 )
 from workbench.engine.once import OnceStatistics, save_once
+from workbench.engine.progress import RunProgress
+from workbench.engine.rehearsal import rehearsal_context, rehearsal_seed
 from workbench.engine.rundir import RunDirectory, RunRefused
 from workbench.engine.survey_step import (
     budget_lines,
@@ -47,7 +49,6 @@ from workbench.generators import Guarantee
 from workbench.privacy import Accountant, Ledger, PrivacyContext, private_selection
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.budget_store import BudgetStoreError, DatasetBudget
-from workbench.privacy.noise import rehearsal_noise
 from workbench.spec import Spec
 from workbench.transform import EncodingError
 from workbench.transform.clean import clean
@@ -71,30 +72,6 @@ class RunOutcome:
     warnings: tuple[str, ...] = ()
     #: after ⊥ in a single attempt (T = 1) only: why its one candidate failed (DP values)
     diagnosis: tuple[str, ...] = ()
-
-
-class _Progress:
-    """A tqdm bar over iterations whose postfix names the current step (or nothing if quiet)."""
-
-    def __init__(self, quiet: bool, total: int | None) -> None:
-        self.bar = None
-        if not quiet:
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=total, unit="iteration", desc="private selection",
-                            dynamic_ncols=True)
-
-    def step(self, name: str) -> None:
-        if self.bar is not None:
-            self.bar.set_postfix_str(name)
-
-    def iteration_done(self) -> None:
-        if self.bar is not None:
-            self.bar.update(1)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
 
 
 #: The fewest cleaned records a run accepts (n is public under replace-one neighbours).
@@ -152,7 +129,7 @@ def run(
     """
     spec = load_spec(spec_path, require_frozen=True)
     if rehearsal is not None:
-        rehearsal = _rehearsal_seed(rehearsal)
+        rehearsal = rehearsal_seed(rehearsal)
         if budget_store is None:  # a rehearsal never touches a real dataset's store
             budget_store = tempfile.mkdtemp(prefix="workbench-rehearsal-budgets-")
         spend_again = True
@@ -236,23 +213,6 @@ def _guarded(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory,
     return outcome
 
 
-def _rehearsal_seed(seed: Any) -> int:
-    """A rehearsal's seed: a whole number ≥ 0 (never None: a rehearsal is reproducible)."""
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise RunRefused("--rehearse takes a seed, a whole number >= 0")
-    return int(seed)
-
-
-def rehearsal_context(seed: int, spec: Spec, accountant: Accountant,
-                      ledger: Ledger) -> PrivacyContext:
-    """The SIMULATION context of a rehearsal: accounted and logged like a run, its noise
-    (:func:`workbench.privacy.noise.rehearsal_noise`), post-DP Generator and configuration
-    draws all seeded by ``seed`` — exactly the context of a seeded dry-run task of that seed."""
-    return PrivacyContext.simulation(seed, neighbour=spec.budget.neighbour,
-                                     accountant=accountant, ledger=ledger,
-                                     noise=rehearsal_noise(seed))
-
-
 def _warn(message: str) -> str:
     """Tell the operator now (stderr) and keep the message for the outcome."""
     print(f"warning: {message}", file=sys.stderr, flush=True)
@@ -295,7 +255,7 @@ def _run(spec: Spec, frame: Any, rd: RunDirectory, book: DatasetBudget,
     once, raking = inputs.once, inputs.raking
     sel = spec.selection
     accountant.plan_selection(plan)
-    progress = _Progress(quiet, sel.max_iterations)
+    progress = RunProgress(quiet, sel.max_iterations)
     last: list[Candidate] = []  # the latest candidate, read only for a single attempt's ⊥
 
     def step(_iteration: int) -> tuple[bool, Candidate]:

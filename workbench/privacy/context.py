@@ -71,16 +71,6 @@ def _noise_source(mode: PrivacyMode, noise: NoiseSource | None) -> NoiseSource:
     return noise
 
 
-def _nonnegative_bound(x: object) -> float:
-    """A smooth bound: finite and ≥ 0 (0 only if f is constant everywhere: no noise needed)."""
-    if isinstance(x, bool) or not isinstance(x, int | float | np.floating | np.integer):
-        raise ValueError("smooth_sensitivity must be a finite number >= 0")
-    value = float(x)
-    if not (np.isfinite(value) and value >= 0):
-        raise ValueError("smooth_sensitivity must be a finite number >= 0")
-    return value
-
-
 class PrivacyContext:
     """Holds the mode, the randomness, the accountant, the ledger and the records of one run."""
 
@@ -354,21 +344,8 @@ class PrivacyContext:
         k = _checks.positive_integer("steps", steps)
         eps = _checks.positive_finite("epsilon", epsilon)
         cal = smooth.calibrate(eps / k, gamma, max(int(arr.size), 1))
-        if (smooth_sensitivity is None) == (local_sensitivity is None):
-            raise ValueError("smooth_sensitivity: give either smooth_sensitivity (with beta) "
-                             "or local_sensitivity")
-        if local_sensitivity is not None:
-            s_bound = smooth.smooth_sensitivity(local_sensitivity, cal.beta,  # type: ignore[arg-type]
-                                                global_bound=global_bound)
-            used_beta = cal.beta
-        else:
-            s_bound = _nonnegative_bound(smooth_sensitivity)
-            used_beta = _checks.positive_finite("beta", beta)
-            if used_beta > cal.beta * (1.0 + 1e-12):
-                raise ValueError(
-                    f"beta: a {used_beta:.4g}-smooth bound is too rough for epsilon = "
-                    f"{cal.epsilon:.4g} per step, gamma = {cal.gamma:.4g} "
-                    f"(beta <= {cal.beta:.4g}); lower gamma or raise epsilon")
+        s_bound, used_beta = smooth.resolve_bound(cal, smooth_sensitivity, beta,
+                                                  local_sensitivity, global_bound)
         d = cal.dimension
         record = self._record(purpose, "smooth_cauchy", eps, 1.0, 1.0 / cal.alpha,
                               cal.sigma_per_unit, (grid.low, grid.high), beta=used_beta,

@@ -148,6 +148,28 @@ def smooth_sensitivity(local: Sequence[float] | np.ndarray | Callable[[int], flo
     return float(np.max(np.exp(-b * np.arange(arr.size)) * running))
 
 
+def resolve_bound(cal: CauchyCalibration, smooth_sensitivity: object, beta: object,
+                  local_sensitivity: object, global_bound: float | None) -> tuple[float, float]:
+    """(S, the β it is smooth for) of a release: a given S with its β (which must not exceed
+    the calibration's), or SS_β computed from local sensitivities A_k at the calibration's β."""
+    if (smooth_sensitivity is None) == (local_sensitivity is None):
+        raise ValueError("smooth_sensitivity: give either smooth_sensitivity (with beta) "
+                         "or local_sensitivity")
+    if local_sensitivity is not None:
+        return (smooth_sensitivity(local_sensitivity, cal.beta,  # type: ignore[arg-type]
+                                   global_bound=global_bound), cal.beta)
+    bound = float(smooth_sensitivity)  # type: ignore[arg-type]
+    if not (math.isfinite(bound) and bound >= 0):
+        raise ValueError("smooth_sensitivity must be a finite number >= 0")
+    used = _checks.positive_finite("beta", beta)
+    if used > cal.beta * (1.0 + 1e-12):
+        raise ValueError(
+            f"beta: a {used:.4g}-smooth bound is too rough for epsilon = {cal.epsilon:.4g} "
+            f"per step, gamma = {cal.gamma:.4g} (beta <= {cal.beta:.4g}); lower gamma or "
+            "raise epsilon")
+    return bound, used
+
+
 def cauchy_std(gamma: float) -> float:
     """sd(Z) = √(sin(π/γ)/sin(3π/γ)) for γ > 3 (E z² = ∫z²h / ∫h by the Mellin integral), else ∞."""
     g = _gamma(gamma)
