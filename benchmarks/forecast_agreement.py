@@ -22,16 +22,13 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+from _standins import standin, write_csv
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from _standins import standin, write_csv  # noqa: E402
-
-from workbench.dryrun import dry_run  # noqa: E402
-from workbench.dryrun.executors import make_executor  # noqa: E402
-from workbench.engine import run  # noqa: E402
-from workbench.privacy import Ledger  # noqa: E402
-from workbench.validation import load_spec  # noqa: E402
+from workbench.dryrun import dry_run
+from workbench.dryrun.executors import make_executor
+from workbench.engine import run
+from workbench.privacy import Ledger
+from workbench.validation import load_spec
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "data"

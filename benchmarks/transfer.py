@@ -17,21 +17,17 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
+from _standins import SIZES, standin
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from _standins import SIZES, standin  # noqa: E402
-
-from workbench.dryrun import dry_run  # noqa: E402
-from workbench.dryrun.executors import make_executor  # noqa: E402
-from workbench.dryrun.result import ALL  # noqa: E402
-from workbench.dryrun.robust import SCENARIOS, robust_forecast  # noqa: E402
-from workbench.validation import load_spec  # noqa: E402
+from workbench.dryrun import dry_run
+from workbench.dryrun.executors import make_executor
+from workbench.dryrun.result import ALL
+from workbench.dryrun.robust import SCENARIOS, robust_forecast
+from workbench.validation import load_spec
 
 REPO = Path(__file__).resolve().parents[1]
 PROXY = REPO / "data_public" / "proxy_sample_166k.csv.gz"
