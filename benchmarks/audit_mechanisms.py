@@ -27,6 +27,7 @@ from workbench.audits import (
     noiseless_check,
     primitive_scenarios,
     privbayes_mi_scenario,
+    public_choice_scenario,
 )
 from workbench.privacy.noise import OpenDPNoise
 
@@ -72,7 +73,8 @@ def main() -> None:
             continue
         row = audit_scenario(criterion_scenario(kind), trials=args.trials, seed=seed)
         print(line(row, "seeded"))
-    for seed, build in enumerate((privbayes_mi_scenario, aim_score_scenario), start=100):
+    for seed, build in enumerate((privbayes_mi_scenario, aim_score_scenario,
+                                  public_choice_scenario), start=100):
         print(line(audit_scenario(build(), trials=args.trials, seed=seed), "seeded"))
     smooth_table()
     mid = time.perf_counter()
