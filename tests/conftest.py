@@ -1,6 +1,7 @@
 """Shared fixtures: the repository paths, the example spec, the shared data, widget lookup, and a
-temporary budget store for every module and every test (tests never touch the user's state
-directory, and no two tests share a dataset's ledger unless they say so)."""
+temporary budget store and co-design autosave folder for every test (tests never touch the
+user's state directory, and no two tests share a dataset's ledger or a draft unless they say
+so)."""
 
 from __future__ import annotations
 
@@ -46,6 +47,15 @@ def budget_store(_module_budget_store: Path, monkeypatch: pytest.MonkeyPatch) ->
     """Each test's own budget store (the variable is inherited by subprocesses and kernels)."""
     path = _module_budget_store.parent / f"test-{next(_stores)}"
     monkeypatch.setenv(BUDGET_STORE_ENV, str(path))
+    return path
+
+
+@pytest.fixture(autouse=True)
+def draft_folder(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test's own co-design autosave folder (``$WORKBENCH_DRAFTS``, inherited by Voilà
+    kernels): no test reopens another's draft or writes beside the shipped examples."""
+    path = tmp_path_factory.mktemp("drafts")
+    monkeypatch.setenv("WORKBENCH_DRAFTS", str(path))
     return path
 
 
@@ -99,6 +109,23 @@ def shared_data(name: str = "") -> Path:
 def shared_csv(name: str) -> Path:
     """Path of a public US sample in ../shared/data (see :func:`shared_data`)."""
     return shared_data(name)
+
+
+ADULT_DRAFT = REPO / "examples" / "adult_empty_draft.json"
+
+
+def adult_proxy_csv(folder: Path, rows: int = 4_000, seed: int = 27) -> Path:
+    """A small PUBLIC proxy for ``examples/adult_empty_draft.json``: a seeded sample of the
+    UCI Adult extract in ../shared/data (its own header names, ", " separators, "?" markers),
+    written to ``folder`` at test time (the repository never ships a copy)."""
+    import numpy as np
+    import pandas as pd
+
+    source = pd.read_csv(shared_data("adult/adult_train.csv.gz"), dtype=str)
+    keep = np.sort(np.random.default_rng(seed).permutation(len(source))[:rows])
+    path = Path(folder) / "adult_proxy.csv"
+    source.iloc[keep].to_csv(path, index=False)
+    return path
 
 
 def widget_by_class(root: Any, class_name: str) -> Any:

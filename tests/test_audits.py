@@ -218,3 +218,18 @@ def test_knn_imputed_mean_smooth_release_audit() -> None:
     assert not full.violates, full.summary()
     assert quarter.violates, quarter.summary()
     assert not audit_smooth(scn, 0.5).violates  # consistent with the exact loss above
+
+
+def test_float_support_of_every_primitive() -> None:
+    """No output under D is impossible under D′ (bit for bit) for any primitive on the
+    confidential path; the raw float f + s·z(u) published before issue 24 fails the same check
+    (its negative control: ~2% of issue 24's pair)."""
+    from workbench.audits.floats import SUPPORT, support_checks
+
+    checks = support_checks(draws=600)
+    assert set(checks) == set(SUPPORT)
+    for name, check in checks.items():
+        if name == "raw_float_cauchy":
+            assert check.unreachable > 0 and check.cell().startswith("FAILS")
+        else:
+            assert check.ok and check.draws >= 600, check

@@ -15,9 +15,9 @@ from scipy import stats
 
 from workbench.audits.posterior import censor_uw_audit
 from workbench.criteria import distribution as dist
-from workbench.engine import run_iteration
-from workbench.generators import generator_for
-from workbench.generators.bayesian import ADP, STRICT_DP
+from workbench.engine import run_iteration, verify_bundle
+from workbench.generators import MCMC_KIND, generator_for
+from workbench.generators.bayesian import ADP, MCMC_LABEL, mcmc_guarantee
 from workbench.generators.bayesian import mechanisms as mech
 from workbench.generators.bayesian.fast import SortedCells, clamped_total
 from workbench.generators.bayesian.models import MODELS, ModelData, one_hot_design
@@ -220,8 +220,11 @@ def test_beta_simulation_censors_about_as_many_records_as_the_paper() -> None:
 def test_guarantees_labels_and_asymptotic_dp_needs_the_budget_flag() -> None:
     spec = build_spec(_doc())
     config = next(spec.configurations())
-    assert generator_for(spec, config).guarantee() == STRICT_DP
-    assert STRICT_DP.label == "strict ε-DP" and STRICT_DP.is_pure
+    promise = generator_for(spec, config).guarantee()
+    assert promise == mcmc_guarantee(20000, 5000) and promise.kind == MCMC_KIND
+    assert promise.label == MCMC_LABEL == ("ε-DP for an exact posterior draw; released from "
+                                           "MCMC (R̂, ESS in the bundle)")
+    assert not promise.is_pure and promise.strict and "finite adaptive MCMC" in promise.caveat
     assert ADP.label == "aDP, not a guarantee" and not ADP.strict
     doc = _doc()
     doc["generator"]["search_space"][0]["mechanism"] = ["weighted"]
@@ -236,6 +239,51 @@ def test_guarantees_labels_and_asymptotic_dp_needs_the_budget_flag() -> None:
     denied = build_spec(_quick(_doc(), mechanism="weighted") | {"budget": {
         **_doc()["budget"], "allow_asymptotic_dp": True}})
     assert denied.budget.allow_asymptotic_dp
+
+
+def test_a_censored_draw_needs_the_mcmc_opt_in(tmp_path) -> None:
+    """Issue 24: the censored mechanisms are ε-DP for an exact draw, released from MCMC; a
+    spec opts in (budget.allow_mcmc_draw), the validator refuses it otherwise, and so does a
+    confidential fit (before anything is charged)."""
+    doc = _doc()
+    assert doc["budget"]["allow_mcmc_draw"] is True  # the example opts in
+    del doc["budget"]["allow_mcmc_draw"]
+    with pytest.raises(SpecError) as err:
+        build_spec(doc)
+    (problem,) = [p for p in err.value.problems if p.path == "budget.allow_mcmc_draw"]
+    assert MCMC_LABEL in problem.message and "set allow_mcmc_draw to true" in problem.message
+    spec = build_spec(_quick(_doc()))
+    config = next(spec.configurations())
+    generator = generator_for(spec, config)
+    generator._allow_mcmc = False  # as bound from a spec without the flag
+    ctx = PrivacyContext.confidential(accountant=Accountant(10.0),
+                                      ledger=Ledger(tmp_path / "ledger.jsonl"))
+    codes = spec.table_codec(config).encode(clean(_frame(200), spec))
+    with pytest.raises(ValueError, match="allow_mcmc_draw"):
+        generator.fit(codes, spec.table_codec(config).domain, 5.0, ctx)
+    assert ctx.records == []
+
+
+def test_release_diagnostics_rerun_the_sampler_on_the_released_records(tmp_path) -> None:
+    """R̂ and ESS for the bundle come from the same sampler re-run on the RELEASED codes
+    (public); the confidential chain's own go to the enclave ledger only."""
+    spec = build_spec(_quick(_doc()))
+    config = next(spec.configurations())
+    table = spec.table_codec(config)
+    codes = table.encode(clean(_frame(), spec))
+    ledger = Ledger(tmp_path / "enclave.jsonl", run_id="r")
+    ctx = PrivacyContext.simulation(3, noise=SeededNoise(3), ledger=ledger)
+    generator = generator_for(spec, config).fit(codes, table.domain, 5.0, ctx)
+    ledger.close()
+    (event,) = [json.loads(x) for x in (tmp_path / "enclave.jsonl").read_text().splitlines()
+                if json.loads(x)["event"] == "posterior_diagnostics"]
+    assert event["enclave_only"] and event["rhat_max"] > 0 and event["kept"] == 300
+    released = generator.sample(len(codes), np.random.default_rng(0))
+    found = generator_for(spec, config).release_diagnostics(
+        released, table.domain, 5.0, np.random.default_rng(1))
+    assert found["kind"] == "mcmc" and found["chains"] == 2 and found["kept"] == 300
+    assert found["burn_in"] == 300 and 1.0 <= found["rhat_max"] < 1.5 and found["ess_min"] > 0
+    assert "released records" in found["computed_on"]
 
 
 def test_a_confidential_fit_of_a_pseudo_posterior_is_refused_without_the_flag(tmp_path) -> None:
@@ -310,9 +358,10 @@ def test_perturbed_histogram_bins_number_columns_and_draws_inside_the_bin() -> N
 
 
 @pytest.mark.slow
-def test_the_frozen_example_runs_verifies_and_says_strict(tmp_path) -> None:
-    """Must-show 5 in small: workbench run on natality rows, numbers within the bounds,
-    verify passes, the labels say 'strict ε-DP'."""
+def test_the_frozen_example_runs_verifies_and_names_the_mcmc_caveat(tmp_path) -> None:
+    """Must-show 5 of issue 19 in small, with issue 24's label: workbench run on natality rows,
+    numbers within the bounds, verify passes and flags 'ε-DP for an exact posterior draw;
+    released from MCMC', R̂ and ESS in diagnostics.json, the README says it."""
     from workbench.cli.main import main
 
     spec = load_spec(FROZEN)
@@ -330,8 +379,16 @@ def test_the_frozen_example_runs_verifies_and_says_strict(tmp_path) -> None:
         return
     frame = pd.read_csv(release / "release.csv")
     assert frame["birth_weight"].between(200, 7000).all()
-    assert json.loads((release / "guarantee.json").read_text())["label"] == "strict ε-DP"
-    assert "strict ε-DP" in (release / "README.md").read_text(encoding="utf-8")
+    guarantee = json.loads((release / "guarantee.json").read_text())
+    assert guarantee["label"] == MCMC_LABEL and guarantee["kind"] == MCMC_KIND
+    readme = (release / "README.md").read_text(encoding="utf-8")
+    assert MCMC_LABEL in readme and "Convergence (diagnostics.json): R̂ = " in readme
+    diagnostics = json.loads((release / "diagnostics.json").read_text())
+    assert diagnostics["chains"] == 2 and diagnostics["rhat_max"] >= 1.0
+    check = verify_bundle(release)
+    assert check.ok, check.problems
+    (flag,) = check.flags
+    assert flag.startswith(MCMC_LABEL) and "finite MCMC chain" in flag and "R̂ = " in flag
     assert main(["verify", str(release)]) == 0
 
 
@@ -350,3 +407,28 @@ def test_faithfulness_tolerance_is_a_distance_in_the_columns_units() -> None:
     doc["faithfulness"]["exact"] = ["gestation_week", "is_female"]
     with pytest.raises(SpecError, match=r"faithfulness\.tolerance\.parity"):
         build_spec(doc)
+
+
+def test_describe_datasheet_report_and_both_reviews_name_the_mcmc_caveat() -> None:
+    """Issue 24: the words go through report.guarantee everywhere (describe, README.md,
+    report.html, the spec review's budget, the release review with the bundle's R̂ and ESS)."""
+    from workbench.report import describe_spec
+    from workbench.report.datasheet import epsilon_words, total_loss_line
+    from workbench.report.guarantee import guarantee_html, guarantee_markdown
+    from workbench.widgets.dashboards.budget_section import budget_html as spec_budget
+    from workbench.widgets.dashboards.release_review import budget_html as release_budget
+
+    spec = load_spec(FROZEN)
+    promise = generator_for(spec, next(spec.configurations())).guarantee().as_dict()
+    assert MCMC_LABEL in describe_spec(spec)
+    diagnostics = {"rhat_max": 1.0004, "ess_min": 12000.0, "acceptance": 0.27, "chains": 2,
+                   "kept": 20000, "burn_in": 5000}
+    md = "\n".join(guarantee_markdown(promise, diagnostics))
+    assert MCMC_LABEL in md and "finite adaptive MCMC chain" in md and "R̂ = 1.0004" in md
+    assert "if the posterior draw were exact" in total_loss_line(5.3, promise)
+    assert epsilon_words(5.3, promise).startswith("For an exact posterior draw")
+    page = guarantee_html(promise, diagnostics=diagnostics)
+    assert "wb-guarantee-diagnostics" in page and "ESS = 12,000" in page
+    assert MCMC_LABEL in spec_budget(spec) and "finite adaptive MCMC" in spec_budget(spec)
+    review = release_budget({"epsilon_total": 5.3}, spec, None, promise, diagnostics)
+    assert MCMC_LABEL in review and "R̂ = 1.0004" in review

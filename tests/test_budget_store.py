@@ -42,7 +42,8 @@ def _narrowed_document() -> dict:
         sys.path.pop(0)
     doc = narrowed_document()
     # γ = 0, T = ∞ needs a recorded forecast (the paper's narrowed design: p ≈ 0.4 on the proxy)
-    doc["selection"]["forecast"] = {"p": 0.4, "repetitions": 10, "min_pass": 0.1}
+    doc["selection"]["forecast"] = {"p": 0.4, "repetitions": 10, "min_pass": 0.1, "n": 1_000,
+                                    "n_max": 20_000}  # the sizes these tests run at
     return doc, CHOSEN
 
 

@@ -752,10 +752,10 @@ def test_faithfulness_audit(
     # β_max is deterministic: compute it once per dataset, keep the release path real.
     cache: dict[bytes, float] = {}
 
-    def memo(spec_, config_, real_, synth_) -> float:
+    def memo(spec_, config_, real_, synth_, table=None) -> float:
         key = np.asarray(real_).tobytes() + np.asarray(synth_).tobytes()
         if key not in cache:
-            cache[key] = exact(spec_, config_, real_, synth_)
+            cache[key] = exact(spec_, config_, real_, synth_, table)
         return cache[key]
 
     monkeypatch.setattr(kind_module, "faithfulness_error", memo)

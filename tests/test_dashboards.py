@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import widget_by_class
+from conftest import ADULT_DRAFT, adult_proxy_csv, widget_by_class
 
 from workbench.cli import dashboard as dash
 from workbench.cli.main import build_parser, main
@@ -364,6 +364,9 @@ def test_codesign_dashboard_offers_the_frozen_spec_as_a_download(tmp_path: Path)
     assert link.value == ""
     freeze = next(w for w in widget_by_class(root, "wb-section-export").children
                   if getattr(w, "description", "") == "Freeze and export")
+    freeze.click()  # no proxy, so no forecast: the export needs an acknowledgement
+    assert link.value == "" and not (tmp_path / "israel_births_2014.frozen.json").exists()
+    widget_by_class(root, "wb-export-acknowledge").value = True
     freeze.click()
     written = tmp_path / "israel_births_2014.frozen.json"
     data = re.search(r"base64,([A-Za-z0-9+/=]+)", link.value).group(1)
@@ -489,6 +492,23 @@ def _set_threshold(page: Any, criterion_id: str, value: float) -> None:
     page.wait_for_timeout(1500)
 
 
+def _export(page: Any, saved: Path, shot: str) -> Path:
+    """Freeze and export (acknowledging a forecast below the target when the panel asks for
+    it), download the frozen spec to ``saved`` and take a screenshot."""
+    page.wait_for_selector(".wb-export-forecast >> text=Forecast signed off on")
+    ack = page.locator(".wb-export-acknowledge input")
+    if ack.is_visible():
+        ack.check()
+    page.get_by_role("button", name="Freeze and export").click()
+    link = page.locator(".wb-download a[download]")
+    link.wait_for()
+    with page.expect_download() as info:
+        link.click()
+    info.value.save_as(saved)
+    _shot(page, shot)
+    return saved
+
+
 @pytest.mark.slow
 def test_codesign_dashboard_in_a_browser(tmp_path: Path) -> None:
     with voila("codesign", tmp_path) as base, browser(tmp_path, base) as (page, _blocked):
@@ -520,14 +540,8 @@ def test_codesign_dashboard_in_a_browser(tmp_path: Path) -> None:
         _shot(page, "codesign_budget")
 
         _tab(page, "Export")
-        page.get_by_role("button", name="Freeze and export").click()
-        link = page.locator(".wb-download a[download]")
-        link.wait_for()
-        with page.expect_download() as info:
-            link.click()
-        saved = tmp_path / "downloaded.frozen.json"
-        info.value.save_as(saved)
-        _shot(page, "codesign_export")
+        assert page.locator(".wb-export-acknowledge input").is_visible()  # 13% < 60%
+        saved = _export(page, tmp_path / "downloaded.frozen.json", "codesign_export")
 
     spec = load_spec(saved, require_frozen=True)
     assert spec.criterion("mean_birth_weight").threshold == 80
@@ -645,17 +659,15 @@ def test_guided_flow_from_an_empty_draft_to_an_exported_frozen_spec(tmp_path: Pa
         assert "from 5 quick samples of the proxy" in page.locator(
             ".wb-section-criteria").inner_text()
         page.locator(".wb-step-budget").click()
+        page.locator(".wb-step-data").click()
+        _tab(page, "Metadata")
+        dataset = page.locator(".wb-meta-dataset input")
+        dataset.fill("births-guided-test")
+        dataset.press("Enter")
         page.locator(".wb-step-signoff").click()
-        page.get_by_role("button", name="Freeze and export").click()
-        link = page.locator(".wb-download a[download]")
-        link.wait_for()
+        saved = _export(page, tmp_path / "guided.frozen.json", "guided_exported")
         page.wait_for_function("() => document.querySelector('.wb-checklist').innerText"
                                ".includes('Sign-off & export: done')")
-        _shot(page, "guided_exported")
-        with page.expect_download() as info:
-            link.click()
-        saved = tmp_path / "guided.frozen.json"
-        info.value.save_as(saved)
     spec = load_spec(saved, require_frozen=True)
     assert [c.kind for c in spec.criteria] == ["max_marginal_error"]
     assert spec.epsilon_total == pytest.approx(1.0 + spec.criteria[0].epsilon)
@@ -725,3 +737,82 @@ def test_dashboard_command_prints_a_working_url_and_stops_voila(tmp_path: Path) 
     while dash.wait_for_port(port, timeout=0.5) and time.monotonic() < deadline:
         time.sleep(0.5)
     assert not dash.wait_for_port(port, timeout=0.5)
+
+
+@pytest.mark.slow
+def test_codesign_walk_on_a_new_schema_survives_a_reload_and_signs_off_the_forecast(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 27, must-show 3: from the empty draft of a schema the project never shipped a proxy
+    for (Adult's columns, a small public proxy built here): edit the metadata, choose a
+    generator and a hyperparameter, reload the page (the autosaved draft survives), export.
+    The sign-off records the forecast."""
+    monkeypatch.delenv("WORKBENCH_DRAFTS")  # autosave beside the draft, as a user gets it
+    draft = tmp_path / "census_draft.json"
+    shutil.copy(ADULT_DRAFT, draft)
+    proxy = adult_proxy_csv(tmp_path)
+    autosave = tmp_path / "census_draft.autosave.json"
+    with voila("codesign", tmp_path) as base, browser(tmp_path, base) as (page, _blocked):
+        url = base + "?" + dash.dashboard_query({"spec": draft, "proxy": proxy})
+        _open(page, url, ".wb-codesign-tabs")
+        page.wait_for_selector(".wb-checklist")
+        assert "no criteria yet: nothing to forecast" in page.locator(".wb-summary").inner_text()
+        assert "done ✓" not in page.locator(".wb-checklist").inner_text()
+
+        _tab(page, "Metadata")
+        for css, text in ((".wb-meta-title input", "Census extract 2024"),
+                          (".wb-meta-owner input", "Statistics office"),
+                          (".wb-meta-dataset input", "Census 2024!")):
+            page.locator(css).fill(text)
+            page.locator(css).press("Enter")
+        page.wait_for_selector("text=must be lower-case letters")  # the validator's words
+        page.locator(".wb-meta-dataset input").fill("census-extract-2024")
+        page.locator(".wb-meta-dataset input").press("Enter")
+        page.wait_for_function("() => !document.body.innerText.includes('must be lower-case')")
+
+        _tab(page, "Criteria")
+        page.locator(".wb-section-criteria select").first.select_option("max_marginal_error")
+        page.get_by_role("button", name="add criterion").click()
+        page.wait_for_selector(".wb-section-criteria >> text=cannot reproduce")  # independent
+        _shot(page, "codesign_new_schema_hint")
+
+        _tab(page, "Generator")
+        page.locator(".wb-generator-family select").select_option("perturbed_histogram")
+        page.wait_for_selector(".wb-hp-max_cells input")
+        page.locator(".wb-hp-max_cells input").fill("500000")
+        page.locator(".wb-hp-max_cells input").press("Enter")
+        page.wait_for_selector("text=can reproduce what every criterion reads")
+        _shot(page, "codesign_new_schema_generator")
+        _tab(page, "Budget")
+        page.get_by_role("button", name="use this budget").click()
+        page.wait_for_function("() => document.querySelector('.wb-checklist').innerText"
+                               ".includes('Budget: done')")
+        page.wait_for_timeout(1000)
+        assert autosave.exists()
+
+        page.reload()  # a new kernel: the draft must come back from the autosave
+        page.wait_for_selector(".wb-codesign-tabs", state="visible")
+        page.wait_for_selector(".wb-autosave >> text=reopened the draft")
+        assert "Census extract 2024" in page.locator(".wb-codesign-title").inner_text()
+        assert "Budget: done" in page.locator(".wb-checklist").inner_text()
+        _tab(page, "Generator")
+        assert page.locator(".wb-generator-family select").input_value() == \
+            "perturbed_histogram"
+        assert page.locator(".wb-hp-max_cells input").input_value() == "500000"
+
+        _tab(page, "Export")
+        forecast = page.locator(".wb-export-forecast").inner_text()
+        assert "Forecast signed off on: P(all criteria pass) per attempt =" in forecast
+        saved = _export(page, tmp_path / "downloaded.frozen.json", "codesign_new_schema_export")
+
+    spec = load_spec(saved, require_frozen=True)
+    assert spec.metadata.title == "Census extract 2024" and spec.metadata.dataset == \
+        "census-extract-2024" and spec.metadata.owner == "Statistics office"
+    assert spec.generator.family == "perturbed_histogram"
+    assert list(spec.generator.hyperparameter_sets()) == [{"max_cells": 500000}]
+    assert spec.column_names == ("age", "education", "sex", "hours_per_week", "income")
+    signoff = (tmp_path / "census_draft.frozen.signoff.md").read_text(encoding="utf-8")
+    assert spec.sha256 in signoff and "## Forecast" in signoff
+    lines = [x for x in signoff.splitlines() if x.startswith("- ") and (
+        "P(all criteria pass)" in x or "Target" in x or "Acknowledged" in x)]
+    assert lines and "P(all criteria pass) per attempt =" in lines[0]
+    print("\nsign-off forecast lines:\n" + "\n".join(lines))

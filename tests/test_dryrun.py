@@ -271,11 +271,27 @@ def test_narrow_and_narrowed_document(cheap_spec) -> None:
     assert list(narrowed.configurations()) == [configs[1], configs[3]]
     assert doc["criteria"] == cheap_spec.to_document()["criteria"]
     # narrowing records its forecast (workbench run needs one when γ = 0 and T = ∞)
-    assert doc["selection"]["forecast"] == {"p": 0.75, "repetitions": result.repetitions,
-                                            "min_pass": 0.5}
+    recorded = doc["selection"]["forecast"]
+    assert {k: recorded[k] for k in ("p", "repetitions", "min_pass")} == {
+        "p": 0.75, "repetitions": result.repetitions, "min_pass": 0.5}
     assert narrowed.selection.forecast.p == 0.75
+    # issue 26: the 95% interval over the kept records, and the design it belongs to
+    kept = [r for r in result.records if r.config_key in {configs[1].key, configs[3].key}]
+    low, high = recorded["interval"]
+    assert low < 0.75 < high and len(kept) == 2 * result.repetitions
+    from workbench.engine.forecast_check import forecast_problem
+    from workbench.spec.document import forecast_hash
+
+    assert recorded["spec_sha256"] == forecast_hash(doc) and forecast_problem(narrowed) is None
+    edited = copy.deepcopy(doc)
+    edited["criteria"][0]["threshold"] *= 2
+    assert "made for another design" in forecast_problem(build_spec(edited))
     assert result.narrowed_document(cheap_spec, 0.5, proxy="p.csv")["selection"][
         "forecast"]["proxy"] == "p.csv"
+    # the n (or range of n) it was made at: workbench run compares the data's n with it
+    ranged = result.narrowed_document(cheap_spec, 0.5, n=95_000, n_max=158_500)
+    assert ranged["selection"]["forecast"]["n"] == 95_000
+    assert build_spec(ranged).selection.forecast.n_max == 158_500
     with pytest.raises(ValueError, match="no configuration"):
         _synthetic_result(cheap_spec, [0.0, 0.0]).narrowed_document(cheap_spec, 0.1)
 

@@ -36,7 +36,9 @@ def _test_document(**thresholds: float) -> dict:
     doc = narrowed_document()
     doc["selection"]["configurations"] = doc["selection"]["configurations"][:1]
     # γ = 0, T = ∞ needs a recorded forecast: these loose criteria pass almost always
-    doc["selection"]["forecast"] = {"p": 0.9, "repetitions": 10, "min_pass": 0.1}
+    # made over the sizes these tests run at (n is compared before any budget, issue 24)
+    doc["selection"]["forecast"] = {"p": 0.9, "repetitions": 10, "min_pass": 0.1, "n": 300,
+                                    "n_max": 40_000}
     keep = {"marginals": 0.05, "mean_gestation": 3.0, "faithfulness": 0.3, **thresholds}
     doc["criteria"] = [dict(c, threshold=keep[c["id"]]) for c in doc["criteria"]
                        if c["id"] in keep]
@@ -501,3 +503,39 @@ def test_text_in_a_numeric_column_is_dropped_by_the_drop_policy(workdir: Path) -
     bad.to_csv(workdir / "drop.csv", index=False)
     frame = load_confidential(spec, workdir / "drop.csv")
     assert frame["mother_age"].dtype == "float64" and len(frame) <= 398
+
+
+@pytest.mark.parametrize("selection", [{"max_iterations": 1},
+                                       {"gamma": 0.5, "max_iterations": 3, "epsilon_0": 0.45}])
+def test_a_failed_single_attempt_names_its_failing_criteria_a_loop_does_not(
+        workdir: Path, budget_store: Path, capsys: pytest.CaptureFixture,
+        selection: dict) -> None:
+    """Issue 24: after ⊥ with T = 1 the CLI prints the failing criteria with their DP values
+    and thresholds, and the enclave ledger keeps them (covered by the attempt's ε₁). A loop
+    (T > 1) prints none and keeps none: Liu–Talwar covers only the selected output."""
+    single = selection["max_iterations"] == 1
+    doc = _test_document(marginals=1e-9)  # no candidate can pass the marginals criterion
+    doc["selection"].pop("forecast")
+    doc["selection"].update(selection)
+    doc["metadata"]["dataset"] = f"diagnosis-{'single' if single else 'loop'}"
+    spec = workdir / f"diagnosis-{selection['max_iterations']}.frozen.json"
+    save_spec(doc, spec)
+    data = workdir / "diagnosis.csv"
+    sample_proxy(3_000, seed=13).to_csv(data, index=False)
+    out = workdir / f"diagnosis-run-{selection['max_iterations']}"
+    assert main(["run", str(spec), str(data), "--out", str(out), "--quiet"]) == 1
+    captured = capsys.readouterr()
+    printed = captured.out
+    assert "stopped without a candidate (⊥)" in printed, captured.err
+    events = [e for e in Ledger.read(out / "enclave" / "ledger.jsonl")
+              if e.get("event") == "single_attempt_diagnosis"]
+    if single:
+        assert "the single attempt (T = 1) failed" in printed
+        line = next(x for x in printed.splitlines() if x.strip().startswith("marginals ("))
+        assert "DP value" in line and "threshold 1e-09" in line
+        failing = {e["criterion"]: e for e in events}
+        assert "marginals" in failing and failing["marginals"]["threshold"] == 1e-9
+        assert failing["marginals"]["value"] > 1e-9  # the DP value that failed it
+    else:
+        assert "DP value" not in printed and "single attempt" not in printed
+        assert events == []  # nothing kept either: only the selected output is covered

@@ -53,7 +53,7 @@ def test_the_flag_follows_the_threshold_beside_the_floor(app, lab) -> None:
     floor = lab.floors(app.session.spec).by_id()["faithfulness"]
     n = len(lab.cleaned(app.session.spec))
     assert row.floor == floor and f"at n = {n:,}" in row.floor_html.value
-    assert floor_words(floor, n, share=True) in row.floor_html.value  # in percent
+    assert floor_words(floor, n, share=True) in row.floor_html.value  # the threshold's unit
     assert 0 < floor.sd < floor.mean
 
     row.threshold.value = floor.mean + 10 * floor.sd

@@ -122,7 +122,8 @@ def test_release_is_a_laplace_count_then_a_smooth_cauchy_mean() -> None:
     sex = list(table.domain.names).index("birth_sex")
     s = float((table.codec("birth_sex").decode(real[:, sex]) == "F").sum())
     low, high = spec.column("birth_weight").bounds
-    ((_, scale, _),) = cap.cauchy_calls
+    ((_, scale, _, grid),) = cap.cauchy_calls
+    assert (grid.low, grid.high) == (low, high)  # the target's public bounds
     alpha = smooth.calibrate(3.2, gamma).alpha
     n_hat = round((scale * alpha * s - max(abs(low), abs(high))) / (high - low))
     assert n_hat >= 1 and scale == pytest.approx(smooth_bound(n_hat, low, high, s) / alpha)
@@ -147,12 +148,12 @@ def test_smooth_cauchy_steps_use_group_privacy() -> None:
     cap = Capture()
     ctx = PrivacyContext.simulation(0, noise=cap)
     out = ctx.smooth_cauchy(1.0, epsilon=8.0, purpose="p", smooth_sensitivity=2.0,
-                            beta=math.log(2), gamma=3.5, steps=2)
+                            beta=math.log(2), gamma=3.5, steps=2, bounds=(0.0, 10.0))
     assert out.record.epsilon == 8.0
     assert cap.cauchy_calls[-1][1] == pytest.approx(2.0 / smooth.calibrate(4.0, 3.5).alpha)
     with pytest.raises(ValueError, match="too rough"):  # 4/6 < ln 2 per step at γ = 4
         ctx.smooth_cauchy(1.0, epsilon=8.0, purpose="p", smooth_sensitivity=2.0,
-                          beta=math.log(2), steps=2)
+                          beta=math.log(2), steps=2, bounds=(0.0, 10.0))
 
 
 def test_imputes_an_allow_target_from_its_missing_code() -> None:
@@ -185,5 +186,5 @@ def test_imputes_an_allow_target_from_its_missing_code() -> None:
     # the released mean is the imputed one: every hole filled by a complete record's value
     nums = table.codec("birth_weight").numbers()
     observed = nums[real[real[:, w] != gone, w]]
-    (values, _, _), = cap.cauchy_calls
+    (values, _, _, _), = cap.cauchy_calls
     assert observed.min() <= values[0] <= observed.max()

@@ -62,10 +62,11 @@ def _release(kind, spec, config, case, once, seed):
 
 def _thresholds(kind: str) -> list[float]:
     """Thresholds around the exact value: within a few noise scales of it, and at it."""
-    case, spec, config, _ = _setup(kind, audit_case(kind).criterion["threshold"])
+    case, spec, config, once = _setup(kind, audit_case(kind).criterion["threshold"])
     criterion = spec.criterion(kind)
     table = spec.table_codec(config)
-    exact = exact_errors(spec, config, case.real, case.synth, PrivacyContext.simulation(0))[kind]
+    exact = exact_errors(spec, config, case.real, case.synth, PrivacyContext.simulation(0),
+                         once_results=once)[kind]
     pc = PairedCells.from_codes(case.real, case.synth, table.domain)
     delta, _ = criterion_sensitivity(spec, table, criterion, pc)
     scale = delta / criterion.epsilon if delta and criterion.epsilon > 0 else 1.0
@@ -88,7 +89,7 @@ def test_engine_decision_and_every_forecast_path_agree(kind: str) -> None:
         table = spec.table_codec(config)
         pc = PairedCells.from_codes(case.real, case.synth, table.domain)
         exact = exact_errors(spec, config, case.real, case.synth,
-                             PrivacyContext.simulation(0))[kind]
+                             PrivacyContext.simulation(0), once_results=once)[kind]
         delta, details = criterion_sensitivity(spec, table, criterion, pc)
         t_eff = k.effective_threshold(criterion, delta, details)
         forecast = k.pass_probability(criterion, exact, delta, t_eff)

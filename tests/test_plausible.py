@@ -108,7 +108,7 @@ def test_group_by_index_counts_and_decisions_equal_a_scan_of_the_seeds() -> None
     assert by_index[omegas == 5].tolist() == [200] * int((omegas == 5).sum())
     assert (by_index >= 20).any() and (by_index < 20).any()
     decisions = [privacy_test(PrivacyContext.simulation(0, noise=SeededNoise(9)), counts,
-                              k=20, epsilon_0=1.0, purpose="test 2")
+                              k=20, epsilon_0=1.0)
                  for counts in (by_index, by_scan)]
     assert np.array_equal(*decisions)
     assert 0 < decisions[0].mean() < 1
@@ -119,9 +119,9 @@ def test_privacy_test_draws_fresh_noise_per_candidate_through_the_context() -> N
     the context's (a seeded source repeats them exactly)."""
     counts = np.full(2000, 50)
     a = privacy_test(PrivacyContext.simulation(0, noise=SeededNoise(4)), counts, k=50,
-                     epsilon_0=1.0, purpose="t")
+                     epsilon_0=1.0)
     b = privacy_test(PrivacyContext.simulation(0, noise=SeededNoise(4)), counts, k=50,
-                     epsilon_0=1.0, purpose="t")
+                     epsilon_0=1.0)
     assert np.array_equal(a, b) and 0.5 < a.mean() < 0.8  # P(L ≤ 0) = 1/(1 + e^{-1}) ≈ 0.73
 
 
@@ -211,3 +211,29 @@ def test_test1_is_a_public_diagnostic_only(tmp_path) -> None:
                                                ledger=Ledger(tmp_path / "c.jsonl"))
     with pytest.raises(ValueError, match="not DP"):
         deterministic_pass_share(gen, codes[:3000], 10, confidential)
+
+
+def test_sampling_publishes_one_plan_that_no_pass_count_moves(tmp_path) -> None:
+    """Issue 24: batch sizes are public (n and the cap), one ledger line per fit. Two datasets
+    whose pass rates differ (a skewed one passes almost all, a uniform one few) run different
+    numbers of batches, yet write the same line."""
+    lines, attempted = [], []
+    for seed, skew in ((0, True), (1, False)):
+        codes, domain = _toy(seed=seed)
+        if not skew:
+            rng = np.random.default_rng(seed)
+            codes = np.column_stack([rng.integers(0, s, codes.shape[0]) for s in domain.sizes])
+        ledger = Ledger(tmp_path / f"l{seed}.jsonl", run_id="r")
+        ctx = PrivacyContext.simulation(seed, ledger=ledger, noise=SeededNoise(seed))
+        gen = make_generator("plausible_deniability", omega_min=2, k=200, t=5, max_attempts=6)
+        gen.fit(codes, domain, 1.0, ctx)
+        gen.sample(800, ctx.rng)
+        gen.sample(300, ctx.rng)  # a second call (rejection rounds) writes nothing more
+        attempted.append(gen.attempted_)
+        ledger.close()
+        events = [json.loads(x) for x in (tmp_path / f"l{seed}.jsonl").read_text().splitlines()]
+        (plan,) = [e for e in events if e["event"] == "plausible_deniability_test"]
+        lines.append({k: v for k, v in plan.items() if k not in ("timestamp", "seq")})
+        assert (plan["batch"], plan["candidates_max"]) == (1600, 4800)  # 2n and the cap
+    assert lines[0] == lines[1]
+    assert attempted == [2624, 4224]  # the uniform data needed one batch more (seeded)

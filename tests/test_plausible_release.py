@@ -1,6 +1,13 @@
 """Must-show 4 of issue 18: ``workbench run examples/adult_plausible_deniability.frozen.json``
 on Adult-shaped data releases, ``verify`` passes (and flags the per-record guarantee), and the
-release review dashboard shows "per-record plausible deniability (ε, δ)"."""
+release review dashboard shows "per-record plausible deniability (ε, δ)".
+
+Issue 24: the family runs as a single attempt (T = 1), which ends in ⊥ when a criterion
+fails. At the paper's thresholds a dry run on the public half passes 48 of 48 attempts, but
+the distinguisher and tv_2way margins are 2–3 SD, so a few % of runs would end in ⊥: the runs
+here use a copy of the frozen example whose thresholds are loose (``_loose_spec``; nothing
+they check depends on them). And the two-datasets test: on two different datasets of the same
+n, every published field other than a DP output is identical (no pass count leaks)."""
 
 from __future__ import annotations
 
@@ -30,22 +37,50 @@ def _adult_script():
 
 
 @pytest.fixture(scope="module")
-def adult_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The frozen example run once on the Adult half made by scripts/adult_data.py; the public
-    proxy it names (out/adult/…, relative) sits under the working directory of the run."""
+def adult_work(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A working directory with the Adult halves made by scripts/adult_data.py (the public
+    proxy the example names, out/adult/…, is relative to it)."""
     source = shared_data("adult/adult_train.csv.gz")
     work = tmp_path_factory.mktemp("adult_pd")
-    out = work / "out" / "adult"
-    assert _adult_script().main(["--source", str(source), "--out", str(out)]) == 0
+    assert _adult_script().main(["--source", str(source), "--out",
+                                 str(work / "out" / "adult")]) == 0
+    return work
+
+
+def _loose_spec(work: Path, name: str, configurations: int | None = None) -> Path:
+    """The frozen example with loose thresholds (a single attempt must not end in ⊥ here),
+    optionally narrowed to its first ``configurations``."""
+    from workbench.spec.document import read_document
+    from workbench.validation import save_spec
+
+    doc = read_document(FROZEN)
+    doc.pop("frozen")
+    loose = {"tstr_income": 0.6, "distinguisher": 0.99, "tv_2way": 0.5}
+    doc["criteria"] = [dict(c, threshold=loose[c["id"]]) for c in doc["criteria"]]
+    if configurations is not None:
+        doc["selection"]["configurations"] = doc["selection"]["configurations"][:configurations]
+    path = work / name
+    save_spec(doc, path)
+    return path
+
+
+def _run_in(work: Path, spec: Path, data: Path, out: str) -> Path:
+    """``workbench run`` from ``work`` (where the relative public proxy is); the bundle."""
     here = Path.cwd()
     os.chdir(work)
     try:
-        assert main(["run", str(FROZEN), str(work / "out" / "adult" / "adult_confidential.csv"),
-                     "--out", str(work / "run"), "--quiet",
-                     "--budget-store", str(work / "budgets")]) == 0
+        assert main(["run", str(spec), str(data), "--out", str(work / out), "--quiet",
+                     "--budget-store", str(work / f"budgets-{out}")]) == 0
     finally:
         os.chdir(here)
-    return work / "run" / "release"
+    return work / out / "release"
+
+
+@pytest.fixture(scope="module")
+def adult_run(adult_work: Path) -> Path:
+    """The example (loose thresholds) run once on the confidential Adult half."""
+    return _run_in(adult_work, _loose_spec(adult_work, "loose.frozen.json"),
+                   adult_work / "out" / "adult" / "adult_confidential.csv", "run")
 
 
 def test_example_is_the_draft_frozen_with_the_paper_defaults() -> None:
@@ -57,13 +92,31 @@ def test_example_is_the_draft_frozen_with_the_paper_defaults() -> None:
             50, 4, 1, 5)
     assert frozen.budget.epsilon_generator == 1.0
     assert {c.kind for c in frozen.criteria} == {"tstr", "distinguisher", "tv_marginals"}
+    assert frozen.selection.max_iterations == 1 == draft["selection"]["max_iterations"]
+
+
+def test_a_loop_over_plausible_deniability_is_refused_naming_the_field() -> None:
+    """Issue 24: a PD candidate is not ε₁-DP, so Liu–Talwar cannot cover a loop (T > 1)."""
+    from workbench.spec import SpecError
+    from workbench.validation import build_spec
+
+    draft = json.loads(EXAMPLE.read_text())
+    for selection in ({"gamma": 0, "max_iterations": None, "epsilon_0": 0},
+                      {"gamma": 0.5, "max_iterations": 3, "epsilon_0": 0.45}):
+        draft["selection"].update(selection)
+        with pytest.raises(SpecError) as err:
+            build_spec(draft)
+        (problem,) = [p for p in err.value.problems if p.path == "selection.max_iterations"]
+        assert "plausible_deniability" in problem.message and "set selection.max_iterations " \
+            "to 1" in problem.message
 
 
 def test_run_releases_and_verify_passes_with_the_per_record_flag(adult_run: Path) -> None:
     v = verify_bundle(adult_run)
     assert v.ok, v.problems
     assert v.checks["guarantee"] == LABEL
-    assert v.flags == [f"the released records are NOT ε-DP over the dataset: {LABEL}"]
+    guarantee_flags = [f for f in v.flags if "forecast" not in f]  # (an old forecast's note)
+    assert guarantee_flags == [f"the released records are NOT ε-DP over the dataset: {LABEL}"]
     guarantee = json.loads((adult_run / "guarantee.json").read_text())
     assert guarantee["kind"] == "per_record_plausible_deniability"
     assert guarantee["parameters"]["t"] == 29 and not guarantee["dataset_level"]
@@ -75,10 +128,13 @@ def test_run_releases_and_verify_passes_with_the_per_record_flag(adult_run: Path
     model = [x for x in lines if x["event"] == "measurement" and x.get("group") == split["group"]]
     assert {x["part"] for x in model} == {"D_T (structure)", "D_P (parameters)"}
     assert all(x["epsilon"] == 1.0 for x in model)  # each part ε_gen; charged once (max)
-    test2 = [x for x in lines if x["event"] == "plausible_deniability_test"]
-    assert test2 and all(x["k"] == 50 and x["epsilon_0"] == 1.0 for x in test2)
+    (test2,) = [x for x in lines if x["event"] == "plausible_deniability_test"]  # one plan
+    assert (test2["k"], test2["epsilon_0"], test2["gamma"]) == (50, 1.0, 4.0)
+    n = summary_n = lines[-1]["n_records"]
+    assert (test2["records"], test2["batch"], test2["candidates_max"]) == (
+        summary_n, max(1024, 2 * n), 20 * n)  # public: n and the declared cap only
     summary = lines[-1]
-    assert summary["epsilon_total"] == pytest.approx(2.3)  # 2 × (1 + 0.15): the pure part
+    assert summary["epsilon_total"] == pytest.approx(1.15)  # 1 × (1 + 0.15): a single attempt
     assert "released records: " + LABEL in summary["epsilon_total_formula"]
 
 
@@ -125,3 +181,48 @@ def test_a_missing_distinguisher_proxy_is_refused_before_any_budget(tmp_path: Pa
     assert code == 2
     assert "(distinguisher): its public proxy file 'no/such/public_proxy.csv'" in err
     assert not (tmp_path / "run").exists() and not (tmp_path / "budgets").exists()
+
+
+def test_two_datasets_of_the_same_n_publish_the_same_fields_but_dp_outputs(
+        adult_work: Path) -> None:
+    """Issue 24: the PD example on two different datasets of the same n (3,000 records each,
+    disjoint rows of the confidential half): every published field other than a DP output —
+    the ledger lines (the Test-2 plan among them), guarantee.json, configuration.json,
+    spec.json, criteria.json without its DP values, README.md with them masked — is identical.
+    (One configuration, so the uniform choice among configurations does not differ.)"""
+    import pandas as pd
+
+    frame = pd.read_csv(adult_work / "out" / "adult" / "adult_confidential.csv", dtype=str)
+    spec = _loose_spec(adult_work, "one.frozen.json", configurations=1)
+    bundles = []
+    for i in (0, 1):
+        data = adult_work / f"part{i}.csv"
+        frame.iloc[3000 * i:3000 * (i + 1)].to_csv(data, index=False)
+        bundles.append(_run_in(adult_work, spec, data, f"part{i}"))
+    a, b = bundles
+    assert (a / "release.csv").read_bytes() != (b / "release.csv").read_bytes()
+
+    def ledger(root: Path) -> list[dict]:
+        return [{k: v for k, v in json.loads(x).items() if k != "run_id"}  # a random id
+                for x in (root / "ledger.jsonl").read_text().splitlines()]
+
+    assert ledger(a) == ledger(b)
+    assert any(x["event"] == "plausible_deniability_test" for x in ledger(a))
+    for name in ("guarantee.json", "configuration.json", "spec.json"):
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+
+    def criteria(root: Path) -> tuple[list[dict], list[float]]:
+        rows = json.loads((root / "criteria.json").read_text())["criteria"]
+        return [{k: v for k, v in r.items() if k != "value"} for r in rows], [
+            r["value"] for r in rows]
+
+    (rows_a, values_a), (rows_b, values_b) = criteria(a), criteria(b)
+    assert rows_a == rows_b and values_a != values_b  # only the DP values differ
+
+    def readme(root: Path, values: list[float]) -> str:
+        text = (root / "README.md").read_text()
+        for v in values:
+            text = text.replace(f"{v:.4g}", "DP")
+        return text
+
+    assert readme(a, values_a) == readme(b, values_b)

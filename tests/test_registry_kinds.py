@@ -313,6 +313,11 @@ def neighbour_check(criteria: list[dict[str, Any]], trials: int = 4) -> int:
         other[rng.integers(len(other))] = [rng.integers(k) for k in sizes]
         # the loop conditions on R's once-releases (adaptive composition): the same for both
         once = release_once(spec, config, real, PrivacyContext.simulation(0))
+        if spec.survey is not None:  # R's base weights (public bounds' maximum), no raking
+            from workbench.criteria.weighting import SURVEY_KEY, SurveyInputs
+
+            w = spec.survey.weight_bounds[1]
+            once = {**once, SURVEY_KEY: SurveyInputs(np.full(len(real), w), None)}
         runs = []
         for data in (real, other):
             seen.clear()

@@ -168,7 +168,8 @@ def test_joint_table_audit_passes_at_delta_and_flags_half():
 def test_weighted_count_smooth_cauchy_audit_passes_at_ss_and_flags_half():
     from workbench.audits.survey import audit_weighted_count, weighted_count_calls
 
-    (v, s), (v2, s2) = weighted_count_calls()
+    (v, s, grid), (v2, s2, _) = weighted_count_calls()
+    assert (grid.low, grid.high) == (0.0, 500000.0)  # the margin's public total
     assert (v, v2) == (pytest.approx(1000.0), 0.0)  # the shift attains W₀ = SS_β = 1000
     assert s2 / s == pytest.approx(100 / 99, rel=1e-9)  # S(D′) = 100000/99: one step smoother
     at_ss, at_half = audit_weighted_count()

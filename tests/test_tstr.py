@@ -85,8 +85,11 @@ def test_template_validates_and_release_is_post_processing_of_the_noisy_matrix()
     (call,) = cap.calls
     k = sizes[spec.column_names.index("birth_sex")]
     assert call.values.size == k * k and call.values.sum() == 300 and call.sensitivity == 2.0
-    assert res.value == pytest.approx(1 - accuracy(call.values.reshape(k, k)))
+    cm = call.values.reshape(k, k)
+    majority = cm.sum(axis=1).max() / cm.sum()
+    assert res.value == pytest.approx(min(1.0, (1 - accuracy(cm)) / (1 - majority)))
     assert res.sensitivity == 2.0 and res.details["classifier"] == "decision_tree"
+    assert res.details["baseline"] == "majority"
     # with noise the value is computed from the noisy matrix and stays in [0, 1]
     noisy = evaluate_criterion(spec, config, "tstr", real, synth, PrivacyContext.simulation(1))
     assert 0.0 <= noisy.value <= 1.0 and noisy.mechanism == "laplace"
@@ -97,9 +100,44 @@ def test_bad_parameters_fail_naming_the_field() -> None:
     for params, where in [({"target": "mother_age"}, "params.target"),
                           ({"classifier": "svm"}, "params.classifier"),
                           ({"metric": "auc"}, "params.metric"),
+                          ({"baseline": "majority", "metric": "macro_f1"}, "params.baseline"),
+                          ({"baseline": "best"}, "params.baseline"),
                           ({"features": ["nope"]}, "params.features[0]")]:
         bad = copy.deepcopy(crit)
         bad["params"].update(params)
         with pytest.raises(SpecError) as err:
             _spec(bad)
         assert where in str(err.value), (params, str(err.value))
+
+
+def test_a_release_that_taught_nothing_fails_the_majority_baseline() -> None:
+    """Issue 28: 1 − accuracy passed a release whose classifier only predicts the majority
+    class; against the majority baseline that release scores 1 and fails any T < 1, while a
+    release that carries the class's dependence on a feature passes."""
+    crit = kinds.get("tstr").template("tstr", LEAN)
+    crit["params"] |= {"target": "birth_sex", "features": ["parity"]}
+    crit["threshold"] = 0.85
+    spec = _spec(crit)
+    config = next(spec.configurations())
+    table = spec.table_codec(config)
+    names, sizes = spec.column_names, table.domain.sizes
+    rng = np.random.default_rng(4)
+    n, sex, parity = 3000, names.index("birth_sex"), names.index("parity")
+    real = np.column_stack([rng.integers(0, k, n) for k in sizes])
+    real[:, sex] = (real[:, parity] == 0).astype(int)  # the class follows parity exactly
+    real[: n // 10, sex] = 1 - real[: n // 10, sex]  # 10% noise: accuracy 0.9 at best
+    useless = real.copy()
+    useless[:, sex] = np.bincount(real[:, sex]).argmax()  # learned nothing: one class only
+    cap = Capture()
+    exact = {}
+    for name, synth in (("useful", real), ("useless", useless)):
+        exact[name] = evaluate_criterion(spec, config, "tstr", real, synth,
+                                         PrivacyContext.simulation(0, noise=cap)).value
+    assert exact["useless"] == pytest.approx(1.0)  # the majority classifier: no gain
+    assert exact["useful"] < 0.5
+    old = dict(crit, threshold=0.3)
+    old["params"] = {**crit["params"], "baseline": "none"}
+    plain = evaluate_criterion(_spec(old), config, "tstr", real, useless,
+                               PrivacyContext.simulation(0, noise=Capture())).value
+    # without a baseline the useless release scores the minority share, however useless
+    assert plain == pytest.approx(1 - np.bincount(real[:, sex]).max() / n)

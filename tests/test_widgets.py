@@ -196,10 +196,14 @@ def test_contradiction_definition():
 def test_app_has_the_tabs_and_a_hook_for_more(app):
     import ipywidgets as widgets
 
+    from workbench.widgets.model.steps import STEPS
+
     assert app.tabs.titles == (
-        "Data & schema", "Constraints", "Faithfulness", "Criteria", "Budget", "Feasibility",
-        "Export", "Missing values",  # the last one added by add_tab (issue 16)
+        "Data & schema", "Metadata", "Missing values",  # added by add_tab in its step (16)
+        "Constraints", "Faithfulness", "Criteria", "Generator", "Budget", "Feasibility",
+        "Export",
     )
+    assert app.steps_of == sorted(app.steps_of, key=[s.key for s in STEPS].index)
     extra = type("Extra", (), {"widget": widgets.Label("later"), "calls": 0})()
     extra.refresh_preview = lambda: setattr(extra, "calls", extra.calls + 1)
     app.add_tab("Extra", extra, index=6)
@@ -422,6 +426,7 @@ def test_criteria_editor_adds_and_removes_criteria(app, session):
 
 def test_export_writes_a_frozen_spec_with_the_edited_threshold(app, session, tmp_path):
     app.criteria.row("regression_mae").threshold.value = 4.0
+    app.export.acknowledge.value = True  # the paper's design forecasts below 60% on the proxy
     app.export.freeze.click()
     spec_path, signoff = app.export.written
     frozen = load_spec(spec_path, require_frozen=True)
@@ -586,24 +591,34 @@ def test_guided_flow_lists_what_each_step_lacks_and_exports(tmp_path, proxy) -> 
     guide = app.guide
     assert [s.key for s in STEPS] == ["data", "rules", "criteria", "budget", "feasibility",
                                       "signoff"]
-    assert guide.lacking["criteria"] == ["no acceptance criterion yet: add at least one"]
+    assert guide.lacking["criteria"] == ["no acceptance criterion yet: add at least one",
+                                         "not reviewed yet: open its tab"]
     assert guide.lacking["signoff"] == ["not frozen and exported yet"]
     assert guide.summary.epsilon_total == BudgetPlan.of_spec(session.spec).epsilon_total
     guide.go("criteria")
     assert app.tabs.selected_index == app.tabs.titles.index("Criteria")
+    assert guide.lacking["criteria"] == ["no acceptance criterion yet: add at least one"]
     app.criteria.new_kind.value = "max_marginal_error"
     assert app.criteria.add_criterion()
+    [hint] = guide.lacking["criteria"]  # the empty draft's 'independent' cannot serve k-ways
+    assert "'independent' generator cannot reproduce" in hint and "'workload'" in hint
+    app.generator.family.value = "perturbed_histogram"  # the full joint: fast to fit here
+    assert not any("cannot reproduce" in x for x in guide.lacking["criteria"])
+    app.criteria.rows[0].threshold.value = 0.9
     assert guide.lacking["criteria"] == []
     row = app.criteria.rows[0]
     row.epsilon.value = 0.0  # a criterion that reads R needs an ε
     assert any("no ε" in x for x in guide.lacking["criteria"])
-    row.epsilon.value = 0.05
+    row.epsilon.value = 0.05  # choosing a criterion's ε is choosing the budget too
+    assert guide.lacking["budget"] == []
     guide.next.click()
-    assert app.tabs.titles[app.tabs.selected_index] == "Budget"
+    assert app.tabs.titles[app.tabs.selected_index] == "Generator"
     guide.go("signoff")
+    app.metadata.dataset.value = "births-test"
+    app.export.acknowledge.value = True  # no dry run: the quick-sample forecast may be low
     app.export.freeze.click()
     assert guide.lacking["signoff"] == []
-    assert "done ✓" in guide.checklist.value
+    assert "Sign-off &amp; export: done ✓" in guide.checklist.value
     assert "wb-summary" in guide.summary_widget._dom_classes
 
 

@@ -34,15 +34,21 @@ def _workload_doc(doc: dict, **grid: list) -> dict:
 def test_regression_asks_for_every_pair_of_its_columns(example_spec) -> None:
     workload = derive_workload(example_spec)
     cliques = {item.clique for item in workload.items}
-    assert cliques == set(itertools.combinations(COLUMNS, 2))
+    # the pairs of the regression (and max-marginal) criteria, and the 1-ways that the
+    # relative 1-way and max-marginal criteria ask for themselves (issue 26: rare cells)
+    assert cliques == set(itertools.combinations(COLUMNS, 2)) | {(c,) for c in COLUMNS}
     for item in workload.items:
-        assert {"regression_coefficients", "regression_mae"} <= set(item.sources)
+        if len(item.clique) == 2:
+            assert {"regression_coefficients", "regression_mae"} <= set(item.sources)
+        else:
+            assert set(item.sources) == {"relative_1way", "marginals"}
 
 
 def test_weights_follow_the_criteria_epsilon_shares(example_spec) -> None:
     weights = {i.clique: i.weight for i in derive_workload(example_spec).items}
     total = 0.99
-    per_pair = (0.43 + 0.04 + 0.01) / total / 15  # regression ×2 and max-marginal, all pairs
+    # regression ×2 over all pairs; max-marginal over the 6 1-ways and 15 pairs
+    per_pair = (0.43 + 0.04) / total / 15 + 0.01 / total / 21
     assert weights[("birth_month", "birth_sex")] == pytest.approx(per_pair)
     # birth weight by sex: plus a quarter of the birth-weight mean criterion (4 group-bys)
     assert weights[("birth_sex", "birth_weight")] == pytest.approx(per_pair + 0.17 / total / 4)
@@ -84,11 +90,13 @@ def test_multipliers_scale_and_zero_drops(example_spec) -> None:
     }
 
 
-def test_one_way_criteria_need_only_the_one_way_share(example_doc) -> None:
+def test_the_relative_one_way_error_measures_every_one_way_itself(example_doc) -> None:
+    """Issue 26: its value is decided by the rarest 1-way cells, so it asks for every 1-way
+    marginal whatever the one_way_share (even 0)."""
     example_doc["criteria"] = [c for c in example_doc["criteria"] if c["id"] == "relative_1way"]
     example_doc["budget"]["epsilon_criteria"] = 0.3
-    workload = derive_workload(build_spec(example_doc), one_way_share=0.2)
-    assert workload.items == ()
+    workload = derive_workload(build_spec(example_doc), one_way_share=0.0)
+    assert [i.clique for i in workload.items] == [(c,) for c in COLUMNS]
     alloc = workload.allocate(1.5)
     assert [c for c, _ in alloc] == [(c,) for c in COLUMNS]
     assert sum(e for _, e in alloc) == pytest.approx(1.5)  # everything goes to the 1-ways
@@ -101,7 +109,7 @@ def test_allocation_spends_exactly_epsilon(example_spec, epsilon: float, share: 
     alloc = workload.allocate(epsilon)
     assert math.fsum(e for _, e in alloc) == pytest.approx(epsilon, rel=1e-12)
     assert all(e > 0 for _, e in alloc)
-    one_way = sum(e for c, e in alloc if len(c) == 1)
+    one_way = sum(e for _, e in alloc[: len(workload.columns)])  # the one_way_share part
     assert one_way == pytest.approx(share * epsilon)
     weights = {i.clique: i.weight for i in workload.items}
     multi = [(c, e) for c, e in alloc if len(c) > 1]

@@ -37,6 +37,7 @@ import numpy as np
 
 from workbench.privacy import PrivacyContext
 from workbench.privacy.audit import AllOf, AuditResult, Event, Threshold, audit_events
+from workbench.privacy.lattice import SnapGrid
 from workbench.privacy.noise import NoiseSource, SeededNoise
 
 Primitive = Literal["laplace", "discrete_laplace", "noisy_max"]
@@ -68,7 +69,8 @@ class Capture:
     def __init__(self) -> None:
         """Start with no calls."""
         self.calls: list[Call] = []
-        self.cauchy_calls: list[tuple[np.ndarray, float, float]] = []  # (values, scale, γ)
+        #: (values, scale, γ, grid) of each generalized Cauchy call
+        self.cauchy_calls: list[tuple[np.ndarray, float, float, SnapGrid]] = []
 
     def _keep(self, primitive: Primitive, values: np.ndarray, delta: float, eps: float) -> None:
         """Record one call with a copy of its values."""
@@ -96,11 +98,12 @@ class Capture:
         self._keep("noisy_max", scores, sensitivity, epsilon)
         return int(np.argmax(np.asarray(scores, dtype=np.float64)))
 
-    def generalized_cauchy_vector(self, values: np.ndarray, scale: float, gamma: float
-                                  ) -> np.ndarray:
-        """Record (values, the data-dependent scale S/α, γ); answer with the values."""
+    def generalized_cauchy_vector(self, values: np.ndarray, scale: float, gamma: float,
+                                  grid: SnapGrid) -> np.ndarray:
+        """Record (values, the data-dependent scale S/α, γ, the public grid); answer with the
+        values."""
         flat = np.array(values, dtype=np.float64).ravel()
-        self.cauchy_calls.append((flat, float(scale), float(gamma)))
+        self.cauchy_calls.append((flat, float(scale), float(gamma), grid))
         return np.asarray(values, dtype=np.float64).copy()
 
 
@@ -133,10 +136,10 @@ class ScaledNoise:
         """Many noisy-max draws at scale factor·2Δ/ε (needs a batch-capable inner source)."""
         return draw_noisy_max(self.inner, scores, sensitivity, epsilon / self.factor, size)
 
-    def generalized_cauchy_vector(self, values: np.ndarray, scale: float, gamma: float
-                                  ) -> np.ndarray:
-        """Generalized Cauchy at factor·scale."""
-        return self.inner.generalized_cauchy_vector(values, scale * self.factor, gamma)
+    def generalized_cauchy_vector(self, values: np.ndarray, scale: float, gamma: float,
+                                  grid: SnapGrid) -> np.ndarray:
+        """Generalized Cauchy at factor·scale (same grid)."""
+        return self.inner.generalized_cauchy_vector(values, scale * self.factor, gamma, grid)
 
 
 def draw_noisy_max(source: NoiseSource, scores: np.ndarray, sensitivity: float,

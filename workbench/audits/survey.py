@@ -15,6 +15,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -71,8 +73,9 @@ def _running_example(with_record: bool) -> tuple[pd.DataFrame, np.ndarray]:
     return frame, np.ones(len(frame))
 
 
-def weighted_count_calls(neighbour: str = "add_remove") -> list[tuple[float, float]]:
-    """(value, scale S/α) of the weighted count on D and on D′ (the flagged teen removed)."""
+def weighted_count_calls(neighbour: str = "add_remove") -> list[tuple[float, float, Any]]:
+    """(value, scale S/α, public grid) of the weighted count on D and on D′ (the flagged teen
+    removed)."""
     margin = _separate("age", "age", AGES, (100000.0,) * 5)
     survey = _survey((margin,), (WeightedCount("teen_q", "age", "q", "yes"),), neighbour,
                      _EPS, _EPS)
@@ -82,15 +85,15 @@ def weighted_count_calls(neighbour: str = "add_remove") -> list[tuple[float, flo
         source = Capture()
         release_survey(survey, frame, bwt, PrivacyContext.simulation(0, neighbour=neighbour,
                                                                      noise=source))
-        values, scale, _gamma = source.cauchy_calls[-1]
-        out.append((float(values[0]), scale))
+        values, scale, _gamma, grid = source.cauchy_calls[-1]
+        out.append((float(values[0]), scale, grid))
     return out
 
 
-def weighted_count_events(calls: list[tuple[float, float]]) -> list[Event]:
+def weighted_count_events(calls: list[tuple[float, float, Any]]) -> list[Event]:
     """Tails beyond both values at 0, ½, 1, 2 scales, and half-scale windows around each value
     (a heavy-tailed noise loses most near its centre); all fixed before drawing."""
-    (v, s), (v2, _) = calls
+    (v, s, _), (v2, _, _) = calls
     lo, hi = min(v, v2), max(v, v2)
     events: list[Event] = []
     for k in (0.0, 0.5, 1.0, 2.0):
@@ -102,12 +105,12 @@ def weighted_count_events(calls: list[tuple[float, float]]) -> list[Event]:
     return events
 
 
-def sliding_epsilon(calls: list[tuple[float, float]], epsilon: float = _EPS,
+def sliding_epsilon(calls: list[tuple[float, float, Any]], epsilon: float = _EPS,
                     gamma: float = 4.0) -> float:
     """The part of ε these neighbours can exercise: the shift's ε/2 (the calibration gives the
     other ε/2 to the scale's change, :mod:`workbench.privacy.smooth`) plus the dilation loss
     (γ − 1)·|ln(S′/S)| of the small scale change they do make."""
-    (_, s), (_, s2) = calls
+    (_, s, _), (_, s2, _) = calls
     return epsilon / 2 + (gamma - 1) * abs(np.log(s2 / s))
 
 
@@ -121,8 +124,8 @@ def audit_weighted_count(trials: int = 20_000, seed: int = 0, confidence: float 
     results = []
     for k, factor in enumerate((1.0, 0.5)):
         source = ScaledNoise(seeded_source(2 * seed + k), factor)
-        samples = [source.generalized_cauchy_vector(np.full(trials, v), s, 4.0)
-                   for v, s in calls]
+        samples = [source.generalized_cauchy_vector(np.full(trials, v), s, 4.0, grid)
+                   for v, s, grid in calls]
         results.append(audit_events(samples[0], samples[1], events, eps,
                                     confidence=confidence))
     return results[0], results[1]

@@ -36,8 +36,9 @@ HEADLESS_CHROMIUM_ARGS = ("--no-sandbox", "--disable-gpu", "--disable-quic", "--
 
 
 def isolated_environment(tmp: Path) -> dict[str, str]:
-    """Jupyter, IPython and matplotlib write their config to ``tmp``, not to ``~``."""
-    env = dict(os.environ, MPLBACKEND="Agg")
+    """Jupyter, IPython and matplotlib write their config to ``tmp``, not to ``~``; so do the
+    co-design autosaves (``$WORKBENCH_DRAFTS``)."""
+    env = dict(os.environ, MPLBACKEND="Agg", WORKBENCH_DRAFTS=str(tmp / "drafts"))
     for var in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "IPYTHONDIR", "MPLCONFIGDIR"):
         (tmp / var.lower()).mkdir(parents=True, exist_ok=True)
         env[var] = str(tmp / var.lower())

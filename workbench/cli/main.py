@@ -28,6 +28,13 @@ def load_spec(path: str, **kwargs: Any) -> Spec:
 
 def _validate(args: argparse.Namespace) -> int:
     spec = load_spec(args.spec)
+    if args.strict:
+        from workbench.dryrun.command import strict_problem
+
+        problem = strict_problem(args, spec)
+        if problem:
+            print(f"error: {problem}", file=sys.stderr)
+            return EXIT_USAGE
     print(
         f"OK: {args.spec} is a valid spec (sha256 {spec.sha256}, "
         f"{'frozen' if spec.frozen else 'not frozen'})"
@@ -86,7 +93,8 @@ def _run(args: argparse.Namespace) -> int:
 
     outcome = run(args.spec, args.data, args.out, quiet=args.quiet,
                   spend_again=args.spend_again, budget_store=args.budget_store,
-                  allow_unbounded=args.allow_unbounded, proxy=args.proxy)
+                  allow_unbounded=args.allow_unbounded, proxy=args.proxy,
+                  rehearsal=args.rehearse)
     if outcome.status == "complete":
         from workbench.engine import verify_bundle
 
@@ -97,6 +105,8 @@ def _run(args: argparse.Namespace) -> int:
             return 1
     else:
         print("private selection stopped without a candidate (⊥): nothing is released")
+        for line in outcome.diagnosis:  # a single attempt only (engine.diagnosis says why)
+            print(line)
     print(f"epsilon_total of this run: {outcome.epsilon_total:g}")
     if abs(outcome.epsilon_charged - outcome.epsilon_total) > 1e-9:
         print(f"epsilon charged by this run: {outcome.epsilon_charged:g} (once-statistics "
@@ -128,6 +138,18 @@ def _design(args: argparse.Namespace) -> int:
     return run_command(args)
 
 
+def _proxy(args: argparse.Namespace) -> int:
+    from workbench.cli.own_data import run_proxy
+
+    return run_proxy(args)
+
+
+def _pilot(args: argparse.Namespace) -> int:
+    from workbench.cli.own_data import run_pilot
+
+    return run_pilot(args)
+
+
 def _dryrun(args: argparse.Namespace) -> int:
     from workbench.dryrun.command import run_command
 
@@ -155,6 +177,12 @@ def build_parser() -> argparse.ArgumentParser:
         _validate,
     )
     p.add_argument("spec", help="path to a spec file (.json, .yaml)")
+    p.add_argument("--strict", action="store_true",
+                   help="also refuse a spec whose every criterion is passed by a release that "
+                   "keeps only the proxy's 1-way marginals (its criteria protect no utility); "
+                   "needs --proxy")
+    p.add_argument("--proxy", default=None, help="the PUBLIC proxy CSV for --strict")
+    add_size_arguments(p)
     p = add(
         "describe",
         "Print a readable summary of a spec: columns, domain sizes, configuration "
@@ -210,6 +238,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--allow-unbounded", action="store_true",
                    help="run a γ = 0, T = ∞ spec (it stops only when a candidate passes) "
                    "without a recorded dry-run forecast p ≥ 0.05")
+    p.add_argument("--rehearse", type=int, default=None, metavar="SEED",
+                   help="PUBLIC data only: run the same code path with seeded noise (a "
+                   "simulation context, a fresh temporary budget store unless --budget-store); "
+                   "a dry-run task of the same seed makes the same first iteration")
     p.add_argument("--budget-store", default=None, metavar="DIR",
                    help="root of the budget store (default: $WORKBENCH_BUDGET_STORE, else "
                    "$XDG_STATE_HOME/release-workbench/budgets or "
@@ -248,7 +280,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="keep configurations passing all criteria with at least this "
                    "probability (the paper used 0.1); the forecast is for the kept ones")
     p.add_argument("--write-narrowed", default=None, metavar="OUT.json",
-                   help="write the spec narrowed at --min-pass, frozen")
+                   help="write the spec narrowed at --min-pass, frozen, with its forecast "
+                   "(p, 95%% interval, n, proxy, the hash of the design it belongs to)")
+    p.add_argument("--robust", action="store_true",
+                   help="with --write-narrowed: also rehearse the narrowed design on proxy "
+                   "scenarios (flatter, sharper 1-way marginals; rare cells thinned, "
+                   "thickened) and record the range of p")
     p.add_argument("--noise", choices=("opendp", "seeded"), default="opendp",
                    help="'seeded': reproducible numpy noise instead of OpenDP's (public "
                    "simulation only; for comparing runs)")
@@ -274,6 +311,21 @@ def build_parser() -> argparse.ArgumentParser:
                    "crossover ε, written to DIR")
     p.add_argument("--survey-fraction", type=float, default=0.05,
                    help="sampling fraction of the survey simulation (default 0.05)")
+    from workbench.cli.own_data import add_pilot_arguments, add_proxy_arguments
+
+    p = add("proxy", "Public proxies for your own schema: `proxy build SPEC FACTS --n N --out "
+            "FILE` fits the maximum-entropy distribution of published facts (docs/facts.md) and "
+            "samples a record-level proxy.", _proxy)
+    add_proxy_arguments(p)
+    p = add(
+        "pilot",
+        "A DP pilot on CONFIDENTIAL data when no public table exists: measure 1-way marginals, "
+        "missing rates, out-of-domain counts and --pairs 2-way tables with ε = --epsilon "
+        "(charged to the dataset's budget store like a run) and write a public FACTS file for "
+        "`workbench proxy build`.",
+        _pilot,
+    )
+    add_pilot_arguments(p)
     p = add(
         "dashboard",
         "Serve a dashboard with Voilà on 127.0.0.1 at a free port and print its URL: "
@@ -326,6 +378,9 @@ def unexpected_message(command: str, exc: BaseException) -> str:
         return (f"error: `workbench run` failed ({name}) before publishing anything; the "
                 "message is withheld because it could quote confidential data. status.json "
                 "and the enclave ledger record the failure.")
+    if command == "pilot":
+        return (f"error: `workbench pilot` failed ({name}); the message is withheld because it "
+                "could quote confidential data. The dataset's ledger records what was spent.")
     return f"error: `workbench {command}` failed ({name}): {exc}"
 
 

@@ -113,6 +113,7 @@ def exact_errors(
     synth_codes: np.ndarray,
     ctx: PrivacyContext,
     table: TableCodec | None = None,
+    once_results: Mapping[str, Any] | None = None,
 ) -> dict[str, float]:
     """Exact E(R, S) of every criterion, for PUBLIC data only (refused in a confidential run).
 
@@ -121,5 +122,5 @@ def exact_errors(
     """
     if ctx.mode is not PrivacyMode.SIMULATION:
         raise ValueError("exact criterion errors are for public simulation runs only")
-    ev = Evaluation(spec, config, real_codes, synth_codes, ctx, None, table)
+    ev = Evaluation(spec, config, real_codes, synth_codes, ctx, once_results, table)
     return {c.id: kind_of(c).exact(ev, c) for c in spec.criteria}

@@ -54,11 +54,12 @@ def weights(ev: Evaluation) -> tuple[np.ndarray, np.ndarray]:
     survey = survey_of(ev.spec)
     inputs: Any = ev.once.get(SURVEY_KEY)
     lo, hi = survey.weight_bounds
-    if inputs is None:
-        real = np.full(ev.n, population_total(ev.spec) / max(ev.n, 1))
-        raking = None
-    else:
-        real, raking = np.asarray(inputs.real_weights, dtype=np.float64), inputs.raking
+    if inputs is None:  # never guess: a rehearsal without them would not be the run
+        raise ValueError(
+            "a weighted criterion needs R's base weights and the survey's DP raking "
+            f"(once_results[{SURVEY_KEY!r}]), which the run and every rehearsal release "
+            "before the loop (workbench.engine.before_loop.release_before_loop)")
+    real, raking = np.asarray(inputs.real_weights, dtype=np.float64), inputs.raking
     labels = ev.table.decode(ev.synth)
     synth = (release_weights(survey, labels, raking) if raking is not None
              else uniform_weights(survey, labels))

@@ -14,8 +14,11 @@ Steps (public proxy only, simulation contexts):
    releases that pass (its noise is not one Laplace draw);
 5. the mode, single attempt (ε₁ + once) or loop (2ε₁ + once), whichever expects less ε until
    a release at p, and ε_total — both from ``privacy.budget_plan.BudgetPlan``;
-6. the cheapest alternative with p ≥ target (else the most likely one, flagged) becomes the
-   draft: its ε's, weights, selection mode and recorded forecast.
+6. the drafts, cheapest model-feasible first, are rehearsed AS FROZEN
+   (:mod:`workbench.design.rehearse`: a seeded dry run of the draft itself at n on the proxy
+   and its scenarios, :mod:`workbench.dryrun.robust`); the first whose low end reaches the
+   target (else the one with the highest low end, flagged) is written, and that rehearsal is
+   its recorded forecast (p, interval, range, n, proxy, and the hash of the draft).
 """
 
 from __future__ import annotations
@@ -25,17 +28,20 @@ import math
 import os
 import statistics
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from workbench.criteria import evaluate_criterion, kinds, release_once
+from workbench.criteria import evaluate_criterion, kinds
 from workbench.design.facts import CandidateFacts, candidate_facts
+from workbench.design.rehearse import DEFAULT_CHECKS, rehearse_drafts
 from workbench.design.rules import needed_epsilon, pass_probability
 from workbench.dryrun.proxy import prepare_proxy
+from workbench.dryrun.robust import SCENARIOS, RobustForecast
 from workbench.dryrun.size import resample_to_n, size_seed
+from workbench.engine.before_loop import release_before_loop
 from workbench.privacy import PrivacyContext
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.noise import SeededNoise
@@ -86,6 +92,8 @@ class DesignResult:
     document: dict[str, Any]
     #: per criterion id, the parameters its kind tuned on the proxy
     tuned: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: the written draft rehearsed as frozen: p on the proxy and each proxy scenario
+    forecast: RobustForecast | None = None
 
     def table(self) -> str:
         """The alternatives, cheapest first, with the chosen one marked."""
@@ -155,26 +163,27 @@ def _simulated_group(spec: Spec) -> list[str]:
             if not kinds.get(c.kind).closed_form_pass and c.epsilon > 0]
 
 
-def _sigma_epsilon(spec: Spec, config: Configuration, real: np.ndarray, synth: np.ndarray,
-                   criterion_id: str, draws: int, seed: int) -> float:
+def _sigma_epsilon(spec: Spec, config: Configuration, frame: pd.DataFrame, real: np.ndarray,
+                   synth: np.ndarray, criterion_id: str, draws: int, seed: int) -> float:
     """σ·ε of a criterion's DP value, measured at ε = 1 over ``draws`` releases."""
     at_one = _variant(spec, spec.budget.epsilon_generator, {criterion_id: 1.0})
     values = []
     for d in range(max(draws, 2)):
         ctx = PrivacyContext.simulation(seed=seed + d, noise=SeededNoise(seed + d))
-        once = release_once(at_one, config, real, ctx)
+        once = release_before_loop(at_one, frame, ctx).once
         values.append(evaluate_criterion(at_one, config, criterion_id, real, synth, ctx,
                                          once_results=once).value)
     return statistics.stdev(values)
 
 
-def _group_pass(spec: Spec, config: Configuration, real: np.ndarray, synth: np.ndarray,
+def _group_pass(spec: Spec, config: Configuration, frame: pd.DataFrame, real: np.ndarray,
+                synth: np.ndarray,
                 ids: Sequence[str], draws: int, seed: int) -> float:
     """Share of ``draws`` DP releases in which every criterion of ``ids`` passes."""
     passed = 0
     for d in range(draws):
         ctx = PrivacyContext.simulation(seed=seed + d, noise=SeededNoise(seed + d))
-        once = release_once(spec, config, real, ctx)
+        once = release_before_loop(spec, frame, ctx).once
         passed += all(evaluate_criterion(spec, config, i, real, synth, ctx,
                                          once_results=once).passed for i in ids)
     return passed / draws
@@ -182,13 +191,17 @@ def _group_pass(spec: Spec, config: Configuration, real: np.ndarray, synth: np.n
 
 def _plans(eps_gen: float, spec: Spec, epsilons: Mapping[str, float]
            ) -> dict[str, BudgetPlan]:
-    """Single-attempt and loop plans of these ε's (the one place ε_total is computed)."""
+    """Single-attempt and loop plans of these ε's (the one place ε_total is computed); what
+    every run releases besides them (survey raking, DP cleaning counts) is the spec's own."""
     pairs = [(epsilons[c.id], c.once) for c in spec.criteria]
-    return {SINGLE: BudgetPlan.of_criteria(eps_gen, pairs, max_iterations=1),
-            LOOP: BudgetPlan.of_criteria(eps_gen, pairs, max_iterations=None)}
+    base = BudgetPlan.of_spec(spec)
+    extra = {"epsilon_survey": base.epsilon_survey, "epsilon_cleaning": base.epsilon_cleaning}
+    return {mode: replace(BudgetPlan.of_criteria(eps_gen, pairs, max_iterations=cap), **extra)
+            for mode, cap in ((SINGLE, 1), (LOOP, None))}
 
 
-def _alternative(spec: Spec, config: Configuration, real: np.ndarray, eps_gen: float,
+def _alternative(spec: Spec, config: Configuration, frame: pd.DataFrame, real: np.ndarray,
+                 eps_gen: float,
                  divisor: float, facts: Sequence[CandidateFacts], margins: Mapping[str, float],
                  sigma_eps: Mapping[str, float], draws: int, seed: int) -> Alternative:
     """Price one (ε_gen, K): ε's from the rule, forecast p, cheaper mode."""
@@ -206,7 +219,8 @@ def _alternative(spec: Spec, config: Configuration, real: np.ndarray, eps_gen: f
         one = {c.id: pass_probability(c, c.epsilon, f.exact[c.id], f.sensitivity[c.id],
                                       f.details[c.id]) for c in at.criteria if c.id not in group}
         if group:
-            joint = _group_pass(at, config, real, f.synth, group, draws, seed + 1000 * i)
+            joint = _group_pass(at, config, frame, real, f.synth, group, draws,
+                                seed + 1000 * i)
             one |= dict.fromkeys(group, joint)
         ps.append(math.prod(v for k, v in one.items() if k not in group[1:]))
         each.append(one)
@@ -217,18 +231,13 @@ def _alternative(spec: Spec, config: Configuration, real: np.ndarray, eps_gen: f
 
 
 def _draft(spec: Spec, config: Configuration, chosen: Alternative,
-           tuned: Mapping[str, Mapping[str, Any]],
-           n: int, repetitions: int, proxy_name: str | None) -> dict[str, Any]:
-    """The draft spec document of the chosen alternative, with its recorded forecast."""
+           tuned: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """The draft spec document of an alternative (its forecast is recorded by rehearsing it,
+    :mod:`workbench.design.rehearse`)."""
     doc = _variant(spec, chosen.epsilon_generator, chosen.epsilons, tuned).to_document()
-    forecast: dict[str, Any] = {"p": round(chosen.p, 6), "repetitions": repetitions,
-                                "min_pass": 0.0, "n": int(n)}
-    if proxy_name:
-        forecast["proxy"] = proxy_name
     doc["selection"] = {"gamma": 0, "max_iterations": 1 if chosen.mode == SINGLE else None,
                         "epsilon_0": 0,
-                        "configurations": [_at(config, chosen.epsilon_generator).to_dict()],
-                        "forecast": forecast}
+                        "configurations": [_at(config, chosen.epsilon_generator).to_dict()]}
     build_spec(doc)
     return doc
 
@@ -237,18 +246,24 @@ def design(spec: Spec, proxy: pd.DataFrame | str | os.PathLike[str], n: int | No
            target_p: float = 0.6, epsilon_generators: Sequence[float] = (1.5, 2.0, 2.5),
            divisors: Sequence[float] = DEFAULT_DIVISORS, repetitions: int = 4, draws: int = 10,
            seed: int = 0, configuration: Configuration | None = None,
-           progress: Progress | None = None) -> DesignResult:
-    """Derive each criterion's ε, ε_gen and the selection mode on the proxy at n (module doc)."""
+           progress: Progress | None = None, check_repetitions: int = 10,
+           scenarios: Sequence[str] = SCENARIOS, checks: int = DEFAULT_CHECKS,
+           executor: Any = None) -> DesignResult:
+    """Derive each criterion's ε, ε_gen and the selection mode on the proxy at n (module doc);
+    the drafts are then rehearsed as frozen (``check_repetitions`` seeded dry-run iterations
+    on the proxy and each of ``scenarios``, up to ``checks`` drafts cheapest first) and the
+    first whose low end reaches the target is written, with that rehearsal as its forecast;
+    ``executor``: the dry run's, default two local processes)."""
     if not 0 < target_p < 1:
         raise ValueError("target_p must lie in (0, 1)")
     if repetitions < 1 or draws < 1 or not epsilon_generators or not divisors:
         raise ValueError("repetitions, draws, epsilon_generators and divisors must be non-empty")
     say = progress or (lambda _m: None)
     config = _plain(configuration or next(iter(spec.configurations())))
-    frame = prepare_proxy(spec, proxy)
+    prepared = prepare_proxy(spec, proxy)
     if n is None:
-        n = spec.expected_n.low if spec.expected_n is not None else len(frame)
-    frame = resample_to_n(frame, int(n), size_seed(seed, int(n)))
+        n = spec.expected_n.low if spec.expected_n is not None else len(prepared)
+    frame = resample_to_n(prepared, int(n), size_seed(seed, int(n)))
     table = _variant(spec, spec.budget.epsilon_generator).table_codec(config)
     real = table.encode(frame)
     cells = distinct_cells(real, table.domain)
@@ -261,21 +276,27 @@ def design(spec: Spec, proxy: pd.DataFrame | str | os.PathLike[str], n: int | No
         facts = []
         for rep in range(repetitions):
             say(f"ε_gen {eps_gen:g}: candidate {rep + 1} of {repetitions}")
-            facts.append(candidate_facts(trial, real, seed + 7919 * rep))
+            facts.append(candidate_facts(trial, frame, real, seed + 7919 * rep))
         margins[eps_gen] = {c.id: statistics.median(f.exact[c.id] for f in facts)
                             for c in at.criteria}
-        sigma_eps = {c.id: _sigma_epsilon(at, config, real, facts[0].synth, c.id, 2 * draws,
+        sigma_eps = {c.id: _sigma_epsilon(at, config, frame, real, facts[0].synth, c.id,
+                                          2 * draws,
                                           seed) for c in at.criteria
                      if kinds.get(c.kind).sigma_by_simulation and c.epsilon > 0}
         for k in divisors:
             say(f"ε_gen {eps_gen:g}: pricing K = {k:g}")
-            alternatives.append(_alternative(at, config, real, eps_gen, k, facts,
+            alternatives.append(_alternative(at, config, frame, real, eps_gen, k, facts,
                                              margins[eps_gen], sigma_eps, draws, seed))
-    feasible = [a for a in alternatives if a.p >= target_p]
-    reached = bool(feasible)
-    chosen = (min(feasible, key=lambda a: (a.epsilon_total, -a.p)) if feasible
-              else max(alternatives, key=lambda a: (a.p, -a.epsilon_total)))
+    # the model's order: cheapest alternative reaching the target first, then the likeliest
+    order = (sorted((a for a in alternatives if a.p >= target_p),
+                    key=lambda a: (a.epsilon_total, -a.p))
+             + sorted((a for a in alternatives if a.p < target_p),
+                      key=lambda a: (-a.p, a.epsilon_total)))
     name = None if isinstance(proxy, pd.DataFrame) else os.path.basename(os.fspath(proxy))
-    document = _draft(spec, config, chosen, tuned, int(n), repetitions, name)
-    return DesignResult(int(n), target_p, config, alternatives, chosen, reached, margins,
-                        document, tuned)
+    rehearsed = rehearse_drafts([_draft(spec, config, a, tuned) for a in order[:checks]],
+                                prepared, int(n), target_p=target_p,
+                                repetitions=check_repetitions, seed=seed, scenarios=scenarios,
+                                checks=checks, proxy_name=name, say=say, executor=executor)
+    return DesignResult(int(n), target_p, config, alternatives, order[rehearsed.index],
+                        rehearsed.reached, margins, rehearsed.document, tuned,
+                        rehearsed.forecast)

@@ -20,6 +20,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--divisors", type=float, nargs="+", default=None,
                    help="noise rule σ ≤ margin/K: the K to try (default 2 3 4 6 10)")
     p.add_argument("--repetitions", type=int, default=4, help="candidates per ε_gen")
+    p.add_argument("--check-repetitions", type=int, default=10,
+                   help="dry-run iterations per proxy scenario when a draft is rehearsed as "
+                   "frozen (its recorded forecast)")
     p.add_argument("--draws", type=int, default=10,
                    help="DP releases per candidate for the regression criteria's forecast")
     p.add_argument("--seed", type=int, default=0)
@@ -44,6 +47,7 @@ def run_command(args: argparse.Namespace) -> int:
         result = design(spec, args.proxy, n, target_p=args.target_p,
                         epsilon_generators=tuple(args.eps_gen), repetitions=args.repetitions,
                         draws=args.draws, seed=args.seed,
+                        check_repetitions=args.check_repetitions,
                         progress=None if args.quiet else lambda m: print(m, file=sys.stderr),
                         **kwargs)
     except (ValueError, ImportError) as exc:
@@ -52,11 +56,14 @@ def run_command(args: argparse.Namespace) -> int:
     print(f"design at n = {result.n:,} on {args.proxy}, target P(all pass) ≥ {args.target_p:g}")
     print(result.table())
     c = result.chosen
-    print(f"\nchosen: ε_gen {c.epsilon_generator:g}, K {c.divisor:g}, {c.mode}, forecast "
+    print(f"\nchosen: ε_gen {c.epsilon_generator:g}, K {c.divisor:g}, {c.mode}, model "
           f"p = {c.p:.3f}, {c.plan.formula()}")
+    if result.forecast is not None:
+        print(f"recorded forecast (a seeded dry run of the draft as frozen, at n = "
+              f"{result.n:,}): {result.forecast.words()}")
     if not result.reached:
-        print(f"target not reached: no alternative forecasts p ≥ {args.target_p:g}; the draft "
-              "is the most likely one")
+        print(f"target not reached: no rehearsed draft's low end reaches p ≥ "
+              f"{args.target_p:g}; the draft is the one with the highest low end")
     print("\n" + result.criteria_table(spec))
     if args.out:
         write_document(result.document, args.out)

@@ -12,8 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
-from workbench.criteria import evaluate_all, exact_errors, release_once
+from workbench.criteria import evaluate_all, exact_errors
+from workbench.engine.before_loop import release_before_loop
 from workbench.engine.iteration import synthesize_candidate
 from workbench.privacy import PrivacyContext
 from workbench.privacy.noise import SeededNoise
@@ -30,16 +32,19 @@ class CandidateFacts:
     details: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
-def candidate_facts(trial: Trial, real: np.ndarray, seed: int) -> CandidateFacts:
-    """Make one candidate from ``real`` (public proxy codes) and measure it exactly.
+def candidate_facts(trial: Trial, frame: pd.DataFrame, real: np.ndarray,
+                    seed: int) -> CandidateFacts:
+    """Make one candidate from the public proxy (``frame``, and ``real``, its codes) and
+    measure it exactly, after the run's own before-loop releases (once-statistics, survey).
 
     Δ comes from one DP evaluation (it depends on n, the spec and S only, never on ε).
     """
     spec, configuration = trial.spec, trial.configuration
     ctx = PrivacyContext.simulation(seed=seed, noise=SeededNoise(seed))
+    once = release_before_loop(spec, frame, ctx).once
     synth = synthesize_candidate(trial, real, ctx)
-    exact = exact_errors(spec, configuration, real, synth, ctx, table=trial.table)
-    once = release_once(spec, configuration, real, ctx)
+    exact = exact_errors(spec, configuration, real, synth, ctx, table=trial.table,
+                         once_results=once)
     results = evaluate_all(spec, configuration, real, synth, ctx, once_results=once,
                            table=trial.table)
     return CandidateFacts(

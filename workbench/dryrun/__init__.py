@@ -26,7 +26,7 @@ from workbench.dryrun.files import (
     write_result,
 )
 from workbench.dryrun.forecast import SelectionForecast, forecast
-from workbench.dryrun.noise import noise_generator, noise_source
+from workbench.dryrun.noise import noise_source
 from workbench.dryrun.proxy import prepare_proxy
 from workbench.dryrun.result import ALL, DryRunResult, wilson_interval
 from workbench.dryrun.run import dry_run, pick_configurations, select_configurations
@@ -64,7 +64,6 @@ __all__ = [
     "iteration_digest",
     "low_end",
     "make_executor",
-    "noise_generator",
     "noise_source",
     "parse_n",
     "pick_configurations",

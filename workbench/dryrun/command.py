@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from workbench.dryrun.cache import DryRunCache
 from workbench.dryrun.excess import excess_words
@@ -77,6 +78,26 @@ def masked_proxy(spec: Spec, path: str, masks: list[str], seed: int) -> object:
     return apply_masks(frame, parse_masks(masks), seed=seed, exclude=forbid)
 
 
+def _robust_scenarios(spec: Spec, result: Any, proxy: Any,
+                      args: argparse.Namespace) -> dict[str, float]:
+    """p of the narrowed design on the proxy (this dry run) and on every other proxy scenario
+    (:mod:`workbench.dryrun.robust`, seeded dry runs at the same n), printed as a range."""
+    from workbench.dryrun.robust import SCENARIOS, robust_forecast
+    from workbench.validation import build_spec
+
+    sel = spec.selection
+    narrowed = build_spec(result.narrowed_document(spec, args.min_pass))
+    kept = list(narrowed.configurations())
+    robust = robust_forecast(narrowed, proxy, kept, args.n, repetitions=args.repetitions,
+                             seed=args.seed, names=SCENARIOS[1:])
+    scenarios = {"proxy": result.selection_forecast(sel.gamma, sel.max_iterations,
+                                                    args.min_pass).p, **robust.scenarios}
+    print("forecast over proxy scenarios: " + ", ".join(f"{k} {v:.2f}"
+                                                        for k, v in scenarios.items())
+          + f"; range {min(scenarios.values()):.2f}–{max(scenarios.values()):.2f}")
+    return scenarios
+
+
 def run_command(args: argparse.Namespace) -> int:
     """Run the dry run the options describe; 0 on success, 2 on a usage problem."""
     if args.write_narrowed and args.min_pass is None:
@@ -113,14 +134,38 @@ def run_command(args: argparse.Namespace) -> int:
             if size in floors:
                 print(excess_words(res, floors[size]))
         if args.write_narrowed:
+            scenarios = None
+            if getattr(args, "robust", False):
+                scenarios = _robust_scenarios(spec, result, proxy, args)
             document = result.narrowed_document(spec, args.min_pass, n=result.n,
-                                                proxy=Path(args.proxy).name)
+                                                proxy=Path(args.proxy).name,
+                                                n_max=sized.sizes[-1], scenarios=scenarios)
             digest = save_spec(document, args.write_narrowed)
             print(f"narrowed spec written, frozen: {args.write_narrowed} (sha256 {digest})")
     except (ValueError, ImportError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def strict_problem(args: argparse.Namespace, spec: Spec) -> str | None:
+    """``validate --strict --proxy P``: a problem when an independent-marginals release of
+    the proxy at n passes every criterion (they protect no utility), else None."""
+    if args.proxy is None:
+        return "--strict needs --proxy (the public proxy the trivial release is drawn from)"
+    draws = args.floor_draws if args.floor_draws is not None else 3
+    tables = floors_at(spec, args.proxy, [next(spec.configurations())], spec_n(spec, args.n),
+                       draws=max(2, draws), seed=0)
+    for size, items in sorted(tables.items()):
+        for table in items:
+            if table.floors and len(table.unprotective) == len(table.floors):
+                values = ", ".join(f"{f.criterion} {f.trivial:.4g} < {f.threshold:.4g}"
+                                   for f in table.floors)
+                return (f"criteria: a release that keeps only the proxy's 1-way marginals (no "
+                        f"relation between columns) passes every criterion at n = {size:,} "
+                        f"({values}): the criteria protect no utility; tighten a threshold or "
+                        "add a criterion on relations between columns")
+    return None
 
 
 def describe_floors(args: argparse.Namespace, spec: Spec) -> int:

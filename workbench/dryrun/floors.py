@@ -6,6 +6,13 @@ compared with the data exactly, it shows how far below a threshold even a perfec
 get at n (issue 15: 1 − β_max of a bootstrap resample is 3–5% at 95k records). A threshold
 below, or within one SD of, its floor is "infeasible at n" before anyone spends a thought on
 ε. Everything here runs on PUBLIC proxy data in a simulation context (exact values).
+
+**The trivial-generator floor** (issue 28) is the other end: the value of each criterion for a
+release that keeps only the proxy's 1-way marginals (every column drawn independently from its
+own distribution at n, through the same rules and projection). A criterion such a release
+passes does not protect utility — it accepts data that carry no relation between columns — so
+the spec review, the co-design Criteria tab and ``describe --proxy`` warn, and
+``workbench validate --strict`` refuses a spec whose every criterion it passes.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -23,6 +31,7 @@ from workbench.criteria.evaluation_state import Evaluation
 from workbench.dryrun.proxy import prepare_proxy
 from workbench.dryrun.size import DEFAULT_DRAWS, SizeSpec, check_n, resample_to_n, size_ends
 from workbench.dryrun.tasks import task_seed
+from workbench.engine.before_loop import release_before_loop
 from workbench.postprocess import project_min_count, sample_valid_for
 from workbench.privacy import PrivacyContext
 from workbench.spec import Configuration, Spec
@@ -39,6 +48,19 @@ class _Bootstrap:
         return self.codes[rng.integers(0, self.codes.shape[0], size=n)]
 
 
+class _Independent:
+    """The trivial generator: every column drawn on its own from R's 1-way distribution
+    (exact marginals, no dependence between columns)."""
+
+    def __init__(self, codes: np.ndarray) -> None:
+        self.codes = codes
+
+    def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        rows = self.codes.shape[0]
+        return np.stack([self.codes[rng.integers(0, rows, size=n), j]
+                         for j in range(self.codes.shape[1])], axis=1)
+
+
 @dataclass(frozen=True)
 class Floor:
     """One criterion's floor at n: mean and SD over the draws, beside its threshold."""
@@ -48,6 +70,10 @@ class Floor:
     mean: float
     sd: float
     draws: int
+    #: the value of an independent-marginals release (the trivial generator), and whether it
+    #: passes (then the criterion does not protect utility)
+    trivial: float = math.nan
+    trivial_passes: bool = False
 
     @property
     def infeasible(self) -> bool:
@@ -83,11 +109,19 @@ class FloorTable:
         """Ids of the criteria flagged infeasible at n."""
         return [f.criterion for f in self.floors if f.infeasible]
 
+    @property
+    def unprotective(self) -> list[str]:
+        """Ids of the criteria an independent-marginals release passes at n."""
+        return [f.criterion for f in self.floors if f.trivial_passes]
+
     def frame(self) -> pd.DataFrame:
-        """One row per criterion: threshold, floor, SD, headroom and the flag."""
+        """One row per criterion: threshold, floor, SD, headroom, the flag, and the trivial
+        generator's value with whether it passes."""
         return pd.DataFrame(
             [{"criterion": f.criterion, "threshold": f.threshold, "floor": f.mean, "sd": f.sd,
-              "headroom": f.headroom, "infeasible at n": f.infeasible} for f in self.floors]
+              "headroom": f.headroom, "infeasible at n": f.infeasible,
+              "trivial release": f.trivial, "trivial passes": f.trivial_passes}
+             for f in self.floors]
         ).set_index("criterion")
 
     def summary(self) -> str:
@@ -111,12 +145,16 @@ def _exact(ev: Evaluation, criterion: Criterion) -> float:
 
 
 def floor_draw(spec: Spec, configuration: Configuration, codes: np.ndarray,
-               ctx: PrivacyContext) -> tuple[dict[str, float], dict[str, float]]:
-    """(exact errors, effective thresholds) of one bootstrap resample of ``codes`` (R at its
-    size) through the synthetic rules and the projection, against R itself."""
-    synth = sample_valid_for(spec, configuration, _Bootstrap(codes), codes.shape[0], ctx.rng)
+               ctx: PrivacyContext, once: Mapping[str, Any] | None = None,
+               generator: str = "bootstrap") -> tuple[dict[str, float], dict[str, float]]:
+    """(exact errors, effective thresholds) of one release of ``codes`` (R at its size) by the
+    ideal generator (``bootstrap``) or the trivial one (``independent``), through the synthetic
+    rules and the projection, against R itself (``once``: what a run releases before its
+    loop, e.g. a survey's raking and R's base weights)."""
+    sampler = _Bootstrap(codes) if generator == "bootstrap" else _Independent(codes)
+    synth = sample_valid_for(spec, configuration, sampler, codes.shape[0], ctx.rng)
     synth = project_min_count(synth, configuration.min_count, ctx.rng)
-    ev = Evaluation(spec, configuration, codes, synth, ctx, None)
+    ev = Evaluation(spec, configuration, codes, synth, ctx, once)
     exact = {c.id: _exact(ev, c) for c in spec.criteria}
     return exact, {c.id: _decision_threshold(ev, c.id) for c in spec.criteria}
 
@@ -145,21 +183,30 @@ def feasibility_floors(
     config = configuration if configuration is not None else next(spec.configurations())
     codec = spec.table_codec(config)
     values: dict[str, list[float]] = {c.id: [] for c in spec.criteria}
+    trivial: dict[str, list[float]] = {c.id: [] for c in spec.criteria}
     thresholds: dict[str, list[float]] = {c.id: [] for c in spec.criteria}
     size = len(frame) if n is None else n
     for d in range(draws):
         ctx = PrivacyContext.simulation(task_seed(seed, f"floor:n={size}", d),
                                         neighbour=spec.budget.neighbour)
         real = frame if n is None else resample_to_n(frame, n, ctx.rng)
-        exact, eff = floor_draw(spec, config, codec.encode(real), ctx)
+        # a survey's raking and base weights, as the run releases them before its loop
+        once = release_before_loop(spec, real, ctx).once if spec.survey is not None else None
+        codes = codec.encode(real)
+        exact, eff = floor_draw(spec, config, codes, ctx, once)
+        flat, _ = floor_draw(spec, config, codes, ctx, once, generator="independent")
         for cid in values:
             values[cid].append(exact[cid])
+            trivial[cid].append(flat[cid])
             thresholds[cid].append(eff[cid])
-    floors = tuple(
-        Floor(cid, float(np.mean(thresholds[cid])), _mean(vals), _sd(vals), draws)
-        for cid, vals in values.items()
-    )
-    return FloorTable(size, config, floors)
+    floors = []
+    for c in spec.criteria:
+        limit = float(np.mean(thresholds[c.id]))
+        flat_mean = _mean(trivial[c.id])
+        passes = math.isfinite(flat_mean) and kind_of(c).passes(flat_mean, limit)
+        floors.append(Floor(c.id, limit, _mean(values[c.id]), _sd(values[c.id]), draws,
+                            flat_mean, bool(passes)))
+    return FloorTable(size, config, tuple(floors))
 
 
 def floors_at(spec: Spec, proxy: pd.DataFrame | str | os.PathLike[str],
@@ -200,6 +247,9 @@ def floors_words(tables: Mapping[int, Sequence[FloorTable]]) -> str:
             lines.append(table.summary())
             if table.infeasible:
                 lines.append("infeasible at n: " + ", ".join(table.infeasible))
+            if table.unprotective:
+                lines.append("passed by an independent-marginals release (this criterion "
+                             "does not protect utility): " + ", ".join(table.unprotective))
     return "\n".join(lines)
 
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from workbench.privacy import expected_iterations, probability_bottom
 
@@ -45,3 +46,44 @@ def forecast(pass_probabilities: Sequence[float], gamma: float,
         expected_iterations=expected_iterations(p, gamma, max_iterations),
         probability_bottom=probability_bottom(p, gamma, max_iterations),
     )
+
+
+def wilson_interval(passes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
+    """The 95% Wilson score interval of a pass rate (sound at 0 and 1, unlike ±2 SE).
+
+    >>> [round(x, 3) for x in wilson_interval(8, 10)]
+    [0.49, 0.943]
+    """
+    if trials <= 0:
+        return (0.0, 1.0)
+    p = passes / trials
+    centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (
+        1 + z * z / trials)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def forecast_record(document: Mapping[str, Any], p: float, passes: int, trials: int, *,
+                    repetitions: int, min_pass: float, n: int | None = None,
+                    n_max: int | None = None, proxy: str | None = None, seed: int | None = None,
+                    noise: str | None = None,
+                    scenarios: Mapping[str, float] | None = None) -> dict[str, Any]:
+    """``selection.forecast`` of a dry run of exactly ``document`` (its configurations set):
+    p, the interval, what it was rehearsed at and on, and the design it belongs to
+    (``spec.document.forecast_hash``, which ``workbench run`` and ``verify`` check)."""
+    from workbench.spec.document import forecast_hash
+
+    low, high = wilson_interval(passes, trials)
+    out: dict[str, Any] = {"p": round(float(p), 6), "repetitions": int(repetitions),
+                           "min_pass": float(min_pass),
+                           "interval": [round(low, 6), round(high, 6)]}
+    for key, value in (("n", n), ("n_max", n_max), ("proxy", proxy), ("seed", seed),
+                       ("noise", noise)):
+        if value is not None:
+            out[key] = value
+    if scenarios:
+        values = {k: round(float(v), 6) for k, v in scenarios.items()}
+        out["range"] = {"low": min(values.values()), "high": max(values.values()),
+                        "scenarios": values}
+    out["spec_sha256"] = forecast_hash(document)
+    return out

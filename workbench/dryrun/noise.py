@@ -10,21 +10,13 @@ and a confidential context refuses any source but OpenDP.
 
 from __future__ import annotations
 
-import numpy as np
-
 from workbench.dryrun.tasks import NOISE_MODES
-from workbench.privacy.noise import NoiseSource, OpenDPNoise, SeededNoise
-
-_NOISE_STREAM = 0x6E6F697365  # "noise": keeps the noise stream apart from ctx.rng's stream
-
-
-def noise_generator(seed: int) -> np.random.Generator:
-    """The numpy Generator a seeded dry-run task draws its noise from."""
-    return np.random.default_rng([int(seed), _NOISE_STREAM])
+from workbench.privacy.noise import NoiseSource, OpenDPNoise, rehearsal_noise
 
 
 def noise_source(mode: str, seed: int) -> NoiseSource:
-    """The noise source of one task: OpenDP, or seeded noise from :func:`noise_generator`."""
+    """The noise source of one task: OpenDP, or the seeded noise of a rehearsal with this seed
+    (:func:`workbench.privacy.noise.rehearsal_noise`, what ``workbench run --rehearse`` uses)."""
     if mode not in NOISE_MODES:
         raise ValueError(f"noise must be one of {', '.join(NOISE_MODES)}")
-    return SeededNoise(noise_generator(seed)) if mode == "seeded" else OpenDPNoise()
+    return rehearsal_noise(seed) if mode == "seeded" else OpenDPNoise()

@@ -14,9 +14,11 @@ def pass_rate_heatmap(rates: pd.DataFrame, ax: Any = None, max_rows: int = 40) -
 
     shown = rates.head(max_rows)
     values = shown.to_numpy(dtype=float)
-    if ax is None:
-        height = 1.2 + 0.32 * len(shown)
-        fig, ax = plt.subplots(figsize=(1.2 + 0.75 * shown.shape[1] + 3.5, height))
+    if ax is None:  # room for the rotated criterion names below and the row names beside
+        longest = max((len(str(i)) for i in shown.index), default=0)
+        height = 2.6 + 0.32 * len(shown)
+        width = 1.2 + 0.75 * shown.shape[1] + max(3.5, 0.075 * longest)
+        fig, ax = plt.subplots(figsize=(width, height), layout="constrained")
     else:
         fig = ax.figure
     image = ax.imshow(values, vmin=0.0, vmax=1.0, cmap="RdYlGn", aspect="auto")
@@ -31,5 +33,4 @@ def pass_rate_heatmap(rates: pd.DataFrame, ax: Any = None, max_rows: int = 40) -
     more = f" (top {len(shown)} of {len(rates)})" if len(rates) > len(shown) else ""
     ax.set_title(f"Pass rate on the proxy per configuration and criterion{more}")
     fig.colorbar(image, ax=ax, fraction=0.03, pad=0.02, label="pass rate")
-    fig.tight_layout()
     return fig

@@ -8,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from workbench.engine.run import load_confidential
+from workbench.engine.survey_step import extra_columns
 from workbench.spec import Spec
 from workbench.transform import EncodingError
 from workbench.transform.clean import clean
@@ -15,11 +16,13 @@ from workbench.transform.raw import apply_domain_policy, check_missing
 
 
 def _as_read(frame: pd.DataFrame, spec: Spec) -> pd.DataFrame:
-    """The spec's columns with the dtypes ``read_raw`` gives a CSV (text or float64)."""
-    missing = [c.name for c in spec.columns if c.name not in frame.columns]
+    """The spec's columns with the dtypes ``read_raw`` gives a CSV (text or float64), plus the
+    columns a run reads besides them (a survey's weight)."""
+    extra = list(extra_columns(spec))
+    missing = [c for c in [*(c.name for c in spec.columns), *extra] if c not in frame.columns]
     if missing:
         raise EncodingError(f"the data has no column(s) {', '.join(repr(m) for m in missing)}")
-    out = {}
+    out = {name: pd.to_numeric(frame[name], errors="coerce") for name in extra}
     for c in spec.columns:
         col = frame[c.name]
         if c.type == "categorical":

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
 import pandas as pd
 
-from workbench.dryrun.forecast import SelectionForecast, forecast
+from workbench.dryrun.forecast import SelectionForecast, forecast, forecast_record
 from workbench.dryrun.labels import config_labels
 from workbench.dryrun.tasks import NoiseMode, TaskRecord
 from workbench.spec import Configuration, Spec
@@ -114,27 +114,32 @@ class DryRunResult:
         return [by_key[k] for k in keep["key"]]
 
     def narrowed_document(self, spec: Spec, min_pass: float, *, n: int | None = None,
-                          proxy: str | None = None) -> dict[str, Any]:
+                          proxy: str | None = None, n_max: int | None = None,
+                          scenarios: Mapping[str, float] | None = None) -> dict[str, Any]:
         """The spec document with ``selection.configurations`` set to the narrowed list and
         ``selection.forecast`` to this dry run's forecast over it (``workbench run`` needs
-        one when γ = 0 and T = ∞); ``n`` and ``proxy`` say what it was rehearsed on."""
+        one when γ = 0 and T = ∞): p with its interval, what it was rehearsed at (``n``,
+        ``n_max`` for a range) and on (``proxy``), the proxy scenarios' p (``scenarios``,
+        :mod:`workbench.dryrun.robust`), and the hash of the design it belongs to."""
         chosen = self.narrow(min_pass)
         if not chosen:
             raise ValueError(f"no configuration passes with probability >= {min_pass:g}; "
                              "lower min_pass, add repetitions or revisit the design")
         document = spec.to_document()
-        p = self.selection_forecast(spec.selection.gamma, spec.selection.max_iterations,
-                                    min_pass).p
-        recorded: dict[str, Any] = {"p": round(p, 6), "repetitions": self.repetitions,
-                                    "min_pass": float(min_pass)}
-        recorded.update({k: v for k, v in (("n", n), ("proxy", proxy)) if v is not None})
         document["selection"] = {**document["selection"],
-                                 "configurations": [c.to_dict() for c in chosen],
-                                 "forecast": recorded}
+                                 "configurations": [c.to_dict() for c in chosen]}
         # With ε_gen alternatives the charge follows the largest one left: derived by the
         # validator, so a written copy (older specs) is dropped rather than rewritten.
         if any(name == "epsilon" for grid in spec.generator.grids for name, _ in grid):
             document["budget"].pop("epsilon_generator", None)
+        p = self.selection_forecast(spec.selection.gamma, spec.selection.max_iterations,
+                                    min_pass).p
+        keys = {c.key for c in chosen}
+        kept = [r for r in self.records if r.config_key in keys]
+        document["selection"]["forecast"] = forecast_record(
+            document, p, sum(r.passed for r in kept), len(kept), repetitions=self.repetitions,
+            min_pass=min_pass, n=n, n_max=n_max, proxy=proxy, seed=self.seed,
+            noise=self.noise, scenarios=scenarios)
         build_spec(document)
         return document
 

@@ -2,8 +2,9 @@
 
 Executors install a :class:`Payload` once per worker process (a process-pool initializer, a
 Dask worker plugin) and then send only small :class:`Task` objects. Each task rehearses the
-enclave's code path exactly: ``release_once`` when the spec has once-criteria, then
-``workbench.engine.run_iteration``, in a SIMULATION context seeded by the task (its noise
+enclave's code path exactly: the run's before-loop releases
+(:func:`workbench.engine.before_loop.release_before_loop`: once-statistics, survey raking),
+then ``workbench.engine.run_iteration``, in a SIMULATION context seeded by the task (its noise
 source too, with ``noise="seeded"``).
 """
 
@@ -12,17 +13,18 @@ from __future__ import annotations
 import pickle
 import time
 from collections.abc import Mapping
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
-from workbench.criteria import exact_errors, release_once
+from workbench.criteria import exact_errors
 from workbench.dryrun.noise import noise_source
 from workbench.dryrun.size import resample_to_n, size_seed
 from workbench.dryrun.tasks import CriterionOutcome, Task, TaskRecord
 from workbench.engine import run_iteration
+from workbench.engine.before_loop import release_before_loop
+from workbench.engine.blas import single_threaded_blas
 from workbench.privacy import PrivacyContext
 from workbench.spec import Spec
 from workbench.trial import bind
@@ -74,19 +76,9 @@ def run_task(task: Task) -> TaskRecord:
     ctx = PrivacyContext.simulation(task.seed, neighbour=spec.budget.neighbour,
                                     noise=noise_source(task.noise, task.seed))
     start = time.perf_counter()
-    with _single_threaded_blas():
+    with single_threaded_blas():
         record = _rehearse(spec, frame, task, ctx)
     return TaskRecord(**{**record, "seconds": time.perf_counter() - start})
-
-
-def _single_threaded_blas() -> AbstractContextManager[Any]:
-    """One BLAS thread per task: parallelism comes from workers, and float sums then do not
-    depend on a worker's thread count (Dask pins it to 1), so executors agree bit for bit."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # optional: without it, values may differ in the last bits
-        return nullcontext()
-    return threadpool_limits(limits=1, user_api="blas")
 
 
 def _rehearse(spec: Spec, frame: pd.DataFrame, task: Task, ctx: PrivacyContext
@@ -95,10 +87,11 @@ def _rehearse(spec: Spec, frame: pd.DataFrame, task: Task, ctx: PrivacyContext
     trial = bind(spec, task.config)
     config = trial.configuration
     codes = trial.encode(frame)
-    once = release_once(spec, config, codes, ctx) if spec.epsilon_once else None
-    cand = run_iteration(trial, frame, ctx, once_results=once, real_codes=codes)
+    inputs = release_before_loop(spec, frame, ctx)  # the run's own before-loop steps
+    cand = run_iteration(trial, frame, ctx, once_results=inputs.once, real_codes=codes)
     exact = ({} if cand.codes is None
-             else exact_errors(spec, config, codes, cand.codes, ctx, table=trial.table))
+             else exact_errors(spec, config, codes, cand.codes, ctx, table=trial.table,
+                               once_results=inputs.once))
     by_id = {r.id: r for r in cand.results}
     criteria = {}
     for c in spec.criteria:

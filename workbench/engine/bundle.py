@@ -48,6 +48,13 @@ BUNDLE_FILES = (
 MANIFEST = "MANIFEST.json"
 #: Written only by a spec with a survey section.
 SURVEY_FILE = "survey.json"
+#: Written only by a spec with ``cleaning_counts`` (``engine.cleaning_counts``).
+CLEANING_FILE = "cleaning.json"
+#: Written only when the chosen family has public diagnostics of the release (an MCMC
+#: posterior draw: R̂ and ESS of its sampler re-run on the released records).
+DIAGNOSTICS_FILE = "diagnostics.json"
+#: The optional files, each listed in the manifest when written.
+OPTIONAL_FILES = (SURVEY_FILE, CLEANING_FILE, DIAGNOSTICS_FILE)
 #: Events of the accepted iteration published with its measurements: why a parallel group
 #: is charged its max, and the plausible-deniability test's parameters.
 ITERATION_EVENTS = frozenset({"parallel_composition", "plausible_deniability_test"})
@@ -110,10 +117,15 @@ def write_bundle(
     guarantee: Mapping[str, Any],
     survey: Mapping[str, Any] | None = None,
     proxy_labels: pd.DataFrame | None = None,
+    cleaning: Mapping[str, Any] | None = None,
+    diagnostics: Mapping[str, Any] | None = None,
+    rehearsal: int | None = None,
 ) -> None:
     """Write every bundle file into ``staging`` (not yet visible as a release); ``guarantee``
     is the chosen configuration's guarantee in its JSON form (``Guarantee.as_dict``); a survey
-    release adds ``survey.json`` (the DP raking outputs), listed in the manifest too."""
+    release adds ``survey.json`` (the DP raking outputs), a spec with ``cleaning_counts``
+    ``cleaning.json`` (DP or declared-public counts), an MCMC release ``diagnostics.json``
+    (public: computed on the released records), each listed in the manifest too."""
     release.to_csv(staging / "release.csv", index=False, lineterminator="\n")
     write_json_atomic(staging / "criteria.json", {"criteria": list(results),
                                                   "all_passed": all(r["passed"] for r in results)})
@@ -126,17 +138,22 @@ def write_bundle(
             fh.write(json.dumps(line, allow_nan=False) + "\n")
     (staging / "report.html").write_text(
         render_report(spec, configuration, results, budget, release, label_order, guarantee,
-                      proxy_labels),
+                      proxy_labels, diagnostics),
         encoding="utf-8",
     )
-    (staging / "README.md").write_text(
-        datasheet_markdown(spec, configuration, results, budget, len(release), guarantee),
-        encoding="utf-8",
-    )
+    readme = datasheet_markdown(spec, configuration, results, budget, len(release), guarantee,
+                                cleaning=cleaning, diagnostics=diagnostics)
+    if rehearsal is not None:
+        readme = (f"> **Rehearsal, not a release**: made from public data with seeded noise "
+                  f"(`workbench run --rehearse {rehearsal}`); a dry-run task of the same seed "
+                  "makes the same first iteration.\n\n" + readme)
+    (staging / "README.md").write_text(readme, encoding="utf-8")
     names = list(BUNDLE_FILES)
-    if survey is not None:
-        write_json_atomic(staging / SURVEY_FILE, dict(survey))
-        names.append(SURVEY_FILE)
+    for name, content in ((SURVEY_FILE, survey), (CLEANING_FILE, cleaning),
+                          (DIAGNOSTICS_FILE, diagnostics)):
+        if content is not None:
+            write_json_atomic(staging / name, dict(content))
+            names.append(name)
     write_json_atomic(staging / MANIFEST, {name: file_sha256(staging / name) for name in names})
 
 

@@ -60,11 +60,56 @@ def check_budget(spec: Spec, book: DatasetBudget,
         runs = book.runs_with_spend()
         raise RunRefused(
             f"dataset {book.dataset!r} already has ε = {prior:g} spent by {runs} earlier "
-            f"run(s) ({where}); this run would charge {plan.epsilon_charged:g} more "
+            f"run(s) or pilot(s) ({where}); this run would charge {plan.epsilon_charged:g} more "
             f"(cumulative {plan.epsilon_cumulative:g}). Pass --spend-again to accept the "
             "cumulative privacy loss"
         )
     return plan, kept
+
+
+def check_pilot_budget(spec: Spec, book: DatasetBudget, epsilon: float,
+                       spend_again: bool) -> float:
+    """The earlier spend a DP pilot of ``epsilon`` adds to, or RunRefused exactly as a run is
+    refused (earlier spend without --spend-again, the lifetime cap); nothing is spent."""
+    try:
+        prior = book.spent()
+    except BudgetStoreError as exc:
+        raise RunRefused(str(exc)) from None
+    where = f"budget store {str(book.root)!r}"
+    cap = spec.budget.epsilon_lifetime_max
+    if cap is not None and prior + epsilon > cap + _TOL:
+        raise RunRefused(
+            f"dataset {book.dataset!r} already has ε = {prior:g} spent ({where}); this pilot "
+            f"would charge {epsilon:g} more, {prior + epsilon:g} in all, over "
+            f"budget.epsilon_lifetime_max = {cap:g}. Nothing was run")
+    if prior > 0 and not spend_again:
+        raise RunRefused(
+            f"dataset {book.dataset!r} already has ε = {prior:g} spent by "
+            f"{book.runs_with_spend()} earlier run(s) or pilot(s) ({where}); this pilot would "
+            f"charge {epsilon:g} more (cumulative {prior + epsilon:g}). Pass --spend-again to "
+            "accept the cumulative privacy loss")
+    return prior
+
+
+def check_pilot(spec: Spec, book: DatasetBudget) -> None:
+    """A spec that names a DP pilot runs only on a dataset whose store holds that pilot (same
+    FACTS SHA-256 and ε), so the datasheet's statement about it is true; before any noise."""
+    if spec.pilot is None:
+        return
+    try:
+        ends = [e for e in book.entries() if e.get("event") == "pilot_end"
+                and e.get("facts_sha256") == spec.pilot.sha256]
+    except (OSError, ValueError) as exc:
+        raise RunRefused(f"dataset {book.dataset!r}: {exc}") from None
+    if not ends:
+        raise RunRefused(
+            f"the spec names a pilot (FACTS sha256 {spec.pilot.sha256[:12]}…) that the budget "
+            f"store {str(book.root)!r} of dataset {book.dataset!r} does not hold: run the pilot "
+            "against this store, or remove the spec's pilot section. Nothing was run")
+    if abs(float(ends[-1].get("epsilon", -1)) - spec.pilot.epsilon) > _TOL:
+        raise RunRefused(
+            f"the spec states the pilot spent ε = {spec.pilot.epsilon:g}, but the budget store "
+            f"records ε = {float(ends[-1].get('epsilon', 0)):g} for it. Nothing was run")
 
 
 def data_warnings(spec: Spec, book: DatasetBudget, fingerprint: str,

@@ -13,26 +13,38 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 import uuid
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workbench.criteria import release_once
+from workbench.engine import cleaning_counts
+from workbench.engine.before_loop import release_before_loop, release_once_statistics
+from workbench.engine.blas import single_threaded_blas
 from workbench.engine.bundle import release_ledger, write_bundle
-from workbench.engine.guard import check_budget, data_warnings, dataset_budget
-from workbench.engine.iteration import Candidate, label_order, run_iteration
+from workbench.engine.cleaning_counts import CleaningTally
+from workbench.engine.diagnosis import single_attempt_diagnosis
+from workbench.engine.forecast_check import forecast_problem
+from workbench.engine.guard import check_budget, check_pilot, data_warnings, dataset_budget
+from workbench.engine.iteration import (
+    Candidate,
+    label_order,
+    release_diagnostics,
+    run_iteration,
+)
 from workbench.engine.once import OnceStatistics, save_once
+from workbench.engine.progress import RunProgress
+from workbench.engine.rehearsal import rehearsal_context, rehearsal_seed
 from workbench.engine.rundir import RunDirectory, RunRefused
 from workbench.engine.survey_step import (
     budget_lines,
     extra_columns,
-    raking_before_loop,
     survey_document,
     weight_release,
-    with_survey_inputs,
 )
-from workbench.engine.unbounded import check_bounded
+from workbench.engine.unbounded import check_bounded, check_size
 from workbench.generators import Guarantee
 from workbench.privacy import Accountant, Ledger, PrivacyContext, private_selection
 from workbench.privacy.budget_plan import BudgetPlan
@@ -58,48 +70,28 @@ class RunOutcome:
     epsilon_charged: float = 0.0
     budget_store: Path | None = None
     warnings: tuple[str, ...] = ()
-
-
-class _Progress:
-    """A tqdm bar over iterations whose postfix names the current step (or nothing if quiet)."""
-
-    def __init__(self, quiet: bool, total: int | None) -> None:
-        self.bar = None
-        if not quiet:
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=total, unit="iteration", desc="private selection",
-                            dynamic_ncols=True)
-
-    def step(self, name: str) -> None:
-        if self.bar is not None:
-            self.bar.set_postfix_str(name)
-
-    def iteration_done(self) -> None:
-        if self.bar is not None:
-            self.bar.update(1)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
+    #: after ⊥ in a single attempt (T = 1) only: why its one candidate failed (DP values)
+    diagnosis: tuple[str, ...] = ()
 
 
 #: The fewest cleaned records a run accepts (n is public under replace-one neighbours).
 MIN_RECORDS = 2
 
 
-def load_confidential(spec: Spec, data_path: str | os.PathLike[str]):
+def load_confidential(spec: Spec, data_path: str | os.PathLike[str],
+                      tally: CleaningTally | None = None):
     """Read only the spec's columns, apply the domain policies, check missing, clean.
 
     An empty or header-only file, or one with fewer than :data:`MIN_RECORDS` records after
-    cleaning, is refused here with an EncodingError, before the ledger opens.
+    cleaning, is refused here with an EncodingError, before the ledger opens. ``tally``
+    receives the confidential counts of what each policy and rule removed or recoded.
     """
     frame = read_raw(data_path, spec.columns, spec.file_format, extra=extra_columns(spec))
     if len(frame) == 0:
         raise EncodingError(f"the data file {os.fspath(data_path)!r} has a header but no "
                             "records; nothing was run and no budget was spent")
-    frame = apply_domain_policy(frame, spec.columns)
-    frame = clean(frame, spec)
+    frame = apply_domain_policy(frame, spec.columns, None if tally is None else tally.policies)
+    frame = clean(frame, spec, None if tally is None else tally.rules)
     check_missing(frame, spec.columns)
     if len(frame) < MIN_RECORDS:
         raise EncodingError(f"fewer than {MIN_RECORDS} records remain after cleaning; nothing "
@@ -117,26 +109,47 @@ def run(
     budget_store: str | os.PathLike[str] | None = None,
     allow_unbounded: bool = False,
     proxy: str | os.PathLike[str] | None = None,
+    rehearsal: int | None = None,
 ) -> RunOutcome:
     """Run the frozen spec once; raise SpecError/RunRefused/EncodingError before spending.
 
+    ``rehearsal``: a seed, for PUBLIC data only. The run is the same code path with a
+    SIMULATION context whose noise, post-DP Generator and configuration draws are seeded by it
+    (:func:`rehearsal_context`): a dry-run task of the same seed makes the same first
+    iteration. Its budget store is a fresh temporary one unless ``budget_store`` is given, the
+    bundle says it is a rehearsal, and its enclave ledger keeps every iteration's decisions.
+
     ``budget_store`` is the store's root (default: ``$WORKBENCH_BUDGET_STORE``, else the
     user's state directory; see :mod:`workbench.privacy.budget_store`). A γ = 0, T = ∞ spec
-    without a forecast p ≥ 0.05 is refused unless ``allow_unbounded``
-    (:mod:`workbench.engine.unbounded`). ``proxy``: PUBLIC proxy data the report overlays
-    on the release (read here, before any budget, so a bad file fails early).
+    without a forecast p ≥ 0.05, or whose cleaned data's n lies outside the sizes that
+    forecast covers, is refused unless ``allow_unbounded`` (:mod:`workbench.engine.unbounded`;
+    the data are then read before the budget store is opened, so nothing is written there).
+    ``proxy``: PUBLIC proxy data the report overlays on the release (read here, before any
+    budget, so a bad file fails early).
     """
     spec = load_spec(spec_path, require_frozen=True)
+    if rehearsal is not None:
+        rehearsal = rehearsal_seed(rehearsal)
+        if budget_store is None:  # a rehearsal never touches a real dataset's store
+            budget_store = tempfile.mkdtemp(prefix="workbench-rehearsal-budgets-")
+        spend_again = True
     public = None if proxy is None else read_raw(proxy, spec.columns)
+    problem = forecast_problem(spec)
+    if problem:  # before any budget: the forecast must be this design's (issue 26)
+        raise RunRefused(problem)
     check_bounded(spec, allow_unbounded)
     _preflight(spec)
     book = dataset_budget(spec, budget_store)
     if not Path(data_path).is_file():
         raise RunRefused(f"data file {os.fspath(data_path)!r} does not exist")
+    frame, tally = None, CleaningTally()
+    if spec.selection.unbounded and not allow_unbounded:
+        frame = _load_refusing(spec, data_path, RunDirectory(out_dir), tally)
+        check_size(spec, len(frame))  # n is public; nothing opened or spent yet
     try:
         with book.locked():
             return _guarded(spec, data_path, RunDirectory(out_dir), book, quiet, spend_again,
-                            public)
+                            public, frame, tally, rehearsal)
     except BudgetStoreError as exc:
         raise RunRefused(str(exc)) from None
 
@@ -158,27 +171,44 @@ def _preflight(spec: Spec) -> None:
         raise RunRefused(str(exc)) from None
 
 
-def _guarded(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory,
-             book: DatasetBudget, quiet: bool, spend_again: bool,
-             public: Any = None) -> RunOutcome:
-    """Under the dataset's lock: the budget guard, then the run with its two ledgers."""
-    plan, kept = check_budget(spec, book, spend_again)
+def _load_refusing(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory,
+                   tally: CleaningTally) -> Any:
+    """The cleaned data (``tally`` counts what cleaning removed or recoded), or the run
+    folder's status 'refused' with the one reason (before the ledger opens) and the
+    EncodingError raised again."""
     try:
-        frame = load_confidential(spec, data_path)
-    except EncodingError as exc:  # refused before the ledger opens: one reason, one message
+        return load_confidential(spec, data_path, tally)
+    except EncodingError as exc:
         rd.prepare()
         rd.set_status("refused", reason=str(exc))
         raise
+
+
+def _guarded(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory,
+             book: DatasetBudget, quiet: bool, spend_again: bool,
+             public: Any = None, frame: Any = None,
+             tally: CleaningTally | None = None, rehearsal: int | None = None) -> RunOutcome:
+    """Under the dataset's lock: the budget guard, then the run with its two ledgers
+    (``frame``: the cleaned data when the size guard has read them already, ``tally`` what
+    their cleaning counted)."""
+    plan, kept = check_budget(spec, book, spend_again)
+    check_pilot(spec, book)
+    tally = tally if tally is not None else CleaningTally()
+    frame = _load_refusing(spec, data_path, rd, tally) if frame is None else frame
     rd.prepare()
     run_id = uuid.uuid4().hex
     ledger = Ledger(rd.ledger_path, run_id=run_id, mirrors=[book.ledger_path])
-    rd.set_status("incomplete", run_id=run_id)
-    ledger.event("run_start", spec_sha256=spec.sha256, dataset=book.dataset,
+    marks = {} if rehearsal is None else {"rehearsal": rehearsal}
+    rd.set_status("incomplete", run_id=run_id, **marks)
+    ledger.event("run_start", **marks, spec_sha256=spec.sha256, dataset=book.dataset,
                  epsilon_total_planned=plan.epsilon_total,
                  epsilon_charged_planned=plan.epsilon_charged, epsilon_prior=plan.epsilon_prior,
                  once_reused=plan.once_reused)
     try:
-        outcome = _run(spec, frame, rd, book, ledger, plan, kept, quiet, public)
+        # a rehearsal sums floats as a dry-run task does (engine.blas)
+        with single_threaded_blas() if rehearsal is not None else nullcontext():
+            outcome = _run(spec, frame, rd, book, ledger, plan, kept, quiet, public, tally,
+                           rehearsal)
     except BaseException as exc:
         ledger.event("run_end", status="failed", error=type(exc).__name__)
         rd.set_status("failed", run_id=run_id, error=type(exc).__name__)
@@ -204,39 +234,48 @@ def _once_statistics(spec: Spec, frame: Any, ctx: PrivacyContext, book: DatasetB
         return dict(kept.releases)
     if not spec.epsilon_once:
         return {}
-    # A once-criterion's columns have a single alternative (validated), so any configuration
-    # encodes them identically.
-    trial = bind(spec, next(iter(spec.configurations())))
-    once = release_once(spec, trial.configuration, trial.encode(frame), ctx)
+    once = release_once_statistics(spec, frame, ctx)  # what every rehearsal releases too
     save_once(book.once_path(spec.sha256), OnceStatistics(once, run_id, fingerprint))
     return once
 
 
 def _run(spec: Spec, frame: Any, rd: RunDirectory, book: DatasetBudget,
          ledger: Ledger, plan: BudgetPlan, kept: OnceStatistics | None,
-         quiet: bool, public: Any = None) -> RunOutcome:
+         quiet: bool, public: Any = None, tally: CleaningTally | None = None,
+         rehearsal: int | None = None) -> RunOutcome:
     """The steps after the guards; every ε goes through one accountant and one ledger."""
     run_id = ledger.run_id
     fingerprint = book.fingerprint(frame)
     warnings = tuple(_warn(w) for w in data_warnings(spec, book, fingerprint, kept))
     ledger.event("data_loaded", data_fingerprint=fingerprint)
     accountant = Accountant.for_plan(plan)
-    ctx = PrivacyContext.confidential(accountant=accountant, ledger=ledger,
-                                      neighbour=spec.budget.neighbour)
+    ctx = (PrivacyContext.confidential(accountant=accountant, ledger=ledger,
+                                       neighbour=spec.budget.neighbour) if rehearsal is None
+           else rehearsal_context(rehearsal, spec, accountant, ledger))
     configurations = list(spec.configurations())
     trials: dict[int, Trial] = {}  # each drawn configuration is bound once
-    once = _once_statistics(spec, frame, ctx, book, kept, run_id, fingerprint)
-    raking = raking_before_loop(spec, frame, ctx)
-    once = with_survey_inputs(once, spec, frame, raking)
+    # the before-loop releases, by the function every rehearsal calls (same steps and order)
+    inputs = release_before_loop(spec, frame, ctx, kept_once=_once_statistics(
+        spec, frame, ctx, book, kept, run_id, fingerprint))
+    once, raking = inputs.once, inputs.raking
     sel = spec.selection
     accountant.plan_selection(plan)
-    progress = _Progress(quiet, sel.max_iterations)
+    progress = RunProgress(quiet, sel.max_iterations)
+    last: list[Candidate] = []  # the latest candidate, read only for a single attempt's ⊥
 
     def step(_iteration: int) -> tuple[bool, Candidate]:
         index = ctx.randbelow(len(configurations))
         trial = trials.setdefault(index, bind(spec, configurations[index]))
         candidate = run_iteration(trial, frame, ctx, once_results=once, progress=progress.step)
         progress.iteration_done()
+        last[:] = [candidate]
+        if rehearsal is not None:  # public data: every iteration's decisions stay on record
+            ctx.log_event("rehearsal_iteration", iteration=_iteration,
+                          configuration=trial.configuration.key, passed=candidate.passed,
+                          failure=candidate.failure,
+                          criteria=[r.id for r in candidate.results],
+                          passes=[r.passed for r in candidate.results],
+                          values=[r.value for r in candidate.results])
         return candidate.passed, candidate
 
     try:
@@ -244,22 +283,28 @@ def _run(spec: Spec, frame: Any, rd: RunDirectory, book: DatasetBudget,
                                    ctx=ctx, epsilon_0=sel.epsilon_0)
     finally:
         progress.close()
+    # released after the loop (charged either way), so the loop's noise is a rehearsal's
+    cleaned = cleaning_counts.release(spec, tally or CleaningTally(), ctx)
     budget = _budget(spec, plan, book.dataset)
 
-    def outcome(status: str, published: Path | None) -> RunOutcome:
+    def outcome(status: str, published: Path | None,
+                diagnosis: tuple[str, ...] = ()) -> RunOutcome:
         return RunOutcome(status, published, plan.epsilon_total, accountant.epsilon_spent(),
                           result.iterations, book.dataset, plan.epsilon_charged, book.root,
-                          warnings)
+                          warnings, diagnosis)
 
     if not result.succeeded or result.output is None:
+        diagnosis = single_attempt_diagnosis(spec, last, ctx)
         ledger.event("run_end", status="no_release", **_scalars(budget))
-        rd.set_status("no_release", run_id=run_id)
-        return outcome("no_release", None)
+        rd.set_status("no_release", run_id=run_id,
+                      **({} if rehearsal is None else {"rehearsal": rehearsal}))
+        return outcome("no_release", None, diagnosis)
     candidate = result.output
     chosen = bind(spec, candidate.configuration)
     promise = chosen.guarantee
     budget = _budget(spec, plan, book.dataset, promise)
     release = weight_release(spec, chosen.table.decode(candidate.codes), raking)
+    diagnostics = release_diagnostics(chosen, candidate.codes, ctx.rng)
     results = [r.as_dict() for r in candidate.results]
     staging = rd.staging(run_id)
     reused = [r.as_dict() for r in kept.records] if kept is not None else []
@@ -276,10 +321,14 @@ def _run(spec: Spec, frame: Any, rd: RunDirectory, book: DatasetBudget,
         guarantee=promise.as_dict(),
         survey=survey_document(spec, raking),
         proxy_labels=_public_labels(public, spec, candidate.configuration),
+        cleaning=cleaned,
+        diagnostics=diagnostics,
+        rehearsal=rehearsal,
     )
     ledger.event("run_end", status="complete", **_scalars(budget))
     published = rd.publish(staging, run_id)
-    rd.set_status("complete", run_id=run_id, release="release")
+    rd.set_status("complete", run_id=run_id, release="release",
+                  **({} if rehearsal is None else {"rehearsal": rehearsal}))
     return outcome("complete", published)
 
 

@@ -16,8 +16,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from workbench.engine.bundle import BUNDLE_FILES, MANIFEST, SURVEY_FILE, file_sha256
-from workbench.generators import Guarantee, guarantee_for
+from workbench.engine import cleaning_counts
+from workbench.engine.bundle import (
+    BUNDLE_FILES,
+    CLEANING_FILE,
+    DIAGNOSTICS_FILE,
+    MANIFEST,
+    OPTIONAL_FILES,
+    SURVEY_FILE,
+    file_sha256,
+)
+from workbench.engine.forecast_check import forecast_problem, forecast_words
+from workbench.engine.verify_criteria import check_criteria
+from workbench.generators import MCMC_KIND, Guarantee, guarantee_for
 from workbench.postprocess import distinct_rows, reject_counts, semantics_for
 from workbench.privacy import Ledger
 from workbench.privacy.budget_plan import BudgetPlan
@@ -80,9 +91,23 @@ def verify_bundle(path: str | os.PathLike[str]) -> Verification:
     if config is not None:
         _check_release(root, v, spec, config, ledger)
         _check_guarantee(root, v, spec, config)
-    _check_criteria(root, v, spec, ledger)
+    check_criteria(root, v, spec, ledger)
+    problem = forecast_problem(spec)
+    if problem:
+        v.failed("forecast", problem)
+    elif spec.selection.forecast is not None:
+        v.passed("forecast", forecast_words(spec))
+        if spec.selection.forecast.spec_sha256 is None:
+            v.flags.append("the recorded forecast carries no hash of the design it was made "
+                           "for (recorded before issue 26): it cannot be checked")
     if spec.survey is not None:
         _check_survey(root, v, spec, ledger)
+    if spec.cleaning_counts is not None or (root / CLEANING_FILE).exists():
+        problem = cleaning_counts.verify(root / CLEANING_FILE, spec, ledger)
+        if problem:
+            v.failed("cleaning", problem)
+        else:
+            v.passed("cleaning", cleaning_counts.verified_words(spec))
     return v
 
 
@@ -93,7 +118,7 @@ def _check_manifest(root: Path, v: Verification) -> None:
     except (OSError, json.JSONDecodeError):
         v.failed("manifest", "MANIFEST.json is not readable JSON")
         return
-    names = [*BUNDLE_FILES, *([SURVEY_FILE] if SURVEY_FILE in manifest else [])]
+    names = [*BUNDLE_FILES, *(f for f in OPTIONAL_FILES if f in manifest)]
     changed = [f for f in names if not (root / f).is_file()
                or manifest.get(f) != file_sha256(root / f)]
     if changed:
@@ -195,13 +220,34 @@ def _check_guarantee(root: Path, v: Verification, spec: Spec, config: Configurat
         text = (root / name).read_text(encoding="utf-8")
         if declared.label not in text and declared.label.replace("&", "&amp;") not in text:
             problems.append(f"{name} does not show the guarantee {declared.label!r}")
+    numbers = _mcmc_diagnostics(root, problems) if declared.kind == MCMC_KIND else ""
     if problems:
         v.failed("guarantee", "; ".join(problems))
         return
     v.passed("guarantee", declared.label)
-    if not declared.is_pure:
+    if declared.kind == MCMC_KIND:
+        v.flags.append(f"{declared.label}: the ε-DP proof covers an exact posterior draw, and "
+                       f"this draw comes from a finite MCMC chain; {numbers} "
+                       f"({DIAGNOSTICS_FILE})")
+    elif not declared.is_pure:
         v.flags.append(f"the released records are NOT ε-DP over the dataset: {declared.label}"
                        + ("" if declared.strict else " (not a worst-case guarantee)"))
+
+
+def _mcmc_diagnostics(root: Path, problems: list[str]) -> str:
+    """R̂ and ESS of an MCMC release from diagnostics.json, in words (a problem if absent)."""
+    from workbench.report.guarantee import diagnostics_text
+
+    try:
+        found = json.loads((root / DIAGNOSTICS_FILE).read_text(encoding="utf-8"))
+        values = [float(found[k]) for k in ("rhat_max", "ess_min")]
+        text = diagnostics_text(found)
+    except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError):
+        problems.append(f"an MCMC release must carry R̂ and ESS in {DIAGNOSTICS_FILE}")
+        return ""
+    if not all(math.isfinite(x) for x in values):
+        problems.append(f"{DIAGNOSTICS_FILE} holds no finite R̂ and ESS")
+    return text
 
 
 def _check_ledger(root: Path, v: Verification, spec: Spec | None) -> list[dict[str, Any]] | None:
@@ -221,7 +267,9 @@ def _check_ledger(root: Path, v: Verification, spec: Spec | None) -> list[dict[s
         return None
     plans = [e for e in ledger if e.get("event") == "selection_plan"]
     once_lines = [e for e in ledger if e.get("event") == "measurement" and e.get("stage") == "once"
-                  and not _is_survey(e)]
+                  and not _is_survey(e) and not cleaning_counts.is_cleaning(e)]
+    cleaning = [float(e["epsilon"]) for e in ledger
+                if e.get("event") == "measurement" and cleaning_counts.is_cleaning(e)]
     survey = [float(e["epsilon"]) for e in ledger
               if e.get("event") == "measurement" and _is_survey(e)]
     loop = [e for e in ledger if e.get("event") == "measurement" and e.get("stage") == "loop"]
@@ -235,8 +283,8 @@ def _check_ledger(root: Path, v: Verification, spec: Spec | None) -> list[dict[s
         return ledger
     prior = float(summary.get("epsilon_earlier_runs", 0.0))
     plan = BudgetPlan.of_selection_line(
-        plans[0], [float(e["epsilon"]) for e in once_lines], once_reused=reused, survey=survey
-    ).with_prior(prior)
+        plans[0], [float(e["epsilon"]) for e in once_lines], once_reused=reused, survey=survey,
+        cleaning=cleaning).with_prior(prior)
     stated = float(summary.get("epsilon_total", math.nan))
     problems = []
     if not math.isclose(float(plans[0]["epsilon_selection"]), plan.epsilon_selection,
@@ -267,66 +315,6 @@ def _check_ledger(root: Path, v: Verification, spec: Spec | None) -> list[dict[s
     else:
         v.passed("ledger", f"ε_total = {stated:g} adds up and is within budget")
     return ledger
-
-
-def _check_criteria(root: Path, v: Verification, spec: Spec,
-                    ledger: list[dict[str, Any]] | None) -> None:
-    """criteria.json lists every spec criterion, all passed, with ε matching the ledger."""
-    try:
-        results = json.loads((root / "criteria.json").read_text(encoding="utf-8"))["criteria"]
-    except (OSError, json.JSONDecodeError, KeyError, TypeError):
-        v.failed("criteria", "criteria.json is not readable")
-        return
-    ids = [r.get("id") for r in results]
-    problems = []
-    if ids != [c.id for c in spec.criteria]:
-        problems.append("the criteria differ from the spec's")
-    if not all(r.get("passed") for r in results):
-        problems.append("a released candidate must pass every criterion")
-    by_id = {c.id: c for c in spec.criteria}
-    problems += _decisions(results, by_id)
-    for r in results:
-        c = by_id.get(r.get("id"))
-        if c is not None and not math.isclose(float(r.get("epsilon", -1)), c.epsilon,
-                                              abs_tol=_TOL) and r.get("mechanism") != "none":
-            problems.append(f"criterion {c.id!r}: ε differs from the spec")
-    spent = math.fsum(float(e["epsilon"]) for e in ledger or []
-                      if e.get("event") == "measurement" and e.get("stage") == "loop"
-                      and str(e.get("purpose", "")).startswith("criterion "))
-    claimed = math.fsum(float(r["epsilon"]) for r in results
-                        if r.get("mechanism") != "none" and r.get("stage") == "loop")
-    if ledger is not None and not math.isclose(spent, claimed, abs_tol=_TOL):
-        problems.append("criteria ε do not add up to the ledger's criterion measurements")
-    if problems:
-        v.failed("criteria", "; ".join(problems))
-    else:
-        v.passed("criteria", f"{len(results)} criteria, all passed, ε as in the spec")
-
-
-def _decisions(results: list[dict[str, Any]], by_id: dict[str, Any]) -> list[str]:
-    """Every row's decision re-made by its kind from public fields: the effective threshold
-    from T, Δ and the row's details, and the pass test on the DP value."""
-    from workbench.criteria import kinds
-
-    out = []
-    for r in results:
-        c = by_id.get(r.get("id"))
-        if c is None:
-            continue
-        try:
-            kind = kinds.get(c.kind)
-            delta = r.get("sensitivity") if r.get("mechanism") != "none" else None
-            t_eff = kind.effective_threshold(c, delta, r.get("details") or {})
-            recorded = float(r.get("effective_threshold", c.threshold))
-            decided = kind.passes(float(r["value"]), t_eff)
-        except (ValueError, KeyError, TypeError):
-            out.append(f"criterion {c.id!r}: its decision cannot be re-made from the row")
-            continue
-        if not math.isclose(recorded, t_eff, rel_tol=1e-9, abs_tol=_TOL):
-            out.append(f"criterion {c.id!r}: the effective threshold is not the kind's")
-        elif decided is not bool(r.get("passed")):
-            out.append(f"criterion {c.id!r}: 'passed' is not the kind's decision on the value")
-    return out
 
 
 def _is_survey(entry: dict[str, Any]) -> bool:

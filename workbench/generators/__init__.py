@@ -9,6 +9,7 @@ declares its hyperparameters once (:class:`GeneratorFamily`); the spec validator
 
 from workbench.generators.family import (
     COMMON,
+    MCMC_KIND,
     PURE_EPSILON_DP,
     PURE_KIND,
     GeneratorFamily,
@@ -36,6 +37,7 @@ from workbench.generators.workload_generator import WorkloadGenerator
 __all__ = [
     "COMMON",
     "FAMILIES",
+    "MCMC_KIND",
     "PURE_EPSILON_DP",
     "PURE_KIND",
     "Generator",

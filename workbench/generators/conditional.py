@@ -10,7 +10,8 @@ from workbench.spec.params import Param, one_of
 SAMPLING = ("iid", "rounded")
 #: The one declaration of the ``sampling`` hyperparameter, shared by PrivBayes and workload.
 SAMPLING_PARAM = Param("iid", one_of(*SAMPLING), "'iid' draws, or 'rounded' counts per parent "
-                       "group (less sampling noise: better faithfulness)")
+                       "group (less sampling noise: better faithfulness)",
+                       control="choice", choices=SAMPLING)
 
 
 def norm_sub(counts: np.ndarray) -> np.ndarray:

@@ -15,6 +15,9 @@ Hooks a family may override:
 * :meth:`describe` — extra lines for ``workbench describe``;
 * :meth:`preflight` — checks of public inputs the spec names but does not hold (a proxy file),
   run by ``workbench run`` before any budget;
+* :meth:`bound_problems` — checks that need the whole spec (the validator calls it);
+* :meth:`models_jointly` — whether a fit can reproduce a set of columns jointly (the co-design
+  app warns about criteria the family cannot serve);
 * :meth:`guarantee` — what a release made with these hyperparameters can promise
   (:class:`Guarantee`; pure ε-DP by default). Reports, the bundle and ``verify`` use its words,
   so a family whose output is not pure ε-DP over the dataset says so in one place.
@@ -57,7 +60,9 @@ class Guarantee:
     ``strict``: a worst-case bound proven for every dataset (ε-DP, or (ε, δ) per record), as
     opposed to a figure computed on the data itself (asymptotic DP, "aDP, not a guarantee").
     ``dataset_level``: the bound composes over the whole dataset (pure ε-DP under the budget),
-    as opposed to a bound stated per released record.
+    as opposed to a bound stated per released record. ``caveat``: what else a reader must
+    know, shown with the label everywhere and flagged by ``verify`` (e.g. a proof that covers
+    an exact posterior draw, released from a finite MCMC chain).
 
     >>> PURE_EPSILON_DP.label, PURE_EPSILON_DP.strict, PURE_EPSILON_DP.is_pure
     ('ε-DP', True, True)
@@ -71,6 +76,7 @@ class Guarantee:
     explanation: str = ""
     kind: str = "pure_epsilon_dp"
     parameters: Mapping[str, float | int | str] = field(default_factory=dict)
+    caveat: str = ""
 
     @property
     def is_pure(self) -> bool:
@@ -79,9 +85,13 @@ class Guarantee:
 
     def as_dict(self) -> dict[str, object]:
         """JSON-ready form, as the bundle's ``guarantee.json`` records it."""
-        return {"kind": self.kind, "label": self.label, "strict": self.strict,
-                "dataset_level": self.dataset_level, "explanation": self.explanation,
-                "parameters": dict(self.parameters)}
+        out: dict[str, object] = {
+            "kind": self.kind, "label": self.label, "strict": self.strict,
+            "dataset_level": self.dataset_level, "explanation": self.explanation,
+            "parameters": dict(self.parameters)}
+        if self.caveat:
+            out["caveat"] = self.caveat
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, object]) -> Guarantee:
@@ -90,7 +100,8 @@ class Guarantee:
         if not isinstance(params, Mapping):
             raise TypeError("guarantee parameters must be an object")
         return cls(str(data["label"]), bool(data["strict"]), bool(data["dataset_level"]),
-                   str(data.get("explanation", "")), str(data["kind"]), dict(params))
+                   str(data.get("explanation", "")), str(data["kind"]), dict(params),
+                   str(data.get("caveat", "")))
 
 
 class GeneratorShortfall(RuntimeError):
@@ -103,6 +114,9 @@ class GeneratorShortfall(RuntimeError):
 
 #: ``Guarantee.kind`` of the default.
 PURE_KIND = "pure_epsilon_dp"
+#: ``Guarantee.kind`` of a release whose ε-DP proof covers an exact posterior draw, released
+#: from a finite MCMC chain (a spec opts in with ``budget.allow_mcmc_draw``).
+MCMC_KIND = "epsilon_dp_exact_posterior_mcmc"
 
 #: The default: the generator spends its ε through the privacy layer, composed by the budget.
 PURE_EPSILON_DP = Guarantee(
@@ -120,6 +134,9 @@ class GeneratorFamily(ABC):
     hyperparameters: ClassVar[Mapping[str, Param]] = MappingProxyType({})
     #: Groups of hyperparameters of which exactly one must be set (not None).
     exactly_one_of: ClassVar[tuple[tuple[str, ...], ...]] = ()
+    #: True when one iteration with this family is not ε₁-DP (e.g. its candidate carries a
+    #: per-record bound only): the validator then refuses selection.max_iterations ≠ 1.
+    single_attempt_only: ClassVar[bool] = False
 
     def __init__(self, **hyperparameters: Any) -> None:
         """Take declared hyperparameters only; the others keep their declared defaults."""
@@ -170,6 +187,21 @@ class GeneratorFamily(ABC):
             raise ValueError(f"{self.name}: {message}")
         self.check_combination()
 
+    @classmethod
+    def models_jointly(cls, params: Mapping[str, Any], clique: Sequence[str]) -> bool | None:
+        """Whether a fit with ``params`` can reproduce the joint distribution of ``clique``:
+        False when the declaration rules it out (the co-design app then warns that a criterion
+        on that clique cannot pass), True when it guarantees it, None when it depends on the
+        data (a learnt network) or is not declared (the default)."""
+        return None
+
+    @classmethod
+    def bound_problems(cls, spec: Spec, params: Mapping[str, Any]) -> list[str]:
+        """Problems of ``params`` that only the whole (public) spec shows, such as a derived
+        workload that leaves a column unmeasured; the spec validator reports them, so nothing
+        that validates fails later in ``describe`` or a run (none by default)."""
+        return []
+
     def check_combination(self) -> None:
         """Constraints between hyperparameters beyond ``exactly_one_of`` (none by default)."""
         return  # an optional hook: nothing by default
@@ -202,6 +234,12 @@ class GeneratorFamily(ABC):
     def describe(self, label: str, epsilon: float) -> list[str]:
         """Extra ``workbench describe`` lines for one hyperparameter set (none by default)."""
         return []
+
+    def release_diagnostics(self, codes: np.ndarray, domain: Domain, epsilon: float,
+                            rng: np.random.Generator) -> dict[str, Any] | None:
+        """Public diagnostics computed on the RELEASED codes (post-processing), written to the
+        bundle's ``diagnostics.json``; None by default (nothing to add)."""
+        return None
 
     # --- the generator protocol ------------------------------------------------------------
     @abstractmethod

@@ -3,7 +3,8 @@ independently. The quality floor every other family must beat."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -23,6 +24,11 @@ class IndependentMarginals(GeneratorFamily):
 
     name = "independent"
     description = "every column on its own, from its noisy 1-way histogram (a baseline)"
+
+    @classmethod
+    def models_jointly(cls, params: Mapping[str, Any], clique: Sequence[str]) -> bool | None:
+        """Each column on its own: no two columns are tied together."""
+        return len(clique) <= 1
 
     def fit(
         self, codes: np.ndarray, domain: Domain, epsilon: float, privacy: PrivacyContext

@@ -43,9 +43,11 @@ STRATEGIES = ("complete_rows", "partial", "impute")
 #: The hyperparameters every missing-aware family declares (the same objects, declared once).
 MISSING_PARAMS = {
     "missing_strategy": Param("partial", one_of(*STRATEGIES),
-                              "how 'allow' columns' missing values are used"),
+                              "how 'allow' columns' missing values are used",
+                              control="choice", choices=STRATEGIES),
     "missingness_share": Param(0.05, open_interval(0, 1),
-                               "share of ε for the missingness pattern ('allow' columns)"),
+                               "share of ε for the missingness pattern ('allow' columns)",
+                               control="number"),
 }
 #: At most this many ``allow`` columns (2^k pattern cells).
 MAX_ALLOW_COLUMNS = 16

@@ -40,11 +40,20 @@ class PerturbedHistogram(GeneratorFamily):
     description = ("the noisy joint histogram of a few columns, every other column from its "
                    "own noisy 1-way histogram (a baseline)")
     hyperparameters = MappingProxyType({
-        "columns": Param(None, name_list, "the joint's columns (default: all)"),
-        "max_cells": Param(10_000_000, whole_at_least(1), "cap on the joint's cells"),
+        "columns": Param(None, name_list, "the joint's columns (default: all)", control="columns"),
+        "max_cells": Param(10_000_000, whole_at_least(1), "cap on the joint's cells",
+                           control="whole_number"),
         "number_bins": Param(None, optional(whole_at_least(1)),
-                             "equal-width bins of each number column (default: every value)"),
+                             "equal-width bins of each number column (default: every value)",
+                             control="optional_number"),
     })
+
+    @classmethod
+    def models_jointly(cls, params: Mapping[str, Any], clique: Sequence[str]) -> bool | None:
+        """The joint of ``columns`` (all by default); a column outside it stands alone."""
+        joint = params.get("columns")
+        return len(clique) <= 1 or joint is None or set(clique) <= set(joint)
+
     #: Number columns (from the bound spec) and their grid sizes.
     _numbers: Mapping[str, int] = MappingProxyType({})
 

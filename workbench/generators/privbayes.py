@@ -10,9 +10,9 @@ sensitivity and the θ-usefulness bound.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -102,15 +102,29 @@ class PrivBayes(GeneratorFamily):
     description = ("a Bayesian network learnt with the exponential mechanism, its conditional "
                    "tables released with discrete Laplace (Zhang et al. 2014)")
     hyperparameters = MappingProxyType({
-        "epsilon_split": Param(0.5, open_interval(0, 1), "share of ε for the structure"),
-        "theta": Param(None, positive, "θ-usefulness of every noisy marginal"),
-        "degree": Param(None, whole_at_least(1), "k: at most k parents per node"),
-        "max_cells": Param(1_000_000, whole_at_least(1), "cap on any (X, Π) table's cells"),
-        "max_candidates": Param(5_000, whole_at_least(1), "(X, Π) pairs scored per step"),
+        "epsilon_split": Param(0.5, open_interval(0, 1), "share of ε for the structure",
+                               control="number"),
+        "theta": Param(None, positive, "θ-usefulness of every noisy marginal",
+                       control="optional_number"),
+        "degree": Param(None, whole_at_least(1), "k: at most k parents per node",
+                        control="optional_number"),
+        "max_cells": Param(1_000_000, whole_at_least(1), "cap on any (X, Π) table's cells",
+                           control="whole_number"),
+        "max_candidates": Param(5_000, whole_at_least(1), "(X, Π) pairs scored per step",
+                                control="whole_number"),
         "sampling": SAMPLING_PARAM,
         **MISSING_PARAMS,
     })
     exactly_one_of = (("theta", "degree"),)
+
+    @classmethod
+    def models_jointly(cls, params: Mapping[str, Any], clique: Sequence[str]) -> bool | None:
+        """With ``degree`` k no table holds more than k + 1 columns; otherwise the learnt
+        network decides (None)."""
+        degree = params.get("degree")
+        if isinstance(degree, int) and not isinstance(degree, bool) and len(clique) > degree + 1:
+            return False
+        return None
 
     def theta_cell_bound(self, n: int, d: int, epsilon: float, sensitivity: float) -> float:
         """Largest |dom(X, Π)| that keeps a noisy marginal θ-useful.

@@ -96,18 +96,27 @@ class WorkloadGenerator(GeneratorFamily):
     description = ("the marginals the criteria depend on, measured with discrete Laplace and "
                    "fitted with Private-PGM (algorithm 'fixed', or a pure-ε AIM)")
     hyperparameters = MappingProxyType({
-        "algorithm": Param("fixed", one_of(*ALGORITHMS), "'fixed' workload or adaptive 'aim'"),
-        "one_way_share": Param(0.25, _share, "share of ε for the 1-way marginals (may be 0)"),
-        "regression_weight": Param(1.0, non_negative, "multiplier of regression criteria"),
-        "mean_weight": Param(1.0, non_negative, "multiplier of conditional-mean criteria"),
-        "marginal_weight": Param(1.0, non_negative, "multiplier of marginal criteria"),
-        "faithfulness_weight": Param(1.0, non_negative, "multiplier of faithfulness"),
+        "algorithm": Param("fixed", one_of(*ALGORITHMS), "'fixed' workload or adaptive 'aim'",
+                           control="choice", choices=ALGORITHMS),
+        "one_way_share": Param(0.25, _share, "share of ε for the 1-way marginals (may be 0)",
+                               control="number"),
+        "regression_weight": Param(1.0, non_negative, "multiplier of regression criteria",
+                                   control="number"),
+        "mean_weight": Param(1.0, non_negative, "multiplier of conditional-mean criteria",
+                             control="number"),
+        "marginal_weight": Param(1.0, non_negative, "multiplier of marginal criteria",
+                                 control="number"),
+        "faithfulness_weight": Param(1.0, non_negative, "multiplier of faithfulness",
+                                     control="number"),
         "faithfulness_cliques": Param(0, one_of(0, 2, 3), "0: the kind's distance pairs; "
-                                      "2 or 3: cliques of that order from the cost rule"),
-        "size_power": Param(0.0, non_negative, "clique weight × (cells / mean cells)^power"),
-        "iters": Param(3000, whole_at_least(1), "mirror-descent steps of the final fit"),
+                                      "2 or 3: cliques of that order from the cost rule",
+                                      control="choice", choices=(0, 2, 3)),
+        "size_power": Param(0.0, non_negative, "clique weight × (cells / mean cells)^power",
+                            control="number"),
+        "iters": Param(3000, whole_at_least(1), "mirror-descent steps of the final fit",
+                       control="whole_number"),
         "sampling": SAMPLING_PARAM,
-        "rounds": Param(6, whole_at_least(1), "AIM rounds"),
+        "rounds": Param(6, whole_at_least(1), "AIM rounds", control="whole_number"),
         **MISSING_PARAMS,
         **PUBLIC_PARAMS,
     })
@@ -204,6 +213,27 @@ class WorkloadGenerator(GeneratorFamily):
             head = f"Derived workload {label}, ε at ε_gen = {epsilon:.6g}:"
             lines = self.workload.describe(epsilon)
         return [head] + ["  " + line for line in lines]
+
+    @classmethod
+    def bound_problems(cls, spec: Spec, params: Mapping[str, Any]) -> list[str]:
+        """``one_way_share`` 0 leaves the 1-way marginals to the criteria's cliques, so every
+        column must lie in a weighted one (else nothing would measure it and the workload
+        cannot be allocated)."""
+        if params.get("one_way_share", cls.hyperparameters["one_way_share"].default) != 0:
+            return []
+        try:
+            generator = cls(**params)
+            generator.bind_spec(spec, None)
+        except (TypeError, ValueError):
+            return []  # the generator section reports bad hyperparameters
+        items = [i for i in generator.workload.items if i.weight > 0]  # type: ignore[union-attr]
+        covered = {c for i in items for c in i.clique}
+        missing = [c for c in spec.column_names if c not in covered]
+        if not items or not missing:
+            return []
+        return [f"one_way_share 0 leaves the 1-way marginals to the criteria's marginals, but "
+                f"no criterion reads {', '.join(missing)} with another column, so nothing "
+                "would measure them: use a share > 0 or add criteria that read them"]
 
     def bind_workload(self, workload: Workload) -> None:
         """Use an explicit workload (tests, benchmarks)."""

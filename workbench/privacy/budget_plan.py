@@ -9,7 +9,9 @@ the release report and datasheet, and the widgets' budget readouts:
   attempt T = 1 (post-processing of one ε₁-DP iteration; :mod:`workbench.privacy.selection`);
 * ε_total = f·ε₁ + ε₀ + Σ ε_once (§4.14.1: statistics of R alone are released once)
   + ε_survey, the survey section's ε₁ + ε₂ + ε₃ (binning choice, noisy joint table, weighted
-  counts; Merrill ch. 7), released before the loop and charged by every run (never reused).
+  counts; Merrill ch. 7), released before the loop and charged by every run (never reused)
+  + ε_cleaning, the DP counts of the rows each domain policy and raw rule removed or recoded
+  (``cleaning_counts: {release: dp}``), released before the loop and charged by every run.
 
 Sampling amplification (:mod:`workbench.privacy.sampling`) is never part of this plan: it is a
 secondary, labelled figure shown beside ε_total.
@@ -79,6 +81,8 @@ class BudgetPlan:
     record_label: str = ""
     record_epsilon: float | None = None
     record_delta: float | None = None
+    #: the DP cleaning counts' ε (``cleaning_counts``), charged by every run like the survey's
+    epsilon_cleaning: float = 0.0
 
     # --- construction ----------------------------------------------------------------------
     @classmethod
@@ -101,11 +105,14 @@ class BudgetPlan:
         """The plan of a validated :class:`~workbench.spec.Spec` (duck-typed: no spec import)."""
         s = spec.selection
         survey = getattr(spec, "survey", None)
-        return cls.of_criteria(spec.budget.epsilon_generator,
+        cleaning = getattr(spec, "cleaning_counts", None)
+        plan = cls.of_criteria(spec.budget.epsilon_generator,
                                ((c.epsilon, c.once) for c in spec.criteria),
                                gamma=s.gamma, max_iterations=s.max_iterations,
                                epsilon_0=s.epsilon_0, prior=prior, once_reused=once_reused,
                                epsilon_survey=survey.epsilon if survey is not None else 0.0)
+        return replace(plan, epsilon_cleaning=float(cleaning.epsilon) if cleaning is not None
+                       else 0.0)
 
     @classmethod
     def of_document(cls, document: Mapping[str, Any]) -> BudgetPlan | None:
@@ -135,6 +142,7 @@ class BudgetPlan:
                                max_iterations=cap,
                                epsilon_0=e0 if e0 is not None and e0 >= 0 else 0.0,
                                epsilon_survey=_survey_epsilon(document.get("survey")))
+        plan = replace(plan, epsilon_cleaning=_cleaning_epsilon(document.get("cleaning_counts")))
         try:
             plan.epsilon_selection  # noqa: B018 - validates ε₀'s range
         except ValueError:
@@ -143,14 +151,14 @@ class BudgetPlan:
 
     @classmethod
     def of_selection_line(cls, line: Mapping[str, Any], once: Iterable[float] = (),
-                          *, once_reused: bool = False,
-                          survey: Iterable[float] = ()) -> BudgetPlan:
-        """The plan a ledger's ``selection_plan`` line, its once- and survey measurements
-        describe."""
+                          *, once_reused: bool = False, survey: Iterable[float] = (),
+                          cleaning: Iterable[float] = ()) -> BudgetPlan:
+        """The plan a ledger's ``selection_plan`` line, its once-, survey and cleaning-count
+        measurements describe."""
         return cls(float(line["epsilon_per_iteration"]), 0.0, math.fsum(once),
                    float(line.get("gamma", 0.0)), line.get("max_iterations"),
                    float(line["epsilon_0"]), once_reused=once_reused,
-                   epsilon_survey=math.fsum(survey))
+                   epsilon_survey=math.fsum(survey), epsilon_cleaning=math.fsum(cleaning))
 
     def with_prior(self, prior: float, *, once_reused: bool | None = None) -> BudgetPlan:
         """The same design run after ``prior`` ε was already spent on its dataset."""
@@ -184,9 +192,14 @@ class BudgetPlan:
         return selection_epsilon(self.epsilon_per_iteration, self.epsilon_0, self.max_iterations)
 
     @property
+    def epsilon_every_run(self) -> float:
+        """ε_survey + ε_cleaning: released before the loop by every run (never reused)."""
+        return math.fsum((self.epsilon_survey, self.epsilon_cleaning))
+
+    @property
     def epsilon_before_loop(self) -> float:
-        """Σ ε_once + ε_survey: what is released before the selection loop."""
-        return math.fsum((self.epsilon_once, self.epsilon_survey))
+        """Σ ε_once + ε_survey + ε_cleaning: what is released before the selection loop."""
+        return math.fsum((self.epsilon_once, self.epsilon_every_run))
 
     @property
     def epsilon_total(self) -> float:
@@ -196,8 +209,8 @@ class BudgetPlan:
     @property
     def epsilon_once_charged(self) -> float:
         """The once-statistics' ε this run charges (0 when an earlier run released them) plus
-        the survey's, which every run releases anew."""
-        return (0.0 if self.once_reused else self.epsilon_once) + self.epsilon_survey
+        the survey's and the cleaning counts', which every run releases anew."""
+        return (0.0 if self.once_reused else self.epsilon_once) + self.epsilon_every_run
 
     @property
     def epsilon_charged(self) -> float:
@@ -226,8 +239,8 @@ class BudgetPlan:
     def expected_epsilon_until_release(self, p: float) -> float:
         """E[ε spent by retrying until a release] = ε_once + (f·ε₁ + ε₀)/P(release)."""
         q = self.probability_release(p)
-        return math.inf if q == 0 else compose((self.epsilon_selection + self.epsilon_survey) / q,
-                                               self.epsilon_once)
+        return math.inf if q == 0 else compose(
+            (self.epsilon_selection + self.epsilon_every_run) / q, self.epsilon_once)
 
     # --- the words -------------------------------------------------------------------------
     def formula_terms(self, *, ascii: bool = False) -> str:
@@ -235,9 +248,22 @@ class BudgetPlan:
         name, times = ("epsilon_total", "x") if ascii else ("ε_total", "×")
         survey = (f" + survey {_num(round(self.epsilon_survey, 12))}" if self.epsilon_survey
                   else "")
+        if self.epsilon_cleaning:
+            survey += f" + cleaning counts {_num(round(self.epsilon_cleaning, 12))}"
         return (f"{name} = {self.loop_factor} {times} ({_num(self.epsilon_generator)} + "
                 f"{_num(round(self.epsilon_criteria_loop, 12))}) + {_num(self.epsilon_0)} + "
                 f"{_num(round(self.epsilon_once, 12))}{survey}")
+
+    def formula_symbols(self) -> str:
+        """The formula in symbols with this plan's loop factor (1 for a single attempt):
+        'ε_total = 1 × (ε_gen + Σ in-loop criterion ε) + ε₀ + Σ once ε'.
+
+        >>> BudgetPlan(1.0, 0.5, max_iterations=1).formula_symbols()[:22]
+        'ε_total = 1 × (ε_gen +'
+        """
+        survey = " + ε_survey" if self.epsilon_survey else ""
+        return (f"ε_total = {self.loop_factor} × (ε_gen + Σ in-loop criterion ε) + ε₀ + "
+                f"Σ once ε{survey}")
 
     def formula(self, *, ascii: bool = False) -> str:
         """The formula with numbers and result: 'ε_total = 2 × (4 + 0.99) + 0 + 0 = 9.98'
@@ -278,13 +304,16 @@ class BudgetPlan:
         if self.epsilon_survey > 0:
             once += (f" The survey's DP raking ({eps} = {_num(self.epsilon_survey)}) is released "
                      "again by every attempt.")
+        if self.epsilon_cleaning > 0:
+            once += (f" The cleaning counts ({eps} = {_num(self.epsilon_cleaning)}) are released "
+                     "again by every attempt.")
         ps = EXAMPLE_PASS_PROBABILITIES if pass_probability is None else (pass_probability,)
         expected = ", ".join(
             f"p = {p:g}: {_num(self.expected_epsilon_until_release(p))}" for p in ps)
         release = "p" if self.loop_factor == 1 else "P(release | p)"
         return (f"Retrying after ⊥ (--spend-again) costs {unit} per attempt.{once} Expected "
                 f"{eps} until a release = {_num(self.epsilon_once)} + "
-                f"{_num(self.epsilon_selection + self.epsilon_survey)}/{release}: {expected}.")
+                f"{_num(self.epsilon_selection + self.epsilon_every_run)}/{release}: {expected}.")
 
 
 def _draft_generator_epsilon(document: Mapping[str, Any]) -> float | None:
@@ -316,6 +345,14 @@ def _survey_epsilon(section: Any) -> float:
         return 0.0
     parts = [_finite(eps.get(k, 0.0)) for k in ("binning", "table", "counts")]
     return math.fsum(p for p in parts if p is not None and p > 0)
+
+
+def _cleaning_epsilon(section: Any) -> float:
+    """ε of a draft's ``cleaning_counts`` (0 when absent, public or unusable)."""
+    if not isinstance(section, Mapping) or section.get("release") != "dp":
+        return 0.0
+    eps = _finite(section.get("epsilon"))
+    return eps if eps is not None and eps > 0 else 0.0
 
 
 def price_ledger(entries: Iterable[Mapping[str, Any]]) -> float:

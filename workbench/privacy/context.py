@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from workbench.privacy import _checks, mechanisms, sensitivity, smooth
+from workbench.privacy import _checks, lattice, mechanisms, sensitivity, smooth
 from workbench.privacy.accountant import Accountant
 from workbench.privacy.ledger import Ledger
 from workbench.privacy.noise import NoiseSource, OpenDPNoise, SamplerStream
@@ -71,16 +71,6 @@ def _noise_source(mode: PrivacyMode, noise: NoiseSource | None) -> NoiseSource:
     return noise
 
 
-def _nonnegative_bound(x: object) -> float:
-    """A smooth bound: finite and ≥ 0 (0 only if f is constant everywhere: no noise needed)."""
-    if isinstance(x, bool) or not isinstance(x, int | float | np.floating | np.integer):
-        raise ValueError("smooth_sensitivity must be a finite number >= 0")
-    value = float(x)
-    if not (np.isfinite(value) and value >= 0):
-        raise ValueError("smooth_sensitivity must be a finite number >= 0")
-    return value
-
-
 class PrivacyContext:
     """Holds the mode, the randomness, the accountant, the ledger and the records of one run."""
 
@@ -107,6 +97,10 @@ class PrivacyContext:
         self._iteration: int | None = None
         #: (group, part) while measurements read one disjoint part (``privacy.parallel``).
         self.parallel_part: tuple[str, str] | None = None
+        #: parallel groups opened so far in this iteration (or stage): names them "#1", "#2"…
+        #: within it, never across the process or the loop (a running count, published with
+        #: the accepted iteration, would tell how many fits ran before it)
+        self.parallel_groups = 0
         if accountant is not None and ledger is not None:
             accountant.bind_ledger(ledger)
 
@@ -175,10 +169,12 @@ class PrivacyContext:
         if isinstance(iteration, bool) or not isinstance(iteration, int) or iteration < 1:
             raise ValueError("iteration must be an integer >= 1")
         self._iteration = iteration
+        self.parallel_groups = 0
 
     def end_iteration(self) -> None:
         """Leave the loop; later measurements are 'once' measurements."""
         self._iteration = None
+        self.parallel_groups = 0
 
     def coin(self, probability: float) -> bool:
         """True with ``probability``; the selection loop's γ-stop (CSPRNG when confidential)."""
@@ -214,7 +210,7 @@ class PrivacyContext:
         scale: float,
         sigma: float,
         bounds: tuple[float, float] | None = None,
-        **smoothness: float,
+        **smoothness: float | int,
     ) -> MeasurementRecord:
         """A record stamped with this context's stage and iteration."""
         stage = "once" if self._iteration is None else "loop"
@@ -305,14 +301,17 @@ class PrivacyContext:
         *,
         epsilon: float,
         purpose: str,
+        bounds: tuple[float, float],
         smooth_sensitivity: float | None = None,
         beta: float | None = None,
         local_sensitivity: object = None,
         global_bound: float | None = None,
         gamma: float = smooth.DEFAULT_GAMMA,
         steps: int = 1,
+        cells: int = lattice.CELLS,
     ) -> Noisy[np.ndarray]:
-        """ε-DP release value + (S/α)·Z, Z generalized Cauchy(γ), S a β-smooth bound (NRS).
+        """ε-DP release value + (S/α)·Z, Z generalized Cauchy(γ), S a β-smooth bound (NRS),
+        clamped to the PUBLIC range ``bounds`` and snapped to its grid of ``cells`` intervals.
 
         Give either ``smooth_sensitivity`` S with the ``beta`` it is smooth for (it must not
         exceed the calibration's β, see :func:`workbench.privacy.smooth.calibrate`), or
@@ -327,31 +326,34 @@ class PrivacyContext:
         which one neighbour step of this run is ``steps`` steps (replace-one = remove + add:
         2), the noise is calibrated at ε/steps per step; by group privacy the release is
         ε-DP for the run's relation, and ε is what is charged.
+
+        Floats (:mod:`workbench.privacy.lattice`): the value is clamped to ``bounds`` (from
+        public bounds only: clamping cannot raise the local sensitivity), S gets a public pad
+        and the noise scale is at least one grid step (both keep S β-smooth), and the release
+        is the nearest point of the public grid, with a uniform point with probability 2^{-12}.
+        α leaves d·ALLOWANCE of ε for the float lattice (:func:`~workbench.privacy.smooth.
+        calibrate`), so the released float is exactly ε-DP; the record keeps the range, the
+        grid and that allowance.
         """
         purpose = _checks.purpose(purpose)
         arr = _checks.finite_floats("value", value)
+        checked = _checks.bounds(bounds)
+        if checked is None:
+            raise ValueError("bounds: a smooth release needs its public range (low, high)")
+        grid = lattice.SnapGrid(checked[0], checked[1], cells)
         k = _checks.positive_integer("steps", steps)
         eps = _checks.positive_finite("epsilon", epsilon)
         cal = smooth.calibrate(eps / k, gamma, max(int(arr.size), 1))
-        if (smooth_sensitivity is None) == (local_sensitivity is None):
-            raise ValueError("smooth_sensitivity: give either smooth_sensitivity (with beta) "
-                             "or local_sensitivity")
-        if local_sensitivity is not None:
-            s_bound = smooth.smooth_sensitivity(local_sensitivity, cal.beta,  # type: ignore[arg-type]
-                                                global_bound=global_bound)
-            used_beta = cal.beta
-        else:
-            s_bound = _nonnegative_bound(smooth_sensitivity)
-            used_beta = _checks.positive_finite("beta", beta)
-            if used_beta > cal.beta * (1.0 + 1e-12):
-                raise ValueError(
-                    f"beta: a {used_beta:.4g}-smooth bound is too rough for epsilon = "
-                    f"{cal.epsilon:.4g} per step, gamma = {cal.gamma:.4g} "
-                    f"(beta <= {cal.beta:.4g}); lower gamma or raise epsilon")
+        s_bound, used_beta = smooth.resolve_bound(cal, smooth_sensitivity, beta,
+                                                  local_sensitivity, global_bound)
+        d = cal.dimension
         record = self._record(purpose, "smooth_cauchy", eps, 1.0, 1.0 / cal.alpha,
-                              cal.sigma_per_unit, beta=used_beta, gamma=cal.gamma)
+                              cal.sigma_per_unit, (grid.low, grid.high), beta=used_beta,
+                              gamma=cal.gamma, grid_cells=grid.cells,
+                              lattice_allowance=d * lattice.ALLOWANCE)
         self._admit(record)
-        noisy = self.noise.generalized_cauchy_vector(arr, s_bound / cal.alpha, cal.gamma)
+        scale = (s_bound + grid.shift_pad(d)) / cal.alpha
+        noisy = self.noise.generalized_cauchy_vector(arr, scale, cal.gamma, grid)
         return Noisy(noisy, record)
 
     def epsilon_recorded(self) -> float:

@@ -23,12 +23,13 @@ in ``tests/test_privacy.py``):
   in law; here the same permute-and-flip, vectorised over draws.
 
 A fourth primitive serves smooth-sensitivity releases (:mod:`workbench.privacy.smooth`):
-``generalized_cauchy_vector`` adds scale·Z per entry, Z with density ∝ 1/(1 + |z|^γ). OpenDP
-0.16 has no such sampler, so both sources use the same inverse-CDF transform
-(:func:`~workbench.privacy.smooth.cauchy_from_uniform`) of 53-bit uniforms and a sign bit:
-:class:`OpenDPNoise` takes them from the OS CSPRNG (``secrets``), :class:`SeededNoise` from its
-Generator. (A floating-point inverse CDF, like any float sampler, has a lattice; the release
-rounds to ~15 significant digits, far below the noise scale.)
+``generalized_cauchy_vector`` releases value + scale·Z per entry, Z with density
+∝ 1/(1 + |z|^γ), snapped to a public grid (:mod:`workbench.privacy.lattice`: clamped to a
+public range, a uniform cell with probability 2^{-12}, else the inverse CDF of a 52-bit
+uniform and a sign bit, rounded to the nearest grid point). OpenDP 0.16 has no such sampler,
+so both sources run the same transform: :class:`OpenDPNoise` takes its bits from the OS
+CSPRNG (``secrets``), :class:`SeededNoise` from its Generator. The raw float f + s·z is never
+released: its lattice depends on the data (the lattice module derives the exact ε).
 """
 
 from __future__ import annotations
@@ -39,9 +40,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from workbench.privacy import mechanisms, smooth
-
-_BITS = 53  # uniforms on the grid (k + ½)/2^53, k = 0 … 2^53 − 1: never 0 or 1
+from workbench.privacy import lattice, mechanisms
+from workbench.privacy.lattice import SnapGrid
 
 
 @runtime_checkable
@@ -64,19 +64,11 @@ class NoiseSource(Protocol):
         """ε-DP argmax of scores whose L∞ sensitivity is Δ (permute-and-flip, β = 2Δ/ε)."""
         ...
 
-    def generalized_cauchy_vector(self, values: np.ndarray, scale: float, gamma: float
-                                  ) -> np.ndarray:
-        """values + scale·Z per entry, Z ∝ 1/(1 + |z|^γ) (smooth sensitivity: scale = S/α)."""
+    def generalized_cauchy_vector(self, values: np.ndarray, scale: float, gamma: float,
+                                  grid: SnapGrid) -> np.ndarray:
+        """values + scale·Z per entry, Z ∝ 1/(1 + |z|^γ) (smooth sensitivity: scale = S/α),
+        snapped to the public ``grid`` (:mod:`workbench.privacy.lattice`)."""
         ...
-
-
-def _cauchy(values: np.ndarray, scale: float, gamma: float, k: np.ndarray,
-            positive: np.ndarray) -> np.ndarray:
-    """values + scale·Z from 53-bit integers ``k`` (uniform (k + ½)/2^53) and sign bits."""
-    arr = np.asarray(values, dtype=np.float64)
-    u = (k.astype(np.float64) + 0.5) / float(2**_BITS)
-    z = smooth.cauchy_from_uniform(u.reshape(arr.shape), positive.reshape(arr.shape), gamma)
-    return arr + scale * z
 
 
 class SamplerStream:
@@ -125,14 +117,16 @@ class OpenDPNoise:
         """OpenDP's ``make_noisy_max`` (permute-and-flip), certified before drawing."""
         return mechanisms.noisy_max_index(scores, sensitivity, epsilon)
 
-    def generalized_cauchy_vector(self, values: np.ndarray, scale: float, gamma: float
-                                  ) -> np.ndarray:
-        """Inverse CDF of CSPRNG uniforms: 53 bits and a sign bit per entry from ``secrets``."""
-        n = int(np.size(values))
-        bits = [secrets.randbits(_BITS + 1) for _ in range(n)]
-        k = np.array([b >> 1 for b in bits], dtype=np.int64)
-        positive = np.array([b & 1 for b in bits], dtype=bool)
-        return _cauchy(values, scale, gamma, k, positive)
+    def generalized_cauchy_vector(self, values: np.ndarray, scale: float, gamma: float,
+                                  grid: SnapGrid) -> np.ndarray:
+        """The snapped release from CSPRNG bits (``secrets``): k, sign, floor coin, cell."""
+        arr = np.asarray(values, dtype=np.float64)
+        n = int(arr.size)
+        k = np.array([secrets.randbits(lattice.UNIFORM_BITS) for _ in range(n)], dtype=np.int64)
+        positive = np.array([secrets.randbits(1) for _ in range(n)], dtype=bool)
+        floor = np.array([secrets.randbits(lattice.FLOOR_BITS) == 0 for _ in range(n)])
+        uniform = np.array([secrets.randbelow(grid.cells + 1) for _ in range(n)], dtype=np.int64)
+        return lattice.snapped_release(arr, scale, gamma, grid, k, positive, floor, uniform)
 
 
 def _generator(seed: int | np.random.Generator) -> np.random.Generator:
@@ -190,13 +184,27 @@ class SeededNoise:
         hit = self._rng.random((size, k)) < accept[order]  # the max always hits: accept = 1
         return order[np.arange(size), np.argmax(hit, axis=1)]
 
-    def generalized_cauchy_vector(self, values: np.ndarray, scale: float, gamma: float
-                                  ) -> np.ndarray:
-        """The same inverse-CDF transform as :class:`OpenDPNoise`, uniforms from the Generator."""
-        n = int(np.size(values))
-        k = self._rng.integers(0, 2**_BITS, size=n, dtype=np.int64)
+    def generalized_cauchy_vector(self, values: np.ndarray, scale: float, gamma: float,
+                                  grid: SnapGrid) -> np.ndarray:
+        """The same snapped release as :class:`OpenDPNoise`, its bits from the Generator."""
+        arr = np.asarray(values, dtype=np.float64)
+        n = int(arr.size)
+        k = self._rng.integers(0, 2 ** lattice.UNIFORM_BITS, size=n, dtype=np.int64)
         positive = self._rng.integers(0, 2, size=n).astype(bool)
-        return _cauchy(values, scale, gamma, k, positive)
+        floor = self._rng.integers(0, 2 ** lattice.FLOOR_BITS, size=n) == 0
+        uniform = self._rng.integers(0, grid.cells + 1, size=n)
+        return lattice.snapped_release(arr, scale, gamma, grid, k, positive, floor, uniform)
+
+
+#: Keeps a rehearsal's noise stream apart from its context's post-DP Generator ("noise").
+_NOISE_STREAM = 0x6E6F697365
+
+
+def rehearsal_noise(seed: int) -> SeededNoise:
+    """The seeded noise of a public rehearsal with ``seed`` (a dry-run task, or ``workbench run
+    --rehearse``): its own numpy stream, apart from the context's Generator, so a rehearsal
+    and a dry-run task of the same seed draw the same noise in the same order."""
+    return SeededNoise(np.random.default_rng([int(seed), _NOISE_STREAM]))
 
 
 def posterior_dirichlet(rng: np.random.Generator, concentration: np.ndarray) -> np.ndarray:

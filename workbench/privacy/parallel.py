@@ -15,7 +15,6 @@ gets one ``parallel_composition`` line with the parts, the charge and the reason
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -25,7 +24,6 @@ if TYPE_CHECKING:
     from workbench.privacy.context import PrivacyContext
     from workbench.privacy.records import MeasurementRecord
 
-_GROUPS = itertools.count(1)
 
 
 def charged_epsilon(entries: Iterable[Mapping[str, Any]]) -> float:
@@ -37,13 +35,14 @@ def charged_epsilon(entries: Iterable[Mapping[str, Any]]) -> float:
     1.5
     """
     plain: list[float] = []
-    groups: dict[str, dict[str, list[float]]] = {}
+    groups: dict[tuple[str, str, str], dict[str, list[float]]] = {}
     for e in entries:
         group = e.get("group")
         if group is None:
             plain.append(float(e["epsilon"]))
-        else:
-            groups.setdefault(str(group), {}).setdefault(str(e.get("part")), []).append(
+        else:  # a group is named within its stage and iteration
+            key = (str(e.get("stage")), str(e.get("iteration")), str(group))
+            groups.setdefault(key, {}).setdefault(str(e.get("part")), []).append(
                 float(e["epsilon"]))
     maxima = [max(math.fsum(v) for v in parts.values()) for parts in groups.values()]
     return math.fsum(plain + maxima)
@@ -53,13 +52,13 @@ class ParallelTracker:
     """The accountant's view: how much more a grouped measurement costs (the max's increase)."""
 
     def __init__(self) -> None:
-        self._sums: dict[tuple[str, str], dict[str, float]] = {}
+        self._sums: dict[tuple[str, int | None, str], dict[str, float]] = {}
 
     def increment(self, record: MeasurementRecord) -> float:
         """ε the accountant must charge for ``record`` (its ε if ungrouped), without keeping it."""
         if record.group is None:
             return record.epsilon
-        parts = self._sums.get((record.stage, record.group), {})
+        parts = self._sums.get((record.stage, record.iteration, record.group), {})
         before = max(parts.values(), default=0.0)
         after = max(before, parts.get(str(record.part), 0.0) + record.epsilon)
         return after - before
@@ -67,7 +66,7 @@ class ParallelTracker:
     def add(self, record: MeasurementRecord) -> None:
         """Keep an accepted grouped record."""
         if record.group is not None:
-            parts = self._sums.setdefault((record.stage, record.group), {})
+            parts = self._sums.setdefault((record.stage, record.iteration, record.group), {})
             parts[str(record.part)] = parts.get(str(record.part), 0.0) + record.epsilon
 
 
@@ -105,7 +104,8 @@ def parallel_composition(ctx: PrivacyContext, purpose: str, parts: Mapping[str, 
         raise ValueError("parallel composition blocks do not nest")
     if not parts or any(not (isinstance(e, int | float) and e > 0) for e in parts.values()):
         raise ValueError("parallel composition needs parts with ε > 0")
-    group = f"{purpose}#{next(_GROUPS)}"
+    ctx.parallel_groups += 1
+    group = f"{purpose}#{ctx.parallel_groups}"
     ctx.log_event("parallel_composition", group=group, purpose=purpose,
                   parts=", ".join(f"{k}: ε = {v:g}" for k, v in parts.items()),
                   epsilon_charged=max(parts.values()), reason=reason,

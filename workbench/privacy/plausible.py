@@ -17,8 +17,11 @@ gives no composition over the released dataset, so it is never reported as ε-DP
 added to ε_total (see :meth:`~workbench.privacy.budget_plan.BudgetPlan.with_records`).
 
 The test's noise is not charged to the pure-ε accountant: its cost is the per-record bound.
-The ledger gets one ``plausible_deniability_test`` line per batch with k, γ, ε₀ and the
-number of candidates (a public quantity chosen before looking at the data), never a count.
+The ledger gets one ``plausible_deniability_test`` line per sampling plan
+(:func:`log_test_plan`: k, γ, ε₀, the batch size and the cap, all public functions of n, k,
+γ and the declared cap), never one per batch: how many batches ran, like how many candidates
+passed, depends on the data and is not covered by any bound (issue 24: sizes computed from
+the pass share so far inverted to the number that passed).
 """
 
 from __future__ import annotations
@@ -83,15 +86,25 @@ def smallest_epsilon(k: int, gamma: float, epsilon_0: float, delta_max: float
     return theorem1(k, gamma, eps0, t)
 
 
+def log_test_plan(ctx: PrivacyContext, *, purpose: str, k: int, gamma: float,
+                  epsilon_0: float, records: int, batch: int, cap: int) -> None:
+    """The one ledger line of a sampling plan: public numbers fixed before any candidate is
+    tested (never how many batches ran or how many candidates passed)."""
+    ctx.log_event("plausible_deniability_test", purpose=_checks.purpose(purpose),
+                  k=_checks.positive_integer("k", k), gamma=float(gamma),
+                  epsilon_0=_checks.positive_finite("epsilon_0", epsilon_0),
+                  records=int(records), batch=int(batch), candidates_max=int(cap),
+                  iteration=ctx.iteration)
+
+
 def privacy_test(ctx: PrivacyContext, plausible_counts: np.ndarray, *, k: int,
-                 epsilon_0: float, purpose: str) -> np.ndarray:
+                 epsilon_0: float) -> np.ndarray:
     """Test 2 on a batch: True where k′ ≥ k + L, with fresh discrete Laplace(1/ε₀) noise L for
-    every candidate, drawn by the context's noise source (OpenDP in a confidential run)."""
+    every candidate, drawn by the context's noise source (OpenDP in a confidential run).
+    Nothing is logged per batch (see :func:`log_test_plan`)."""
     counts = _checks.integers("plausible_counts", plausible_counts).ravel()
     k = _checks.positive_integer("k", k)
     eps0 = _checks.positive_finite("epsilon_0", epsilon_0)
-    ctx.log_event("plausible_deniability_test", purpose=_checks.purpose(purpose), k=k,
-                  epsilon_0=eps0, candidates=int(counts.size), iteration=ctx.iteration)
     if counts.size == 0:
         return np.zeros(0, dtype=bool)
     thresholds = ctx.noise.discrete_laplace_vector(np.full(counts.size, k, dtype=np.int64),

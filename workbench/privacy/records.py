@@ -76,6 +76,9 @@ class MeasurementRecord:
     part: str | None = None
     beta: float | None = None  # smooth-sensitivity releases: the bound's smoothness β
     gamma: float | None = None  # … and the generalized Cauchy exponent γ
+    #: … the public grid's intervals over ``bounds`` and the ε set aside for the float lattice
+    grid_cells: int | None = None
+    lattice_allowance: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready fields (bounds as a list; an infinite σ as "inf") for ledger and report."""
@@ -95,6 +98,8 @@ class MeasurementRecord:
             out.update(group=self.group, part=self.part)
         if self.beta is not None:
             out.update(beta=self.beta, gamma=self.gamma)
+        if self.grid_cells is not None:
+            out.update(grid_cells=self.grid_cells, lattice_allowance=self.lattice_allowance)
         return out
 
 

@@ -21,7 +21,11 @@ Derivation of the constants for this h (one dimension), both pointwise on the de
 * sliding: |ln h(z) − ln h(z+Δ)| ≤ |Δ|·sup_u g(u), with
   g(u) = γ|u|^{γ−1}/(1 + |u|^γ) = |d ln(1+|u|^γ)/du|.
   g′ = 0 at |u|^γ = γ − 1, so sup g = L_γ := (γ − 1)^{(γ−1)/γ} (→ 1 as γ → 1; ≤ γ − 1 for γ ≥ 2;
-  L₄ = 3^{3/4} ≈ 2.2795). Hence α = ε/(2·L_γ).
+  L₄ = 3^{3/4} ≈ 2.2795). Hence α = ε/(2·L_γ) for the ideal, real-valued release; the float
+  release (:mod:`workbench.privacy.lattice`: clamped to a public range, snapped to a public
+  grid, a uniform floor of probability 2^{-12}) costs up to ALLOWANCE ≈ 1.65e-4 more per
+  coordinate, so :func:`calibrate` uses α = (ε/2 − d·ALLOWANCE − τ)/L_γ, τ < 1e-11 the
+  rounding of the scale: the released value is then exactly ε-DP.
 * dilation: P[Z ∈ e^λE] = ∫_E e^λ h(e^λ z) dz, and ln[h(z)/(e^λ h(e^λ z))] = −λ +
   ln[(1 + e^{λγ}|z|^γ)/(1 + |z|^γ)] lies between −λ and λ(γ − 1) (the ratio runs from 1 at
   z = 0 to e^{λγ} as |z| → ∞). Over λ ∈ [−β, β] the sup is β·max(1, γ − 1), so
@@ -31,7 +35,7 @@ is unchanged; dilation adds up over the d coordinates, so β = ε/(2·d·max(1, 
 
 **The thesis's calibration is not this one.** Merrill (Cor. 2.2.5, 6.4.3) releases
 f + (S/ln 2)·Z with γ = 1 + ε/(2 ln 2) for any ε > 0. By the derivation above that is valid
-only when γ ≥ 2, i.e. ε ≥ 2 ln 2 (then β = ln 2 = ε/(2(γ−1)) and α = ε/(2L_γ) ≥ ln 2). Below,
+only when γ ≥ 2, i.e. ε ≥ 2 ln 2 (then β = ln 2 = ε/(2(γ−1)) and α ≈ ε/(2L_γ) ≥ ln 2). Below,
 the scale change alone at z = 0 costs ln 2 > ε/2, and its worst-case privacy loss exceeds ε
 (≈ 0.91 at ε = 0.5; ``tests/test_smooth.py`` computes it). We always use α, β above.
 
@@ -48,7 +52,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from workbench.privacy import _checks
+from workbench.privacy import _checks, lattice
 
 DEFAULT_GAMMA = 4.0
 _MAX_STEPS = 1_000_000  # a callable A_k is read at most this far
@@ -83,11 +87,17 @@ def sliding_constant(gamma: float) -> float:
 
 def calibrate(epsilon: float, gamma: float = DEFAULT_GAMMA, dimension: int = 1
               ) -> CauchyCalibration:
-    """α = ε/(2·L_γ) and β = ε/(2·d·max(1, γ − 1)): the admissibility derived in the module doc."""
+    """α = (ε/2 − d·a − τ)/L_γ and β = ε/(2·d·max(1, γ − 1)): the admissibility derived in the
+    module doc, with the float lattice's allowance a and rounding slack τ set aside
+    (:mod:`workbench.privacy.lattice`), so the snapped float release is exactly ε-DP."""
     eps = _checks.positive_finite("epsilon", epsilon)
     g = _gamma(gamma)
     d = _checks.positive_integer("dimension", dimension)
-    return CauchyCalibration(eps, g, d, eps / (2.0 * sliding_constant(g)),
+    sliding = eps / 2.0 - d * lattice.ALLOWANCE - lattice.rounding_slack(eps, g, d)
+    if sliding <= eps / 4.0:
+        raise ValueError(f"epsilon: a float-safe smooth release of {d} value(s) needs epsilon "
+                         f"> {4.0 * d * lattice.ALLOWANCE:.3g} (the float lattice's allowance)")
+    return CauchyCalibration(eps, g, d, sliding / sliding_constant(g),
                              eps / (2.0 * d * max(1.0, g - 1.0)))
 
 
@@ -138,28 +148,34 @@ def smooth_sensitivity(local: Sequence[float] | np.ndarray | Callable[[int], flo
     return float(np.max(np.exp(-b * np.arange(arr.size)) * running))
 
 
+def resolve_bound(cal: CauchyCalibration, smooth_sensitivity: object, beta: object,
+                  local_sensitivity: object, global_bound: float | None) -> tuple[float, float]:
+    """(S, the β it is smooth for) of a release: a given S with its β (which must not exceed
+    the calibration's), or SS_β computed from local sensitivities A_k at the calibration's β."""
+    if (smooth_sensitivity is None) == (local_sensitivity is None):
+        raise ValueError("smooth_sensitivity: give either smooth_sensitivity (with beta) "
+                         "or local_sensitivity")
+    if local_sensitivity is not None:
+        return (smooth_sensitivity(local_sensitivity, cal.beta,  # type: ignore[arg-type]
+                                   global_bound=global_bound), cal.beta)
+    bound = float(smooth_sensitivity)  # type: ignore[arg-type]
+    if not (math.isfinite(bound) and bound >= 0):
+        raise ValueError("smooth_sensitivity must be a finite number >= 0")
+    used = _checks.positive_finite("beta", beta)
+    if used > cal.beta * (1.0 + 1e-12):
+        raise ValueError(
+            f"beta: a {used:.4g}-smooth bound is too rough for epsilon = {cal.epsilon:.4g} "
+            f"per step, gamma = {cal.gamma:.4g} (beta <= {cal.beta:.4g}); lower gamma or "
+            "raise epsilon")
+    return bound, used
+
+
 def cauchy_std(gamma: float) -> float:
     """sd(Z) = √(sin(π/γ)/sin(3π/γ)) for γ > 3 (E z² = ∫z²h / ∫h by the Mellin integral), else ∞."""
     g = _gamma(gamma)
     if g <= 3.0:
         return math.inf
     return math.sqrt(math.sin(math.pi / g) / math.sin(3.0 * math.pi / g))
-
-
-def cauchy_from_uniform(u: np.ndarray, positive: np.ndarray, gamma: float) -> np.ndarray:
-    """Inverse-CDF sampler: |Z|^γ = X/(1 − X) with X ~ Beta(1/γ, 1 − 1/γ), sign from ``positive``.
-
-    Why: substituting w = |z|^γ in c/(1 + |z|^γ) gives w^{1/γ−1}/(1 + w), the beta-prime law
-    with parameters (1/γ, 1 − 1/γ). X = I⁻¹(u) and 1 − X = I⁻¹ of the mirrored law at 1 − u
-    are both inverted directly, so the far tail keeps its precision. ``u`` in (0, 1).
-    """
-    g = _gamma(gamma)
-    a = 1.0 / g
-    x = special.betaincinv(a, 1.0 - a, u)
-    one_minus_x = special.betaincinv(1.0 - a, a, 1.0 - u)
-    with np.errstate(divide="ignore"):
-        magnitude = (x / one_minus_x) ** a
-    return np.where(positive, magnitude, -magnitude)
 
 
 def cauchy_cdf(z: np.ndarray, gamma: float) -> np.ndarray:

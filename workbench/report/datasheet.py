@@ -10,7 +10,9 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from workbench.generators import MCMC_KIND
 from workbench.report.guarantee import as_guarantee, guarantee_markdown
+from workbench.report.own_data import cleaning_markdown, pilot_markdown
 from workbench.report.spec_summary import format_number
 from workbench.spec import Spec
 
@@ -72,15 +74,34 @@ def criteria_markdown(results: Sequence[Mapping[str, Any]]) -> str:
 
 
 def plain_epsilon(epsilon: float) -> str:
-    """A plain-language reading of ε: the bound on how much any one record can shift beliefs."""
+    """A plain-language reading of ε under the scheme's replace-one neighbours: the bound on
+    how much any one record's values can shift beliefs (the number of records is public, so
+    the words are never the add/remove "whether or not that record is in the data").
+
+    >>> "whatever that one record's values are" in plain_epsilon(1.0)
+    True
+    """
     factor = math.exp(epsilon)
     return (
         f"ε = {format_number(epsilon)} means that for any single record, the probability of "
-        f"any release outcome changes by at most a factor of e^ε ≈ {factor:,.0f} whether or "
-        "not that record is in the data. This is a worst-case bound over all outcomes and all "
-        "adversaries; most outcomes shift far less. Values of ε between 1 and 10 are common "
-        "in official-statistics releases of microdata."
+        f"any release outcome changes by at most a factor of e^ε ≈ {factor:,.0f} whatever "
+        "that one record's values are (the other records and the number of records being the "
+        "same). This is a worst-case bound over all outcomes and all adversaries; most "
+        "outcomes shift far less. Values of ε between 1 and 10 are common in "
+        "official-statistics releases of microdata."
     )
+
+
+def neighbour_words(neighbour: str) -> str:
+    """The neighbour relation in words.
+
+    >>> neighbour_words("replace_one").split(" (")[0], neighbour_words("add_remove")
+    ('replace-one', 'add-remove')
+    """
+    if neighbour == "replace_one":
+        return ("replace-one (two datasets are neighbours when one record's values differ; "
+                "the number of records is the same and public)")
+    return neighbour.replace("_", "-")
 
 
 #: What the datasheet says about time (the bundle's files are stamped 1980-01-01 00:00 UTC).
@@ -113,16 +134,23 @@ def total_loss_line(eps: float, guarantee: Mapping[str, Any] | None) -> str:
     g = as_guarantee(guarantee)
     if g.is_pure:
         return f"Total privacy loss: ε_total = {format_number(eps)} (pure ε-DP, δ = 0)."
+    if g.kind == MCMC_KIND:
+        return (f"Total privacy loss: ε_total = {format_number(eps)} (δ = 0) if the posterior "
+                "draw were exact; it is released from MCMC (see the guarantee above).")
     return (f"Pure ε-DP part: ε_total = {format_number(eps)} (δ = 0) covers the generator's "
-            "model, the acceptance criteria and private selection; the released records carry "
-            f"{g.label} instead (see the guarantee above), which is not added to it.")
+            "model and the acceptance criteria (and private selection, for a loop); the "
+            f"released records carry {g.label} instead (see the guarantee above), which is "
+            "not added to it.")
 
 
 def epsilon_words(eps: float, guarantee: Mapping[str, Any] | None) -> str:
     """ε in plain words, saying what it covers when the records carry another guarantee."""
-    if as_guarantee(guarantee).is_pure:
+    g = as_guarantee(guarantee)
+    if g.is_pure:
         return plain_epsilon(eps)
-    return ("For the pure ε-DP part only (model, criteria, selection — not the released "
+    if g.kind == MCMC_KIND:
+        return f"For an exact posterior draw: {plain_epsilon(eps)}"
+    return ("For the pure ε-DP part only (model and criteria — not the released "
             f"records): {plain_epsilon(eps)}")
 
 
@@ -133,12 +161,14 @@ def datasheet_markdown(
     budget: Mapping[str, Any],
     n_rows: int,
     guarantee: Mapping[str, Any] | None = None,
+    cleaning: Mapping[str, Any] | None = None,
+    diagnostics: Mapping[str, Any] | None = None,
 ) -> str:
     """The datasheet for README.md: uses, accuracy guarantees, guarantee of the records,
-    privacy unit, ε in words (``guarantee``: ``guarantee.json``'s form; None = pure ε-DP)."""
+    privacy unit, ε in words (``guarantee``: ``guarantee.json``'s form; None = pure ε-DP;
+    ``diagnostics``: ``diagnostics.json``'s, R̂ and ESS of an MCMC release), the DP pilot the
+    design came from and what cleaning did (``cleaning``: ``cleaning.json``)."""
     md = spec.metadata
-    guaranteed = [f"- **{r.get('id')}** ({r.get('kind')}): DP result {_cell('value', r)} "
-                  f"< threshold {_cell('threshold', r)}" for r in results]
     eps = float(budget["epsilon_total"])
     out = [
         f"# {md.title}",
@@ -159,22 +189,26 @@ def datasheet_markdown(
         "",
         "## Queries with accuracy guarantees",
         "Each acceptance criterion was evaluated with differential privacy on the confidential "
-        "data and passed:",
-        *guaranteed,
+        "data and passed (its DP result below its threshold; the layout of the paper's "
+        "Table 2, also in `criteria.md`):",
+        "",
+        criteria_markdown(results),
         "",
         "## Queries without guarantees",
         "Anything not listed above, in particular:",
         *[f"- {u}" for u in md.unintended_uses],
         "- cells, combinations or subgroups finer than the released bins",
         "",
-        *guarantee_markdown(guarantee),
+        *guarantee_markdown(guarantee, diagnostics),
         "## Privacy",
         f"- Privacy unit: {md.privacy_unit}.",
-        f"- Neighbouring datasets: {spec.budget.neighbour.replace('_', '-')}.",
+        f"- Neighbouring datasets: {neighbour_words(spec.budget.neighbour)}.",
         f"- {total_loss_line(eps, guarantee)}",
         *prior_spend_lines(budget),
+        *pilot_markdown(spec),
         f"- {epsilon_words(eps, guarantee)}",
         "",
+        *cleaning_markdown(cleaning),
         "## Time",
         TIMING_NOTE,
         "",
@@ -186,9 +220,6 @@ def datasheet_markdown(
         "## Budget",
         *[f"- {k}: {format_number(v) if isinstance(v, float | int) else v}"
           for k, v in budget.items()],
-        "",
-        "## Acceptance criteria (layout of the paper's Table 2)",
-        criteria_markdown(results),
         "",
     ]
     return "\n".join(line for line in out if line is not None)

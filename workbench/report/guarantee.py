@@ -2,16 +2,21 @@
 ``describe`` and the dashboards, so a promise that is not pure ε-DP reads the same everywhere.
 
 Inputs are the :class:`~workbench.generators.Guarantee` of the chosen configuration or its
-JSON form (``guarantee.json`` in the bundle); never data.
+JSON form (``guarantee.json`` in the bundle), and a release's public diagnostics
+(``diagnostics.json``: R̂ and ESS of an MCMC release, computed on the released records);
+never data.
 """
 
 from __future__ import annotations
 
 import html
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workbench.generators import PURE_EPSILON_DP, Guarantee
+
+if TYPE_CHECKING:
+    from workbench.spec import Spec
 
 #: Parameter names shown with their mathematical symbol.
 _SYMBOLS = {"epsilon": "ε", "delta": "δ", "epsilon_0": "ε₀", "gamma": "γ"}
@@ -66,24 +71,63 @@ def caveats(value: Guarantee | Mapping[str, Any] | None) -> list[str]:
     if not g.dataset_level:
         out.append("The bound holds for each released record on its own; it is not composed "
                    "over the released dataset, and the release is not ε-DP as a whole.")
+    if g.caveat:
+        out.append(g.caveat)
     return out
 
 
-def guarantee_markdown(value: Guarantee | Mapping[str, Any] | None) -> list[str]:
+def diagnostics_text(diagnostics: Mapping[str, Any] | None) -> str:
+    """'R̂ = 1.002 (worst parameter), ESS = 5,432 (smallest) …' from ``diagnostics.json``.
+
+    >>> diagnostics_text({"rhat_max": 1.0021, "ess_min": 5432.1, "acceptance": 0.31,
+    ...                   "chains": 2, "kept": 20000, "burn_in": 5000}).split("; ")[0]
+    'R̂ = 1.0021 (worst parameter), ESS = 5,432 (smallest), acceptance 0.31'
+    """
+    if not diagnostics:
+        return ""
+    d = diagnostics
+    return (f"R̂ = {float(d['rhat_max']):.4f} (worst parameter), ESS = "
+            f"{float(d['ess_min']):,.0f} (smallest), acceptance {float(d['acceptance']):.2g}; "
+            f"{int(d['chains'])} chains × {int(d['kept']):,} kept after "
+            f"{int(d['burn_in']):,} burn-in, on the released records")
+
+
+def spec_guarantees(spec: Spec) -> list[Guarantee]:
+    """The distinct guarantees the spec's hyperparameter sets declare (for reviews of a spec)."""
+    from workbench.generators import make_generator
+
+    found: list[Guarantee] = []
+    for params in spec.generator.hyperparameter_sets():
+        own = {k: v for k, v in params.items() if k != "epsilon"}
+        g = make_generator(spec.generator.family, **own).guarantee()
+        if g not in found:
+            found.append(g)
+    return found
+
+
+def guarantee_markdown(value: Guarantee | Mapping[str, Any] | None,
+                       diagnostics: Mapping[str, Any] | None = None) -> list[str]:
     """The datasheet's "Guarantee of the records" section (Markdown lines)."""
     g = as_guarantee(value)
+    numbers = diagnostics_text(diagnostics)
     return ["## Guarantee of the released records",
             f"- **{g.label}**" + (f" ({parameters_text(g)})" if g.parameters else "")
             + (f": {g.explanation}" if g.explanation else ""),
-            *[f"- {c}" for c in caveats(g)], ""]
+            *[f"- {c}" for c in caveats(g)],
+            *([f"- Convergence (diagnostics.json): {numbers}."] if numbers else []), ""]
 
 
-def guarantee_html(value: Guarantee | Mapping[str, Any] | None, *, heading: str = "h2") -> str:
-    """The same section as HTML (class ``wb-guarantee``; the label in ``wb-guarantee-label``)."""
+def guarantee_html(value: Guarantee | Mapping[str, Any] | None, *, heading: str = "h2",
+                   diagnostics: Mapping[str, Any] | None = None) -> str:
+    """The same section as HTML (class ``wb-guarantee``; the label in ``wb-guarantee-label``,
+    an MCMC release's R̂ and ESS in ``wb-guarantee-diagnostics``)."""
     g = as_guarantee(value)
     e = html.escape
     numbers = f" <span>({e(parameters_text(g))})</span>" if g.parameters else ""
     notes = "".join(f"<p class='wb-guarantee-caveat'>{e(c)}</p>" for c in caveats(g))
+    if diagnostics:
+        notes += (f"<p class='wb-guarantee-diagnostics'>Convergence (diagnostics.json): "
+                  f"{e(diagnostics_text(diagnostics))}.</p>")
     return (f"<div class='wb-guarantee'><{heading}>Guarantee of the released records</{heading}>"
             f"<p><b class='wb-guarantee-label'>{e(g.label)}</b>{numbers}"
             + (f": {e(g.explanation)}" if g.explanation else "") + f"</p>{notes}</div>")

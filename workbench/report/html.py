@@ -32,6 +32,7 @@ from workbench.report.overview import (
 )
 from workbench.report.spec_summary import format_number
 from workbench.spec import Spec
+from workbench.transform.display import shown_label
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;
@@ -82,7 +83,8 @@ def marginal_plots(release: pd.DataFrame, label_order: Mapping[str, Sequence[str
             continue
         share = release[col].value_counts().reindex(order, fill_value=0) / max(n, 1)
         fig, ax = plt.subplots(figsize=(5.2, 2.6))
-        sns.barplot(x=[str(o) for o in order], y=share.to_numpy(), ax=ax, color="#4c72b0")
+        sns.barplot(x=[shown_label(o) for o in order], y=share.to_numpy(), ax=ax,
+                    color="#4c72b0")
         ax.set_title(f"{col}: share of records")
         ax.tick_params(axis="x", rotation=60, labelsize=7)
         out.append(f"<figure>{_png(fig)}</figure>")
@@ -91,6 +93,8 @@ def marginal_plots(release: pd.DataFrame, label_order: Mapping[str, Sequence[str
         table = pd.crosstab(release[a], release[b], normalize=True)
         table = table.reindex(index=list(label_order.get(a, table.index)),
                               columns=list(label_order.get(b, table.columns)), fill_value=0)
+        table.index = [shown_label(x) for x in table.index]
+        table.columns = [shown_label(x) for x in table.columns]
         fig, ax = plt.subplots(figsize=(5.2, 3.6))
         sns.heatmap(table, ax=ax, cmap="Blues", cbar_kws={"label": "share"})
         ax.set_title(f"{a} × {b}")
@@ -132,9 +136,11 @@ def render_report(
     label_order: Mapping[str, Sequence[str]],
     guarantee: Mapping[str, Any] | None = None,
     proxy_labels: pd.DataFrame | None = None,
+    diagnostics: Mapping[str, Any] | None = None,
 ) -> str:
     """The whole page: guarantee, overview, criteria table, budget, plots, configuration,
-    datasheet; ``proxy_labels`` (PUBLIC proxy binned like the release) adds overlay plots."""
+    datasheet; ``proxy_labels`` (PUBLIC proxy binned like the release) adds overlay plots;
+    ``diagnostics`` (``diagnostics.json``) an MCMC release's R̂ and ESS."""
     md = spec.metadata
     promise = as_guarantee(guarantee)
     eps = float(budget["epsilon_total"])
@@ -163,7 +169,7 @@ def render_report(
 <p><span class="pill">ε_total = {e(format_number(eps))}</span>
  <span class="pill">{e(promise.label)}</span>
  &nbsp;{len(release):,} synthetic records · every acceptance criterion passed with DP</p>
-{guarantee_html(promise)}
+{guarantee_html(promise, diagnostics=diagnostics)}
 <h2 id="criteria">Acceptance criteria</h2>
 <p class="muted">Layout of the paper's Table 2. The DP result is what was compared with the
 threshold; Δ is the global sensitivity and σ the standard deviation of the noise. For the

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.report.spec_summary import format_number
+from workbench.transform.display import shown_label
 
 #: success: passed by at least one noise σ; warning: passed by less; danger: failed.
 STATUS_WORDS = {
@@ -159,7 +160,7 @@ def overlay_png(column: str, order: Sequence[str], release: pd.Series,
                label="public proxy")
         ax.legend(frameon=False, fontsize=7)
     many = len(order) > 12
-    ax.set_xticks(list(x), [str(o) for o in order], rotation=60 if many else 0, fontsize=7,
+    ax.set_xticks(list(x), [shown_label(o) for o in order], rotation=60 if many else 0, fontsize=7,
                   ha="right" if many else "center")
     ax.set_title(f"{column}: share of records", fontsize=9)
     ax.grid(axis="y", alpha=0.3)

@@ -7,6 +7,7 @@ import textwrap
 
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.report.amplification import amplification_figure
+from workbench.report.own_data import cleaning_describe_line, pilot_describe_lines
 from workbench.spec import Spec
 
 
@@ -47,12 +48,10 @@ def _family_lines(spec: Spec) -> list[str]:
 
 def _record_parts(spec: Spec) -> list[tuple[str, float, float]]:
     """(label, ε, δ) of every distinct per-record guarantee the hyperparameter sets declare."""
-    from workbench.generators import make_generator
+    from workbench.report.guarantee import spec_guarantees
 
     found: list[tuple[str, float, float]] = []
-    for params in spec.generator.hyperparameter_sets():
-        own = {k: v for k, v in params.items() if k != "epsilon"}
-        g = make_generator(spec.generator.family, **own).guarantee()
+    for g in spec_guarantees(spec):
         if not g.dataset_level and {"epsilon", "delta"} <= set(g.parameters):
             part = (g.label, float(g.parameters["epsilon"]), float(g.parameters["delta"]))
             if part not in found:
@@ -168,6 +167,8 @@ def describe_spec(spec: Spec) -> str:
         from workbench.survey.describe import survey_lines
 
         out += survey_lines(spec.survey, plan.epsilon_total)
+    out += cleaning_describe_line(spec)
+    out += pilot_describe_lines(spec, plan.epsilon_total)
     if b.epsilon_lifetime_max is not None:
         out.append(f"  lifetime cap on the dataset: epsilon <= "
                    f"{format_number(b.epsilon_lifetime_max)} over every run")

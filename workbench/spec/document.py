@@ -80,6 +80,16 @@ def spec_hash(document: Mapping[str, Any]) -> str:
     return hashlib.sha256(canonical_json(document).encode("utf-8")).hexdigest()
 
 
+def forecast_hash(document: Mapping[str, Any]) -> str:
+    """SHA-256 of the design without its recorded forecast (``selection.forecast``): what a
+    forecast records as the design it was made for (it cannot cover itself)."""
+    content = content_of(document)
+    selection = content.get("selection")
+    if isinstance(selection, dict):
+        content["selection"] = {k: v for k, v in selection.items() if k != "forecast"}
+    return spec_hash(content)
+
+
 def write_document(document: Mapping[str, Any], path: str | os.PathLike[str]) -> None:
     """Write atomically (temp file + rename) so a crash never leaves half a spec."""
     p = Path(path)

@@ -14,12 +14,14 @@ import numpy as np
 
 from workbench.constraints import Predicate
 from workbench.spec.document import FROZEN_KEY, thaw
+from workbench.spec.own_data import CleaningCounts, PilotRef
 from workbench.spec.space import (
     Configuration,
     GeneratorSpace,
     count_configurations,
     iter_configurations,
 )
+from workbench.spec.survey import Survey, SurveyMargin, WeightedCount  # noqa: F401 - re-exported
 from workbench.transform import BinsCodec, Codec, TableCodec
 from workbench.transform.missing import FileFormat
 
@@ -150,6 +152,8 @@ class Budget:
     epsilon_lifetime_max: float | None = None
     #: whether a generator whose guarantee is asymptotic ("aDP, not a guarantee") may run
     allow_asymptotic_dp: bool = False
+    #: whether a posterior draw proven ε-DP for an exact draw may be released from MCMC
+    allow_mcmc_draw: bool = False
     #: which derived fields the document writes (older specs), checked against the derivation
     written: tuple[str, ...] = ()
 
@@ -187,9 +191,18 @@ class RecordedForecast:
     p: float
     repetitions: int
     min_pass: float
-    #: records the proxy was rehearsed at, and the proxy's file name, when known
+    #: records the proxy was rehearsed at (the low end of a range), and the proxy's file name
     n: int | None = None
     proxy: str | None = None
+    #: the high end when the forecast was made over a range of n (both ends rehearsed)
+    n_max: int | None = None
+    #: the design it was made for: ``spec.document.forecast_hash`` of the spec (issue 26)
+    spec_sha256: str | None = None
+    #: 95% Wilson interval of p over the rehearsed iterations
+    interval: tuple[float, float] | None = None
+    #: the lowest and highest p over the proxy scenarios rehearsed (``dryrun.robust``)
+    low: float | None = None
+    high: float | None = None
 
 
 @dataclass(frozen=True)
@@ -224,60 +237,6 @@ class Metadata:
     dataset: str | None = None
 
 
-@dataclass(frozen=True)
-class SurveyMargin:
-    """A public population margin: its columns, cell keys ('a|b' of release labels), totals,
-    and the candidate sets of bins the DP binning choice picks from (name -> bins of cells)."""
-
-    name: str
-    columns: tuple[str, ...]
-    cells: tuple[str, ...]
-    totals: tuple[float, ...]
-    binnings: Mapping[str, tuple[tuple[str, ...], ...]]
-
-
-@dataclass(frozen=True)
-class WeightedCount:
-    """A weighted count released with smooth-sensitivity noise, post-stratified on a margin."""
-
-    id: str
-    margin: str
-    column: str
-    value: Any
-
-
-@dataclass(frozen=True)
-class Survey:
-    """The ``survey`` section: weight, design, public margins, neighbours, ε₁ + ε₂ + ε₃."""
-
-    weight_column: str
-    weight_bounds: tuple[float, float]
-    design: str
-    strata: tuple[str, ...]
-    stratum_sizes: Mapping[str, float]
-    margins: tuple[SurveyMargin, ...]
-    structural_zeros: tuple[tuple[str, ...], ...]
-    weighted_counts: tuple[WeightedCount, ...]
-    epsilon_binning: float
-    epsilon_table: float
-    epsilon_counts: float
-    gamma: float
-    neighbour: str
-    sampling_fraction: float | None = None
-    margin_tolerance: float = 0.01
-
-    @property
-    def epsilon(self) -> float:
-        """ε₁ + ε₂ + ε₃ (composed into ε_total by the one budget plan)."""
-        return self.epsilon_binning + self.epsilon_table + self.epsilon_counts
-
-    def margin(self, name: str) -> SurveyMargin:
-        for m in self.margins:
-            if m.name == name:
-                return m
-        raise KeyError(f"no survey margin {name!r}")
-
-
 @dataclass(frozen=True, kw_only=True)
 class Spec:
     """A validated release design. Immutable; edit a copy of ``to_document()`` instead.
@@ -304,6 +263,10 @@ class Spec:
     survey: Survey | None = None
     #: how the data file spells missing values (``schema.file_format``)
     file_format: FileFormat = field(default_factory=FileFormat)
+    #: the DP pilot this design was made from (``pilot``), when the spec names one
+    pilot: PilotRef | None = None
+    #: how the bundle states the cleaning counts; None: they never leave the run
+    cleaning_counts: CleaningCounts | None = None
 
     # --- lookups -----------------------------------------------------------------
     @property

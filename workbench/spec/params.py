@@ -24,14 +24,16 @@ from typing import Any
 #: value -> None if acceptable, else what is wrong with it.
 Check = Callable[[Any], "str | None"]
 
-#: Editor controls a parameter may ask for (the criteria editor implements each):
+#: Editor controls a parameter may ask for (``widgets.editors.params`` implements each):
 #: ``number`` a float box (shows ``placeholder``, else the default, when unset);
 #: ``optional_number`` text, blank = unset; ``number_or_null`` text, blank = null;
 #: ``number_or_id`` a number or a criterion id; ``whole_number`` an integer box;
 #: ``column`` one schema column; ``columns`` several; ``features`` 'all_other' or a list of
-#: columns; ``choice`` one of ``choices``; ``checkbox`` a boolean.
+#: columns; ``choice`` one of ``choices``; ``checkbox`` a boolean; ``json`` any JSON value typed
+#: as text, blank = unset (e.g. a public weight function). The criteria editor and the
+#: co-design Generator tab both draw parameters from these.
 CONTROLS = ("number", "optional_number", "number_or_null", "number_or_id", "whole_number",
-            "column", "columns", "features", "choice", "checkbox")
+            "column", "columns", "features", "choice", "checkbox", "json")
 
 
 @dataclass(frozen=True)

@@ -171,7 +171,10 @@ def _weighted_count(survey: Survey, query: Any, labels: pd.DataFrame, bwt: np.nd
     beta = smooth.calibrate(eps, survey.gamma).beta
     groups = group_base_weights(cells[i], bwt, binset, len(margin.cells))
     ss = replace_smooth_bound(totals, groups, beta, survey.weight_bounds[1], survey.neighbour)
+    # public range: a post-stratified count lies in [0, the margin's public total]
     noisy = ctx.smooth_cauchy(exact, smooth_sensitivity=ss, beta=beta, epsilon=eps,
-                              gamma=survey.gamma, purpose=f"survey weighted count {query.id}")
-    # SS_β depends on the data: the scale is never returned or published
+                              bounds=(0.0, float(np.sum(totals))), gamma=survey.gamma,
+                              purpose=f"survey weighted count {query.id}")
+    # SS_β depends on the data: the scale is never returned or published; the value is a
+    # point of the public grid on that range (float-safe: workbench.privacy.lattice)
     return {"value": float(np.asarray(noisy.value).ravel()[0]), "epsilon": eps}

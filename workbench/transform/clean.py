@@ -41,10 +41,17 @@ def rule_masks(frame: pd.DataFrame, spec: Spec) -> dict[str, np.ndarray]:
     }
 
 
-def clean(frame: pd.DataFrame, spec: Spec) -> pd.DataFrame:
-    """The original dataset of the paper: raw rules removed, domains enforced, no missing values."""
+def clean(frame: pd.DataFrame, spec: Spec, tally: dict[str, int] | None = None) -> pd.DataFrame:
+    """The original dataset of the paper: raw rules removed, domains enforced, no missing values.
+
+    ``tally`` receives the rows each raw rule removes, each row counted for the first rule (in
+    spec order) that rejects it, so a row adds to at most one of these counts: CONFIDENTIAL
+    counts, released only as the spec's ``cleaning_counts`` says.
+    """
     reject = np.zeros(len(frame), dtype=bool)
-    for mask in rule_masks(frame, spec).values():
+    for name, mask in rule_masks(frame, spec).items():
+        if tally is not None:
+            tally[name] = int((mask & ~reject).sum())
         reject |= mask
     kept = frame.loc[~reject].reset_index(drop=True)
     kept = apply_domain_policy(kept, spec.columns)

@@ -161,26 +161,36 @@ def text_in_numbers_message(column: ColumnSpec) -> str:
     """A data problem, said as one: which column, which policy, what to do (no values)."""
     fix = ("'clip' cannot clip text" if column.out_of_domain == "clip" else
            "'error' stops the run")
+    may_miss = column.missing != "forbid"
     return (f"data problem in column {column.name!r}: it is declared {column.type} but some "
             f"cells are not numbers. Its out_of_domain policy is {column.out_of_domain!r}, and "
             f"{fix}; the run stopped before any noise. Fix the file, or set the column's "
-            "out_of_domain to 'drop' to remove such rows. `workbench profile SPEC PUBLIC.csv` "
+            "out_of_domain to 'drop' to remove such rows" + (" or 'to_missing' to make them "
+            "missing" if may_miss else "") + ". `workbench profile SPEC PUBLIC.csv` "
             "shows the share of such cells on public data.")
 
 
-def apply_domain_policy(frame: pd.DataFrame, columns: Sequence[ColumnSpec]) -> pd.DataFrame:
-    """Drop, clip or refuse out-of-domain values as each column's policy says.
+def apply_domain_policy(frame: pd.DataFrame, columns: Sequence[ColumnSpec],
+                        tally: dict[str, int] | None = None) -> pd.DataFrame:
+    """Drop, clip, recode to missing or refuse out-of-domain values as each policy says.
 
-    A text cell in a numeric column is out of its domain: 'drop' removes its row; 'error' and
-    'clip' refuse the file with a data problem naming the column and the policy.
+    A text cell in a numeric column is out of its domain: 'drop' removes its row, 'to_missing'
+    makes it missing; 'error' and 'clip' refuse the file with a data problem naming the column
+    and the policy. 'to_missing' (only for columns that may be missing; the validator checks)
+    turns an unknown label into a missing value, which the column's missing policy and
+    ``max_missing_rate`` then handle. ``tally`` receives, per column with a policy other than
+    'error', how many rows it dropped or cells it recoded or clipped: CONFIDENTIAL counts that
+    leave a run only through the spec's ``cleaning_counts`` (DP or declared public).
     """
     keep = np.ones(len(frame), dtype=bool)
     out = frame.copy()
     for col in columns:
         bad = out_of_domain(out, col)
+        if tally is not None and col.out_of_domain != "error":
+            tally[col.name] = int(bad.sum())
         if not bad.any():
             continue
-        if col.out_of_domain != "drop" and non_numeric(out, col).any():
+        if col.out_of_domain not in {"drop", "to_missing"} and non_numeric(out, col).any():
             raise EncodingError(text_in_numbers_message(col))
         if col.out_of_domain == "error":
             raise EncodingError(
@@ -189,6 +199,8 @@ def apply_domain_policy(frame: pd.DataFrame, columns: Sequence[ColumnSpec]) -> p
             )
         if col.out_of_domain == "drop":
             keep &= ~bad
+        elif col.out_of_domain == "to_missing":
+            out[col.name] = out[col.name].mask(bad)
         else:  # clip (only allowed for integer/continuous columns)
             lo, hi = col.bounds  # type: ignore[misc]
             x = pd.to_numeric(out[col.name], errors="coerce")

@@ -84,6 +84,10 @@ def _schema_message(error: jsonschema.ValidationError) -> str:
         return f"must be {json.dumps(value)}"
     if v == "type":
         return f"must be of type {value}"
+    if v == "pattern" and isinstance(error.schema, dict) and "x-pattern-words" in error.schema:
+        return f"must be {error.schema['x-pattern-words']}"
+    if v == "minLength" and value == 1:
+        return "must not be empty"
     if v == "anyOf":
         return "must be " + " or ".join(_shape(s) for s in value)
     return error.message

@@ -200,7 +200,8 @@ class KnnImputedMean(CriterionKind):
         imp = impute(features, fcodes, y, inside, fill=low)
         bound = smooth_bound(imp.donee_bound, low, high, s)
         noisy = ev.ctx.smooth_cauchy(float(imp.values[inside].sum()) / s, epsilon=eps_mean,
-                                     purpose=purpose(criterion), smooth_sensitivity=bound,
+                                     purpose=purpose(criterion), bounds=(low, high),
+                                     smooth_sensitivity=bound,
                                      beta=BETA, gamma=gamma, steps=STEPS)
         mean_r = float(np.clip(noisy.value.ravel()[0], low, high))
         value = abs(mean_r - _imputed_mean(ev, criterion, ev.synth)[0])

@@ -55,6 +55,12 @@ class MaxMarginalError(ShareKind):
         max_way = criterion.params.get("max_way")
         return [] if max_way is not None and int(max_way) < 2 else pairs(spec.column_names)
 
+    def workload_marginals(self, spec: Spec, criterion: Criterion,
+                           rule_order: int = 0) -> list[Clique]:
+        """Every 1-way marginal as well as the 2-ways: the maximum runs over the 1-way cells
+        too, so they are measured for it whatever the workload's ``one_way_share``."""
+        return [(name,) for name in spec.column_names] + self.marginals(spec, criterion)
+
     def audit_case(self) -> AuditCase:
         """A worst-case replace-one pair on the tiny audit design (Δ written out by hand)."""
         return AuditCase(

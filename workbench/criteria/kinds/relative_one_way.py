@@ -14,7 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 from workbench.criteria import sensitivity as sens
 from workbench.criteria.audit_case import AuditCase, replaced, rows
-from workbench.criteria.kinds.base import CheckContext, CriterionKind, Param, is_number, join_path
+from workbench.criteria.kinds.base import (
+    CheckContext,
+    Clique,
+    CriterionKind,
+    Param,
+    is_number,
+    join_path,
+)
 from workbench.criteria.marginal_kinds import relative_one_way_error, smallest_one_way_count
 from workbench.spec.params import open_interval, positive
 
@@ -129,6 +136,15 @@ class RelativeOneWay(CriterionKind):
         return {"id": criterion_id, "kind": self.name, "epsilon": 0.1, "threshold": 2.0,
                 "bounds": [1, 2],
                 "params": {"lambda": 2.0, "false_pass_probability": 0.05, "smoothing": 1}}
+
+    def workload_marginals(self, spec: Spec, criterion: Criterion,
+                           rule_order: int = 0) -> list[Clique]:
+        """Every 1-way marginal, measured for this criterion whatever the workload's
+        ``one_way_share``: its value is decided by the rarest 1-way cells, which differ most
+        between a proxy and a registry (issue 26: a design that left them to the 2-way
+        tables because the proxy said it could failed on a registry whose rare cells
+        differed)."""
+        return [(name,) for name in spec.column_names]
 
     def audit_case(self) -> AuditCase:
         """A worst-case replace-one pair on the tiny audit design (Δ written out by hand)."""

@@ -4,6 +4,16 @@ E(R, S) = 1 − metric(confusion matrix on R of a classifier trained on S), metr
 macro-F1. S is public inside the loop, so training costs nothing; the k×k confusion matrix on R
 is released with Laplace noise and the metric is computed from the noisy matrix (negative cells
 clipped to 0): post-processing, no further ε.
+
+**Relative to a baseline** (``baseline: majority``, issue 28). 1 − accuracy accepts a release
+that taught the classifier nothing: always predicting the majority class already scores the
+majority share (75.9% on Adult). With ``majority`` the error is the classifier's error rate
+relative to the majority classifier's, E = (1 − accuracy)/(1 − majority share): 1 (or more,
+clipped to 1) means no better than always predicting the commonest class, 0 means perfect; a
+threshold T < 1 asks for an accuracy gain of (1 − T)·(1 − majority share) over it (on Adult,
+T = 0.83 ⇔ a gain ≥ 4.1 points). The majority share is R's largest class share, read from the
+row sums of the same noisy confusion matrix (R's class counts): post-processing of the one DP
+release, so no further ε and Δ stays 2.
 """
 
 from __future__ import annotations
@@ -33,6 +43,7 @@ if TYPE_CHECKING:
     from workbench.transform.cells import PairedCells
 
 CLASS_TYPES = ("categorical", "ordinal")
+BASELINES = ("none", "majority")
 MAX_CLASSES = 50  # the noisy matrix has k² cells: beyond this the metric is mostly noise
 
 
@@ -59,6 +70,23 @@ def _model(ev: Evaluation, criterion: Criterion) -> PublicClassifier:
     return ev.cache[key]
 
 
+def error_of(cm: np.ndarray, criterion: Criterion) -> float:
+    """1 − metric, or with the majority baseline (1 − accuracy)/(1 − majority share), both of
+    the same (possibly noisy) matrix, negative cells clipped; within [0, 1]."""
+    metric = str(criterion.params.get("metric", "accuracy"))
+    if criterion.params.get("baseline", "none") != "majority":
+        return 1.0 - METRICS[metric](cm)
+    m = np.clip(np.asarray(cm, dtype=np.float64), 0.0, None)
+    total = m.sum()
+    if total <= 0:
+        return 1.0
+    majority_error = 1.0 - m.sum(axis=1).max() / total
+    error = 1.0 - float(np.trace(m)) / total
+    if majority_error <= 0:  # one class only: nothing to gain over always predicting it
+        return 0.0 if error <= 0 else 1.0
+    return float(min(1.0, error / majority_error))
+
+
 class Tstr(CriterionKind):
     """1 − accuracy (or macro-F1) on R of a classifier trained on S; Laplace on the matrix."""
 
@@ -76,6 +104,10 @@ class Tstr(CriterionKind):
                         control="choice", label="metric", choices=tuple(METRICS)),
         "seed": Param(0, whole_at_least(0), "the classifier's random_state",
                       control="whole_number", label="seed"),
+        "baseline": Param("none", one_of(*BASELINES),
+                          "none: 1 − metric; majority: the error rate relative to always "
+                          "predicting R's commonest class (1 = learned nothing)",
+                          control="choice", label="baseline", choices=BASELINES),
     })
     clip = (0.0, 1.0)
     noise_note = "Laplace on the k×k confusion matrix; the metric is computed from it"
@@ -100,12 +132,19 @@ class Tstr(CriterionKind):
             ctx.problem(join_path(ppath, "features"), "needs at least one feature column")
         if bounds is not None and bounds != (0.0, 1.0):
             ctx.problem(join_path(path, "bounds"), "a TSTR error lies in [0, 1]")
+        if params.get("baseline", "none") == "majority":
+            if params.get("metric", "accuracy") != "accuracy":
+                ctx.problem(join_path(ppath, "baseline"), "the majority baseline compares "
+                            "accuracies: use metric 'accuracy'")
+            if threshold >= 1:
+                ctx.problem(join_path(path, "threshold"), "with the majority baseline a "
+                            "threshold ≥ 1 accepts a classifier that learned nothing; use "
+                            "T < 1 (T = 1 − gain/(1 − majority share))")
         return (0.0, 1.0)
 
     def exact(self, ev: Evaluation, criterion: Criterion) -> float:
-        """1 − metric of the exact confusion matrix of the S-trained classifier on R."""
-        cm = _model(ev, criterion).confusion(ev.real)
-        return 1.0 - METRICS[str(criterion.params.get("metric", "accuracy"))](cm)
+        """The error of the exact confusion matrix of the S-trained classifier on R."""
+        return error_of(_model(ev, criterion).confusion(ev.real), criterion)
 
     def sensitivity(self, spec: Spec, table: TableCodec, criterion: Criterion,
                     pc: PairedCells) -> tuple[float | None, dict[str, Any]]:
@@ -130,8 +169,9 @@ class Tstr(CriterionKind):
         noisy = ev.ctx.laplace(cm.ravel(), sensitivity=float(delta or 0.0),
                                epsilon=criterion.epsilon, purpose=purpose(criterion))
         metric = str(criterion.params.get("metric", "accuracy"))
-        value = 1.0 - METRICS[metric](noisy.value.reshape(cm.shape))
-        details = {**details, "classifier": _model(ev, criterion).name, "metric": metric}
+        value = error_of(noisy.value.reshape(cm.shape), criterion)
+        details = {**details, "classifier": _model(ev, criterion).name, "metric": metric,
+                   "baseline": str(criterion.params.get("baseline", "none"))}
         return self.result(criterion, value, record=noisy.record, details=details)
 
     def marginals(self, spec: Spec, criterion: Criterion) -> list[Clique]:
@@ -140,15 +180,17 @@ class Tstr(CriterionKind):
         return [(target, f) for f in feats]
 
     def template(self, criterion_id: str, document: Mapping[str, Any]) -> dict[str, Any]:
-        """The draft's last categorical column as the class, every other as a feature."""
+        """The draft's last categorical column as the class, every other as a feature,
+        against the majority baseline (T = 0.85: 15% of the majority's errors removed)."""
         cols = [c for c in document.get("schema", {}).get("columns", [])
                 if isinstance(c, Mapping)]
         classes = [c.get("name") for c in cols if c.get("type") in CLASS_TYPES]
         target = classes[-1] if classes else (cols[-1].get("name") if cols else None)
-        return {"id": criterion_id, "kind": self.name, "epsilon": 0.05, "threshold": 0.3,
+        return {"id": criterion_id, "kind": self.name, "epsilon": 0.05, "threshold": 0.85,
                 "bounds": [0, 1],
                 "params": {"target": target, "features": "all_other",
-                           "classifier": DEFAULT_CLASSIFIER, "metric": "accuracy", "seed": 0}}
+                           "classifier": DEFAULT_CLASSIFIER, "metric": "accuracy", "seed": 0,
+                           "baseline": "majority"}}
 
     def audit_case(self) -> AuditCase:
         """A worst-case replace-one pair on the tiny audit design (Δ written out by hand)."""

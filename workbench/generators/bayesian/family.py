@@ -6,6 +6,20 @@ included) come from their noisy joint histogram. Budget: ``draw_share``·ε for 
 draw (the mechanism, :mod:`.sampler`), the rest for the joint (discrete Laplace, Δ =
 ``privacy.histogram_sensitivity()``); with no other column the draw gets all of ε.
 The clamp follows the run's neighbour relation (:func:`.mechanisms.clamp_interval`).
+
+**What the censored mechanisms promise** (issue 24). The ε = 2Δ proof covers an *exact* draw
+from the clamped posterior. The release is the last state of a fixed-length adaptive
+Metropolis chain started near a data-dependent mode (:mod:`.sampler`): its law approaches the
+posterior but is not it, and no sampler known to us is exact for these models at n ≥ 10⁵ within
+the time budget. So the label is not "strict ε-DP" but :data:`MCMC_LABEL`, kind
+:data:`~workbench.generators.family.MCMC_KIND` (never ``PURE_KIND``): a spec must opt in with
+``budget.allow_mcmc_draw: true`` (the validator refuses it otherwise, and ``fit`` in a
+confidential context), ``verify`` flags it, and the bundle carries R̂ and ESS in
+``diagnostics.json`` — of the same sampler re-run on the *released* records
+(:meth:`BayesianPosterior.release_diagnostics`, post-processing, same model, mechanism, clamp
+and counts). The confidential chain's own R̂ and ESS are statistics of the data, not covered
+by ε: they go to the enclave ledger only (``posterior_diagnostics``), and cannot trigger a
+rerun.
 """
 
 from __future__ import annotations
@@ -20,8 +34,9 @@ from workbench.generators.arguments import check_epsilon, check_n
 from workbench.generators.bayesian import mechanisms as mech
 from workbench.generators.bayesian.models import MODELS, ModelData, one_hot_design
 from workbench.generators.bayesian.posterior import PosteriorFit, draw
+from workbench.generators.bayesian.sampler import CHAINS
 from workbench.generators.conditional import ConditionalTable
-from workbench.generators.family import PURE_KIND, GeneratorFamily, Guarantee
+from workbench.generators.family import MCMC_KIND, GeneratorFamily, Guarantee
 from workbench.generators.measurement import noisy_marginal
 from workbench.spec.params import Param, name_list, one_of, open_interval, whole_at_least
 from workbench.transform.cells import CellCounts
@@ -32,10 +47,23 @@ if TYPE_CHECKING:
     from workbench.spec.space import Configuration
     from workbench.transform import Codec, Domain
 
-STRICT_DP = Guarantee(
-    "strict ε-DP", explanation="one draw from a posterior whose every log-likelihood term is "
-    "clamped to an interval fixed by ε and the neighbour relation: ε-DP for every dataset",
-    kind=PURE_KIND)
+#: The censored mechanisms' label: the issue-24 words, shown everywhere through report.guarantee.
+MCMC_LABEL = "ε-DP for an exact posterior draw; released from MCMC (R̂, ESS in the bundle)"
+MCMC_CAVEAT = ("The ε-DP proof covers an exact draw from the clamped posterior; the released "
+               "draw is the last state of a finite adaptive MCMC chain, which only approximates "
+               "it. How close it came is judged by R̂ and ESS of the same sampler re-run on the "
+               "released records (diagnostics.json); the confidential chain's own diagnostics "
+               "are statistics of the data and stay in the enclave.")
+
+
+def mcmc_guarantee(iterations: int, burn_in: int) -> Guarantee:
+    """The censored mechanisms' guarantee at these public sampler counts."""
+    return Guarantee(
+        MCMC_LABEL, explanation="one draw from a posterior whose every log-likelihood term is "
+        "clamped to an interval fixed by ε and the neighbour relation is ε-DP for every "
+        "dataset; the release is an MCMC approximation of that draw", kind=MCMC_KIND,
+        parameters={"iterations": int(iterations), "burn_in": int(burn_in), "chains": CHAINS},
+        caveat=MCMC_CAVEAT)
 ADP = Guarantee(
     "aDP, not a guarantee", strict=False,
     explanation="a risk-weighted pseudo-posterior: its ε is computed on the data itself "
@@ -60,18 +88,28 @@ class BayesianPosterior(GeneratorFamily):
 
     name = "bayesian"
     description = ("a Bayesian model of one numeric column given categorical predictors, "
-                   "released through one draw of a censored (ε-DP) or weighted (aDP) posterior")
+                   "released through one draw of a censored (ε-DP for an exact draw, released "
+                   "from MCMC) or weighted (aDP) posterior")
     hyperparameters = MappingProxyType({
-        "target": Param(None, _column_name, "the numeric column the model synthesises"),
-        "model": Param("normal_linear", one_of(*MODELS), "the Bayesian model"),
-        "predictors": Param(None, name_list, "categorical predictors of the target"),
-        "mechanism": Param("censor_uw", one_of(*mech.MECHANISMS), "the posterior mechanism"),
+        "target": Param(None, _column_name, "the numeric column the model synthesises",
+                        control="column"),
+        "model": Param("normal_linear", one_of(*MODELS), "the Bayesian model",
+                       control="choice", choices=tuple(MODELS)),
+        "predictors": Param(None, name_list, "categorical predictors of the target",
+                            control="columns"),
+        "mechanism": Param("censor_uw", one_of(*mech.MECHANISMS), "the posterior mechanism",
+                           control="choice", choices=tuple(mech.MECHANISMS)),
         "weight_function": Param(None, mech.check_weight_function,
-                                 "censor_w: public weights {knots, alpha} fitted on proxy data"),
-        "draw_share": Param(0.8, open_interval(0.0, 1.0), "share of ε for the posterior draw"),
-        "iterations": Param(20000, whole_at_least(10), "kept sampler iterations per chain"),
-        "burn_in": Param(5000, whole_at_least(100), "adaptive burn-in iterations per chain"),
-        "max_cells": Param(1_000_000, whole_at_least(1), "cap on the other columns' joint"),
+                                 "censor_w: public weights {knots, alpha} fitted on proxy data",
+                                 control="json"),
+        "draw_share": Param(0.8, open_interval(0.0, 1.0), "share of ε for the posterior draw",
+                            control="number"),
+        "iterations": Param(20000, whole_at_least(10), "kept sampler iterations per chain",
+                            control="whole_number"),
+        "burn_in": Param(5000, whole_at_least(100), "adaptive burn-in iterations per chain",
+                         control="whole_number"),
+        "max_cells": Param(1_000_000, whole_at_least(1), "cap on the other columns' joint",
+                           control="whole_number"),
     })
     exactly_one_of = (("target",),)
 
@@ -100,8 +138,11 @@ class BayesianPosterior(GeneratorFamily):
         return out
 
     def guarantee(self) -> Guarantee:
-        """Strict ε-DP for the censored mechanisms, aDP for the pseudo-posteriors."""
-        return STRICT_DP if self.mechanism in mech.STRICT else ADP
+        """ε-DP for an exact draw, released from MCMC, for the censored mechanisms; aDP for the
+        pseudo-posteriors."""
+        if self.mechanism in mech.STRICT:
+            return mcmc_guarantee(self.iterations, self.burn_in)
+        return ADP
 
     def bind_spec(self, spec: Spec, configuration: Configuration | None) -> None:
         """The target's codec and public bounds, and whether aDP is allowed."""
@@ -111,12 +152,16 @@ class BayesianPosterior(GeneratorFamily):
         codec = (spec.table_codec(configuration).codec(self.target) if configuration
                  else spec.transform(self.target).alternatives[0].codec)
         self.bind_target(codec, column.bounds,
-                         allow_asymptotic_dp=spec.budget.allow_asymptotic_dp)
+                         allow_asymptotic_dp=spec.budget.allow_asymptotic_dp,
+                         allow_mcmc_draw=spec.budget.allow_mcmc_draw,
+                         neighbour=spec.budget.neighbour)
 
     def bind_target(self, codec: Codec, bounds: tuple[float, float], *,
-                    allow_asymptotic_dp: bool = False) -> None:
+                    allow_asymptotic_dp: bool = False, allow_mcmc_draw: bool = False,
+                    neighbour: str = "replace_one") -> None:
         """Bind the target's codec and bounds directly (tests, benchmarks)."""
         self._codec, self._bounds, self._allow_adp = codec, tuple(bounds), allow_asymptotic_dp
+        self._allow_mcmc, self._neighbour = allow_mcmc_draw, neighbour
 
     def describe(self, label: str, epsilon: float) -> list[str]:
         """The mechanism, its clamp and guarantee at this ε."""
@@ -142,6 +187,11 @@ class BayesianPosterior(GeneratorFamily):
                 and not self._allow_adp):
             raise ValueError(f"bayesian: mechanism {self.mechanism!r} is aDP, not a guarantee; "
                              "a confidential run needs budget.allow_asymptotic_dp: true")
+        if (self.mechanism in mech.STRICT and privacy.mode is PrivacyMode.CONFIDENTIAL
+                and not self._allow_mcmc):
+            raise ValueError(f"bayesian: mechanism {self.mechanism!r} is ε-DP for an exact "
+                             "posterior draw, released from MCMC; a confidential run needs "
+                             "budget.allow_mcmc_draw: true")
         data_cells = CellCounts.from_codes(codes, domain)
         rest = tuple(c for c in domain.names if c != self.target)
         if domain.size(rest) > self.max_cells:
@@ -164,7 +214,32 @@ class BayesianPosterior(GeneratorFamily):
         self.posterior_: PosteriorFit = noisy.value  # confidential facts stay in this object
         self.theta_ = self.posterior_.theta
         self.draw_epsilon_ = eps_draw
+        # statistics of the data, not covered by ε: the enclave ledger only (never published)
+        privacy.log_event("posterior_diagnostics", enclave_only=True,
+                          **self.posterior_.chains.diagnostics())
         return self
+
+    def release_diagnostics(self, codes: np.ndarray, domain: Domain, epsilon: float,
+                            rng: np.random.Generator) -> dict[str, Any] | None:
+        """R̂, ESS and acceptance of the same sampler (model, mechanism, clamp, counts) re-run
+        on the RELEASED codes: post-processing of the release, the bundle's evidence that the
+        chain converges at this n for data like these (module docstring)."""
+        if self.mechanism not in mech.STRICT:
+            return None
+        from workbench.privacy.noise import SamplerStream
+
+        rest = tuple(c for c in domain.names if c != self.target)
+        eps = check_epsilon(epsilon)
+        eps_draw = eps * self.draw_share if rest else eps
+        fit = draw(MODELS[self.model], self._model_data(codes, domain), self.mechanism,
+                   eps_draw, self._neighbour, SamplerStream(int(rng.integers(2 ** 63))),
+                   iterations=self.iterations, burn_in=self.burn_in,
+                   weight_function=self.weight_function, count_censored=False)
+        return {"kind": "mcmc", **fit.chains.diagnostics(), "burn_in": int(self.burn_in),
+                "model": self.model, "mechanism": self.mechanism,
+                "computed_on": "the released records (release.csv): the same sampler, model, "
+                "mechanism, clamp and iteration counts re-run on them, post-processing of the "
+                "release; the confidential chain's R̂ and ESS stay in the enclave"}
 
     def _predictor_index(self, domain: Domain) -> tuple[list[int], tuple[int, ...]]:
         preds = list(self.predictors or ())

@@ -1,5 +1,7 @@
-"""The posterior mechanisms of Hu, Williams & Savitsky: clamped (censored) likelihoods with a
-strict ε-DP guarantee, and risk-weighted pseudo-posteriors whose ε is computed on the data.
+"""The posterior mechanisms of Hu, Williams & Savitsky: clamped (censored) likelihoods whose
+exact posterior draw is ε-DP (released from MCMC, so labelled "ε-DP for an exact posterior
+draw; released from MCMC", see :mod:`.family`), and risk-weighted pseudo-posteriors whose ε is
+computed on the data.
 
 * ``censor_uw`` — every record's log-likelihood term clamped to an interval, one draw.
   Under add/remove neighbours a record's term enters or leaves: clamp to [−ε/2, ε/2], so

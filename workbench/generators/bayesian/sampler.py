@@ -27,10 +27,13 @@ CSPRNG-seeded in a confidential run, after the draw is charged).
   Hastings ratio), so the kept part is a homogeneous Markov chain whose stationary law is
   exactly π, whatever the start and whatever the burn-in chose;
 * an unconverged chain: the proof covers an exact posterior draw, so the output is only as
-  private as the chain is close to π. Burn-in and length are fixed in the spec and checked
-  on public proxy data (R̂ < 1.01 over the two chains, ESS, acceptance; see
-  ``benchmarks/bayesian_birth_weight.py``); the diagnostics of a confidential fit stay in the
-  enclave, because they are statistics of the data, and a poor R̂ there cannot trigger a
+  private as the chain is close to π — which is why the release is labelled "ε-DP for an
+  exact posterior draw; released from MCMC (R̂, ESS in the bundle)", never strict ε-DP, and a
+  spec must opt in (``budget.allow_mcmc_draw``; issue 24). Burn-in and length are fixed in the
+  spec and checked on public proxy data (R̂ < 1.01 over the two chains, ESS, acceptance; see
+  ``benchmarks/bayesian_birth_weight.py``) and, in every bundle, on the released records (the
+  family's ``release_diagnostics``); the diagnostics of a confidential fit stay in the enclave
+  ledger, because they are statistics of the data, and a poor R̂ there cannot trigger a
   rerun (that choice would itself depend on the data);
 * an unbounded term (no clamp): Δ is then infinite (the paper's "unweighted" posterior).
 
@@ -80,6 +83,8 @@ JUMP_SCALE = 6.0
 ADAPTED = ("global", "local")
 #: Degrees of freedom of the independence kernel's multivariate t.
 T_DOF = 4
+#: Chains run side by side (R̂ needs at least two).
+CHAINS = 2
 
 
 @dataclass(frozen=True)
@@ -200,7 +205,7 @@ def _hessian(log_density: LogDensity, x: np.ndarray, scale: np.ndarray) -> np.nd
 
 
 def metropolis(log_density: LogDensity, start: np.ndarray, stream: SamplerStream, *,
-               iterations: int, burn_in: int, chains: int = 2,
+               iterations: int, burn_in: int, chains: int = CHAINS,
                guide: LogDensity | None = None) -> Chains:
     """Run ``chains`` adaptive random-walk Metropolis chains from around the mode.
 

@@ -11,6 +11,26 @@ randomized Test 2 (:func:`workbench.privacy.plausible.privacy_test`) with fresh 
 candidate, until n pass (at most ``max_attempts``·n candidates, else the iteration fails).
 Its promise is Thm 1's per-record (ε, δ), stated by :meth:`guarantee` as "per-record plausible
 deniability (ε, δ)" — never ε-DP.
+
+**Nothing published varies with the data except DP outputs** (issue 24). Candidates are made
+in batches of a public size, :func:`batch_size` (a function of n and the declared cap
+``max_attempts``·n only), never sized from how many passed so far: such sizes, written to the
+ledger, inverted to the number of candidates that passed Test 2, a count no bound covers. The
+ledger gets one line per sampling plan (k, γ, ε₀, n, the batch size, the cap), not one per
+batch; how many batches ran stays in the process.
+
+**A single attempt only (T = 1).** What is ε-DP here: the model (structure on D_T,
+parameters on D_P, max(ε_T, ε_P) = ε_gen), and each criterion's noisy value *given the
+candidate*. The candidate S itself is not: it holds records resynthesised from seeds of D_S
+and carries only the per-record (ε, δ), and whether enough candidates pass Test 2 (else ⊥)
+depends on the data. So one iteration is not ε₁-DP, and Liu–Talwar's theorem, which prices a
+loop by composing ε₁-DP iterations, does not cover a loop that selects among such candidates
+(the choice among tries would leak through which records are released). We restrict the
+family to T = 1 (the validator refuses ``selection.max_iterations`` ≠ 1 for it, naming the
+field): there is no selection to account for, ε_total = ε₁ (+ once-statistics) pays for the
+model and the criteria, and the records carry Thm 1's bound. The alternative — run the loop
+and state that selection is not covered — would publish a release whose budget line is not
+a bound at all; a curator who wants several tries can rehearse them on the public proxy.
 """
 
 from __future__ import annotations
@@ -29,7 +49,12 @@ from workbench.generators.plausible_deniability.model import (
 )
 from workbench.generators.plausible_deniability.structure import bucket_maps, noisy_structure
 from workbench.privacy.parallel import parallel_composition
-from workbench.privacy.plausible import privacy_test, smallest_epsilon, theorem1
+from workbench.privacy.plausible import (
+    log_test_plan,
+    privacy_test,
+    smallest_epsilon,
+    theorem1,
+)
 from workbench.spec.params import Param, open_interval, optional, positive, whole_at_least
 
 if TYPE_CHECKING:
@@ -38,6 +63,10 @@ if TYPE_CHECKING:
 
 LABEL = "per-record plausible deniability (ε, δ)"
 KIND = "per_record_plausible_deniability"
+#: a batch holds at least this many candidates (vectorised Test 2 stays cheap)
+MIN_BATCH = 1024
+#: … and otherwise BATCH_FACTOR·n of them (Bindschaedler et al. report pass rates near ½)
+BATCH_FACTOR = 2
 
 
 def _above_one(value: Any) -> str | None:
@@ -60,6 +89,16 @@ def split_indices(n: int, structure: float, parameters: float, rng: np.random.Ge
     return perm[:n_t], perm[n_t:n_t + n_p], perm[n_t + n_p:]
 
 
+def batch_size(n: int, cap: int) -> int:
+    """The public batch size: max(MIN_BATCH, BATCH_FACTOR·n), never above the cap
+    ``max_attempts``·n. A function of n and the declared cap only, never of the data.
+
+    >>> batch_size(3000, 20 * 3000), batch_size(100, 20 * 100)
+    (6000, 1024)
+    """
+    return max(1, min(int(cap), max(MIN_BATCH, BATCH_FACTOR * int(n))))
+
+
 class PlausibleDeniability(GeneratorFamily):
     """Seeded partial resynthesis from a DP Bayesian network, released through Test 2."""
 
@@ -68,20 +107,33 @@ class PlausibleDeniability(GeneratorFamily):
                    "resampled from a DP Bayesian network, released only if at least k seeds "
                    "could have produced it (Bindschaedler et al. 2017); per-record (ε, δ)")
     hyperparameters = MappingProxyType({
-        "omega_min": Param(5, whole_at_least(1), "smallest ω (columns resampled per record)"),
-        "omega_max": Param(None, optional(whole_at_least(1)), "largest ω (unset: all m)"),
-        "k": Param(50, whole_at_least(2), "plausible seeds a record needs (Test 2)"),
-        "gamma": Param(4.0, _above_one, "γ: width of the probability bands (γ > 1)"),
-        "epsilon_0": Param(1.0, positive, "ε₀ of the test's noise, Lap(1/ε₀)"),
-        "t": Param(None, optional(whole_at_least(1)), "Thm 1's t (unset: best t at delta_max)"),
-        "delta_max": Param(2.0 ** -30, open_interval(0, 1), "δ ceiling when t is unset"),
-        "split_structure": Param(0.25, open_interval(0, 1), "share of R in D_T (structure)"),
-        "split_parameters": Param(0.25, open_interval(0, 1), "share of R in D_P (parameters)"),
-        "maxcost": Param(64, whole_at_least(1), "cap on Π buckets of a column's parents"),
-        "buckets": Param(8, whole_at_least(2), "public buckets per parent column"),
-        "dirichlet_prior": Param(1.0, positive, "α of the Dirichlet posterior"),
-        "max_attempts": Param(20, whole_at_least(1), "candidates per wanted record, at most"),
+        "omega_min": Param(5, whole_at_least(1), "smallest ω (columns resampled per record)",
+                           control="whole_number"),
+        "omega_max": Param(None, optional(whole_at_least(1)), "largest ω (unset: all m)",
+                           control="optional_number"),
+        "k": Param(50, whole_at_least(2), "plausible seeds a record needs (Test 2)",
+                   control="whole_number"),
+        "gamma": Param(4.0, _above_one, "γ: width of the probability bands (γ > 1)",
+                       control="number"),
+        "epsilon_0": Param(1.0, positive, "ε₀ of the test's noise, Lap(1/ε₀)", control="number"),
+        "t": Param(None, optional(whole_at_least(1)), "Thm 1's t (unset: best t at delta_max)",
+                   control="optional_number"),
+        "delta_max": Param(2.0 ** -30, open_interval(0, 1), "δ ceiling when t is unset",
+                           control="number"),
+        "split_structure": Param(0.25, open_interval(0, 1), "share of R in D_T (structure)",
+                                 control="number"),
+        "split_parameters": Param(0.25, open_interval(0, 1), "share of R in D_P (parameters)",
+                                  control="number"),
+        "maxcost": Param(64, whole_at_least(1), "cap on Π buckets of a column's parents",
+                         control="whole_number"),
+        "buckets": Param(8, whole_at_least(2), "public buckets per parent column",
+                         control="whole_number"),
+        "dirichlet_prior": Param(1.0, positive, "α of the Dirichlet posterior", control="number"),
+        "max_attempts": Param(20, whole_at_least(1), "candidates per wanted record, at most "
+                              "(the declared cap)", control="whole_number"),
     })
+    #: one iteration is not ε₁-DP: the validator refuses selection.max_iterations ≠ 1
+    single_attempt_only = True
 
     def check_combination(self) -> None:
         """Seeds must keep a share; t must be below k; ω's range must be ordered."""
@@ -107,8 +159,10 @@ class PlausibleDeniability(GeneratorFamily):
             LABEL, strict=True, dataset_level=False, kind=KIND,
             explanation=("each released record is (ε, δ)-DP (Thm 1, randomized privacy test); "
                          "no composition over the released dataset is known, so the release "
-                         "as a whole is not ε-DP; the model, the criteria and selection are "
-                         "pure ε-DP and in ε_total"),
+                         "as a whole is not ε-DP; the model is ε-DP and each criterion's "
+                         "value is ε-DP given the candidate, both in ε_total; the candidate "
+                         "is not ε-DP, so there is no private selection: a single attempt "
+                         "(T = 1), which may end in ⊥ when too few candidates pass the test"),
             parameters={"epsilon": round(b.epsilon, 12), "delta": b.delta, "t": b.t,
                         "k": self.k, "gamma": float(self.gamma),
                         "epsilon_0": float(self.epsilon_0)})
@@ -160,6 +214,7 @@ class PlausibleDeniability(GeneratorFamily):
         self._seeds = codes[s_rows]
         self._index = PrefixIndex(self._seeds, self.order_, sizes)
         self._privacy = privacy
+        self._plan_logged = False
         self.attempted_ = self.released_ = self.passed_ = 0
         return self
 
@@ -183,13 +238,17 @@ class PlausibleDeniability(GeneratorFamily):
         n = check_n(n)
         kept: list[np.ndarray] = []
         have, tried, cap = 0, 0, self.max_attempts * max(n, 1)
+        size = batch_size(n, cap)  # public: never sized from how many passed
+        if not self._plan_logged:  # one line per fit: later calls' sizes follow the data
+            log_test_plan(self._privacy, purpose="plausible deniability Test 2", k=self.k,
+                          gamma=float(self.gamma), epsilon_0=self.epsilon_0, records=n,
+                          batch=size, cap=cap)
+            self._plan_logged = True
         while have < n and tried < cap:
-            rate = have / tried if tried else 1.0  # pass share so far: size the next batch
-            batch = min(cap - tried, max(int(1.1 * (n - have) / max(rate, 0.05)) + 16, 1024))
+            batch = min(size, cap - tried)
             rows, omegas = self.candidates(batch, rng)
             passed = privacy_test(self._privacy, self._index.plausible_counts(rows, omegas),
-                                  k=self.k, epsilon_0=self.epsilon_0,
-                                  purpose="plausible deniability Test 2")
+                                  k=self.k, epsilon_0=self.epsilon_0)
             kept.append(rows[passed])
             have += int(passed.sum())
             tried += batch

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from workbench.validation.sections import (
     budget,
+    cleaning_counts,
     columns,
     constraints,
     criteria,
@@ -19,6 +20,7 @@ from workbench.validation.sections import (
     file_format,
     generator,
     metadata,
+    pilot,
     selection,
     survey,
     transformations,
@@ -26,6 +28,7 @@ from workbench.validation.sections import (
 from workbench.validation.sections.context import BuildContext
 
 SECTIONS = (metadata, columns, expected_n, transformations, constraints, criteria, faithfulness,
-            face_privacy, generator, selection, budget, survey, file_format)
+            face_privacy, generator, selection, budget, survey, file_format, pilot,
+            cleaning_counts)
 
 __all__ = ["SECTIONS", "BuildContext"]

@@ -44,6 +44,7 @@ def build(ctx: BuildContext) -> Budget:
         epsilon_total_max=raw.get("epsilon_total_max"),
         epsilon_lifetime_max=raw.get("epsilon_lifetime_max"),
         allow_asymptotic_dp=bool(raw.get("allow_asymptotic_dp", False)),
+        allow_mcmc_draw=bool(raw.get("allow_mcmc_draw", False)),
         written=tuple(k for k in DERIVED if k in raw),
     )
 

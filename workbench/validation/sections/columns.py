@@ -36,6 +36,11 @@ def build(ctx: BuildContext) -> tuple[ColumnSpec, ...]:
             ctx.problem(join_path(path, "mcar_rate"), "a column whose missing values are "
                         "forbidden has no missingness rate; declare how missing values are "
                         "kept in 'missing' first")
+        if policy == "to_missing" and raw["missing"] == "forbid":
+            ctx.problem(join_path(path, "out_of_domain"),
+                        "'to_missing' recodes unknown values to missing, but this column's "
+                        "missing policy is 'forbid': set missing to 'allow' or 'category', or "
+                        "choose 'drop' or 'error'")
         if policy == "clip" and ctype not in {"integer", "continuous"}:
             ctx.problem(join_path(path, "out_of_domain"),
                         "'clip' needs an integer or continuous column")

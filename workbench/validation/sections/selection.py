@@ -32,6 +32,10 @@ def build(ctx: BuildContext) -> Selection:
                 )
         configs = tuple(configs)
     recorded = raw.get("forecast")
+    if recorded is not None and recorded.get("n_max") is not None and (
+            recorded.get("n") is None or recorded["n_max"] < recorded["n"]):
+        ctx.problem("selection.forecast.n_max", "needs forecast.n and must be >= it (the "
+                    "range of n the forecast was made over)")
     return Selection(
         gamma=float(raw["gamma"]),
         max_iterations=raw["max_iterations"],
@@ -40,5 +44,9 @@ def build(ctx: BuildContext) -> Selection:
         forecast=None if recorded is None else RecordedForecast(
             p=float(recorded["p"]), repetitions=int(recorded["repetitions"]),
             min_pass=float(recorded["min_pass"]), n=recorded.get("n"),
-            proxy=recorded.get("proxy")),
+            proxy=recorded.get("proxy"), n_max=recorded.get("n_max"),
+            spec_sha256=recorded.get("spec_sha256"),
+            interval=None if recorded.get("interval") is None else tuple(recorded["interval"]),
+            low=(recorded.get("range") or {}).get("low"),
+            high=(recorded.get("range") or {}).get("high")),
     )

@@ -24,10 +24,14 @@ from workbench.widgets.editors.criteria_editor import CriteriaEditor
 from workbench.widgets.editors.export_panel import ExportPanel
 from workbench.widgets.editors.faithfulness_editor import FaithfulnessEditor
 from workbench.widgets.editors.feasibility import FeasibilityPanel
+from workbench.widgets.editors.generator_editor import GeneratorEditor
+from workbench.widgets.editors.metadata_editor import MetadataEditor
 from workbench.widgets.editors.missingness_panel import MissingnessPanel
 from workbench.widgets.editors.preview_panel import PreviewPanel
 from workbench.widgets.editors.schema_editor import SchemaEditor
+from workbench.widgets.model import forecast as forecasts
 from workbench.widgets.model.lab import ProxyLab
+from workbench.widgets.model.sampling import PreviewError
 from workbench.widgets.model.session import Change, Session
 from workbench.widgets.model.steps import STEPS
 
@@ -45,16 +49,18 @@ class TabEntry:
 #: Every tab of the app, in the order shown within a step; extend it with one line.
 TABS: list[TabEntry] = [
     TabEntry("Data & schema", "data", lambda a: SchemaEditor(a.session, a.lab), "schema"),
+    TabEntry("Metadata", "data", lambda a: MetadataEditor(a.session, a.lab), "metadata"),
     TabEntry("Constraints", "rules", lambda a: ConstraintEditor(a.session, a.lab),
              "constraints"),
     TabEntry("Faithfulness", "rules", lambda a: FaithfulnessEditor(a.session, a.lab),
              "faithfulness"),
     TabEntry("Criteria", "criteria", lambda a: CriteriaEditor(a.session, a.lab), "criteria"),
+    TabEntry("Generator", "budget", lambda a: GeneratorEditor(a.session, a.lab), "generator"),
     TabEntry("Budget", "budget", lambda a: BudgetPlanner(a.session, a.lab), "budget"),
     TabEntry("Feasibility", "feasibility", lambda a: FeasibilityPanel(a.session, a.lab),
              "feasibility"),
-    TabEntry("Export", "signoff", lambda a: ExportPanel(a.session, a.lab, path=a.export_path),
-             "export"),
+    TabEntry("Export", "signoff", lambda a: ExportPanel(a.session, a.lab, path=a.export_path,
+                                                        forecast=a.forecast_now), "export"),
 ]
 
 
@@ -114,8 +120,7 @@ class CoDesignApp:
         if session.draft.get("survey") is not None:  # issue 17: its own module, one hook
             from workbench.widgets.editors.survey_panel import SurveyPanel
 
-            self.add_tab("Survey", SurveyPanel(session, lab), index=len(self.editors) - 2,
-                         step="data")
+            self.add_tab("Survey", SurveyPanel(session, lab), step="data")
         from workbench.widgets.dashboards.guided import GuidedFlow
 
         self.guide = GuidedFlow(self)
@@ -124,9 +129,10 @@ class CoDesignApp:
 
     def add_tab(self, title: str, editor: Any, index: int | None = None,
                 step: str = "feasibility") -> None:
-        """Add a tab to a running app (``TABS`` is the way for built-in ones); ``editor`` has
-        ``.widget`` and may have ``refresh_preview()``, called when the preview changes."""
-        position = len(self.editors) if index is None else index
+        """Add a tab to a running app (``TABS`` is the way for built-in ones), after the tabs
+        of its ``step`` unless ``index`` is given; ``editor`` has ``.widget`` and may have
+        ``refresh_preview()``, called when the preview changes."""
+        position = self._end_of_step(step) if index is None else index
         selected = self.editors[self.tabs.selected_index or 0]
         self.editors.insert(position, editor)
         self.steps_of.insert(position, step)
@@ -137,6 +143,13 @@ class CoDesignApp:
         self.tabs.titles = tuple(titles)
         self.tabs.selected_index = self.editors.index(selected)
         self._tab_shown()
+
+    def _end_of_step(self, step: str) -> int:
+        """Where a new tab of ``step`` goes: after that step's tabs, so tabs stay in step
+        order (Back/Next walk them in the guided order)."""
+        order = {s.key: i for i, s in enumerate(STEPS)}
+        rank = order.get(step, len(order))
+        return sum(1 for s in self.steps_of if order.get(s, len(order)) <= rank)
 
     def _tab_shown(self) -> None:
         """Tell editors whether their tab is the one shown (hidden ones skip their plots)."""
@@ -153,6 +166,26 @@ class CoDesignApp:
     def tab(self, title: str) -> Any:
         """The editor shown under a tab title."""
         return self.editors[list(self.tabs.titles).index(title)]
+
+    def target(self) -> float:
+        """The target P(all criteria pass) per attempt: the design assistant's box."""
+        budget = getattr(self, "budget", None)
+        return float(budget.design.target.value) if budget is not None else \
+            forecasts.DEFAULT_TARGET
+
+    def forecast_now(self) -> tuple[forecasts.Forecast | None, float]:
+        """The forecast of the last valid design (the Feasibility tab's dry run of exactly this
+        design, else the quick samples), and the target."""
+        spec = self.session.spec
+        feasibility = getattr(self, "feasibility", None)
+        dry = None if feasibility is None else feasibility.result_for(spec)
+        all_pass = None
+        if self.lab is not None and spec is not None and spec.criteria and dry is None:
+            try:
+                all_pass = self.lab.all_pass(spec)
+            except (PreviewError, ValueError, KeyError, ArithmeticError):
+                all_pass = None
+        return forecasts.current(spec, all_pass, dry), self.target()
 
     def _preview_changed(self) -> None:
         """Tell every editor that proxy readouts must be recomputed."""

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from workbench.privacy.budget_plan import BudgetPlan
-from workbench.report.datasheet import plain_epsilon
+from workbench.report.datasheet import neighbour_words, plain_epsilon
+from workbench.report.guarantee import guarantee_html, spec_guarantees
 from workbench.report.spec_summary import format_number
 from workbench.spec import Spec
 from workbench.widgets.dashboards.pages import badge, esc, table_html
@@ -42,6 +43,8 @@ def budget_html(spec: Spec) -> str:
         "outside the loop count once.</p>"
         + table_html(["part", "ε", "counted", "contributes"], rows, numeric=(1, 3))
         + cap_text
-        + f"<p>Neighbouring datasets: {esc(spec.budget.neighbour.replace('_', '-'))}; pure "
+        + f"<p>Neighbouring datasets: {esc(neighbour_words(spec.budget.neighbour))}; pure "
         "ε-DP (δ = 0).</p>"
-        f"<p class='wb-muted'>{esc(plain_epsilon(spec.epsilon_total))}</p>")
+        f"<p class='wb-muted'>{esc(plain_epsilon(spec.epsilon_total))}</p>"
+        + "".join(guarantee_html(g, heading="h4") for g in spec_guarantees(spec)
+                  if not g.is_pure))

@@ -1,21 +1,27 @@
 """Co-design dashboard: the co-design app on a draft and a PUBLIC proxy, with a download link.
 
-Voilà serves it on a server the user may not reach by file: "Freeze and export" writes the
-frozen spec to a temporary folder there and offers it as a link the browser saves.
+Every edit is autosaved (:class:`workbench.widgets.model.drafts.DraftStore`: beside the spec,
+else ``$WORKBENCH_DRAFTS``, else the state folder), and a page load reopens the autosaved
+draft, the steps done and the last export, so a reload in Voilà shows the edited draft;
+"start again from the spec file" discards it. "Freeze and export" writes the frozen spec and
+its sign-off to the same folder by default, and offers the spec as a link the browser saves
+(Voilà may run on a server the user cannot reach by file).
 """
 
 from __future__ import annotations
 
 import base64
-import tempfile
 from pathlib import Path
+from typing import Any
 
 import ipywidgets as widgets
 
-from workbench.spec import SpecError
+from workbench.spec import SpecError, read_document
 from workbench.widgets.dashboards.app import CoDesignApp
 from workbench.widgets.dashboards.pages import esc, message_page, page
-from workbench.widgets.model.session import Session
+from workbench.widgets.editors.fields import error_html
+from workbench.widgets.model.drafts import DraftStore
+from workbench.widgets.model.session import Change, Session
 
 
 def download_link(path: Path) -> str:
@@ -40,6 +46,56 @@ def add_download(app: CoDesignApp) -> widgets.HTML:
     return link
 
 
+class Autosaver:
+    """Writes the draft, the steps done and the last export after every change; reopens them."""
+
+    def __init__(self, app: CoDesignApp, store: DraftStore) -> None:
+        self.app, self.store = app, store
+        self.status = widgets.HTML().add_class("wb-autosave")
+        self.saves = 0
+
+    def reopen(self) -> bool:
+        """Replace the draft by the autosaved one (undo returns to the spec file's)."""
+        saved = self.store.load()
+        if saved is None:
+            self.status.value = (error_html([self.store.error]) if self.store.error else
+                                 f"autosave: <code>{esc(self.store.where())}</code>")
+            return False
+        if saved.document != self.app.session.draft:
+            self.app.session.replace(saved.document, label="reopen the autosaved draft")
+        self.app.guide.restore(tuple(saved.done))
+        self.app.export.restore(saved.export)
+        self.app.guide.refresh()
+        self.status.value = (f"reopened the draft autosaved {esc(saved.saved_at)} · autosave: "
+                             f"<code>{esc(self.store.where())}</code>")
+        return True
+
+    def save(self, _change: Any = None) -> bool:
+        """Write the current draft (valid or not) with the steps done and the last export."""
+        ok = self.store.save(self.app.session.draft, self.app.guide.did,
+                             self.app.export.record)
+        self.saves += ok
+        self.status.value = (f"autosaved · <code>{esc(self.store.where())}</code>" if ok
+                             else error_html([self.store.error or "autosave failed"]))
+        return ok
+
+    def start_again(self, spec_path: Path) -> None:
+        """Back to the spec file's content (undoable) and forget the autosave."""
+        self.app.session.replace(read_document(spec_path), label="start again from the spec")
+        self.store.discard()
+        self.app.guide.did.clear()
+        self.app.guide.refresh()
+        self.save()
+
+    def attach(self) -> None:
+        """Save after every edit, every step done and every export."""
+        self.app.session.observe(lambda _c: self.save())
+        for button in (self.app.export.freeze, self.app.budget.accept,
+                       self.app.feasibility.run_button, self.app.budget.design.apply_button):
+            button.on_click(lambda _b: self.save())
+        self.app.tabs.observe(lambda _c: self.save(), names="selected_index")
+
+
 def codesign_dashboard(spec_path: Path, proxy_path: Path | None = None,
                        export_dir: Path | None = None) -> widgets.Widget:
     """The app for a draft spec (and proxy), or a page saying why it cannot start."""
@@ -48,12 +104,34 @@ def codesign_dashboard(spec_path: Path, proxy_path: Path | None = None,
     except (SpecError, OSError, ValueError) as exc:
         return message_page("cannot start the co-design session",
                             f"<code>{esc(spec_path)}</code>: {esc(exc)}", "fail")
-    folder = export_dir or Path(tempfile.mkdtemp(prefix="workbench-export-"))
-    app = CoDesignApp(session, export_path=str(folder / f"{spec_path.name.split('.')[0]}"
-                                                        ".frozen.json"))
+    store = DraftStore(spec_path)
+    export = (export_dir / store.export_path.name) if export_dir else store.export_path
+    app = CoDesignApp(session, export_path=str(export))
     add_download(app)
+    saver = Autosaver(app, store)
+    saver.reopen()
+    saver.attach()
+    again = widgets.Button(description="start again from the spec file",
+                           tooltip="discard the autosaved draft (undo brings it back)",
+                           layout=widgets.Layout(width="auto")).add_class("wb-start-again")
+    again.on_click(lambda _b: saver.start_again(spec_path))
     proxy_text = ("no proxy: readouts are off" if proxy_path is None or session.proxy is None
                   else f"public proxy <code>{esc(proxy_path.name)}</code>")
     title = page(f"<p><b>Co-design</b> · {esc(session.get('metadata.title', ''))} · draft "
                  f"<code>{esc(spec_path.name)}</code> · {proxy_text}</p>", "codesign-title")
-    return widgets.VBox([title, app.widget]).add_class("wb-codesign")
+    root = widgets.VBox([title, widgets.HBox([saver.status, again]), app.widget]
+                        ).add_class("wb-codesign")
+    root.autosaver = saver  # type: ignore[attr-defined]  # tests and scripts reach it here
+    _keep_title(app.session, title, spec_path, proxy_text)
+    return root
+
+
+def _keep_title(session: Session, title: widgets.HTML, spec_path: Path, proxy_text: str) -> None:
+    """The page title follows an edited metadata.title."""
+    def update(_change: Change | None = None) -> None:
+        title.value = page(f"<p><b>Co-design</b> · {esc(session.get('metadata.title', ''))} · "
+                           f"draft <code>{esc(spec_path.name)}</code> · {proxy_text}</p>",
+                           "codesign-title").value
+
+    session.observe(update)
+    update()

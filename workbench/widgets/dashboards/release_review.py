@@ -50,6 +50,8 @@ class Bundle:
     spec: Spec | None = None
     summary: dict[str, Any] | None = None
     guarantee: dict[str, Any] | None = None
+    #: ``diagnostics.json`` when the bundle has one (an MCMC release's R̂ and ESS)
+    diagnostics: dict[str, Any] | None = None
     readme: str = ""
     problems: dict[str, str] = field(default_factory=dict)
 
@@ -81,6 +83,9 @@ def load_bundle(path: str | Path) -> Bundle:
     b.summary = attempt("ledger.jsonl", lambda: ledger_summary(root / "ledger.jsonl"))
     b.guarantee = attempt("guarantee.json", lambda: as_guarantee(
         json.loads((root / "guarantee.json").read_text(encoding="utf-8"))).as_dict())
+    if (root / "diagnostics.json").is_file():
+        b.diagnostics = attempt("diagnostics.json", lambda: json.loads(
+            (root / "diagnostics.json").read_text(encoding="utf-8")))
     b.readme = attempt("README.md", lambda: (root / "README.md").read_text(encoding="utf-8")) or ""
     return b
 
@@ -152,9 +157,12 @@ def guarantee_badge(guarantee: Mapping[str, Any] | None) -> str:
 
 def budget_html(summary: Mapping[str, Any] | None, spec: Spec | None,
                 configuration: Mapping[str, Any] | None,
-                guarantee: Mapping[str, Any] | None = None) -> str:
-    """The records' guarantee, ε_total from the ledger, the spec's formula, the configuration."""
-    parts = [guarantee_html(guarantee, heading="h3") if guarantee is not None else "",
+                guarantee: Mapping[str, Any] | None = None,
+                diagnostics: Mapping[str, Any] | None = None) -> str:
+    """The records' guarantee (with an MCMC release's R̂ and ESS), ε_total from the ledger,
+    the spec's formula, the configuration."""
+    parts = [guarantee_html(guarantee, heading="h3", diagnostics=diagnostics)
+             if guarantee is not None else "",
              "<h3>Budget</h3>"]
     if summary is not None:
         eps = summary.get("epsilon_total")
@@ -282,7 +290,7 @@ class ReleaseReview:
         self.tabs = tabs(self.TABS, [
             self.overview,
             page(criteria_html(b.criteria, b.all_passed) + self._problems("criteria.json")),
-            page(budget_html(b.summary, b.spec, b.configuration, b.guarantee)
+            page(budget_html(b.summary, b.spec, b.configuration, b.guarantee, b.diagnostics)
                  + self._problems("ledger.jsonl") + self._problems("guarantee.json")),
             marginals,
             page(markdown_html(b.readme) if b.readme else self._problems("README.md")),

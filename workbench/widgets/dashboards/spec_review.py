@@ -26,6 +26,7 @@ from workbench.dryrun.floors import FloorTable
 from workbench.privacy import expected_iterations, probability_bottom
 from workbench.report.spec_summary import family_words, format_number
 from workbench.spec import Configuration, Spec
+from workbench.transform.display import shown_label
 from workbench.widgets.dashboards.budget_section import budget_html
 from workbench.widgets.dashboards.floors_section import floor_cell, floors_note
 from workbench.widgets.dashboards.pages import badge, esc, message_page, page, table_html, tabs
@@ -237,7 +238,7 @@ def _config_text(config: Configuration) -> str:
 
 # --- columns and constraints -------------------------------------------------------------
 def _labels(codec: Any, limit: int = 14) -> str:
-    labels = [str(x) for x in codec.labels]
+    labels = [shown_label(x) for x in codec.labels]
     shown = ", ".join(labels[:limit])
     return shown + (f", … ({len(labels)} in all)" if len(labels) > limit else "")
 

@@ -1,7 +1,10 @@
 """Budget planner: sliders for ε_gen and every criterion's ε, ε_total, and a locked-total mode.
 
-ε_total = 2·(ε_gen + Σ in-loop ε) + ε₀ + Σ once ε, by the one budget plan, which also
-states what retrying after ⊥ honestly costs (once-statistics charged once). With the
+ε_total = f·(ε_gen + Σ in-loop ε) + ε₀ + Σ once ε (f = 2 for private selection, 1 for a single
+attempt), by the one budget plan — the header shows the plan's own formula
+(``BudgetPlan.formula_symbols``) and the total line its numbers — which also states what
+retrying after ⊥ honestly costs (once-statistics charged once). "Use this budget" records that
+the designer chose the ε's as they are (the guided checklist needs a choice). With the
 total locked, moving one slider rescales every other ε by one common factor so that ε_total
 stays where it was locked (:func:`workbench.widgets.model.budget.rebalance`); the lock acts on the
 planner's sliders only. Plots: a stacked bar of the parts of ε_total, and σ against ε per
@@ -62,6 +65,11 @@ class BudgetPlanner(EditorBase):
         self.locked_total = widgets.FloatText(description="locked at", disabled=True,
                                               layout=widgets.Layout(width="200px"))
         self.total = widgets.HTML().add_class("wb-budget-total")
+        self.header = widgets.HTML().add_class("wb-budget-formula")
+        self.accept = widgets.Button(description="use this budget",
+                                     tooltip="the ε's as they are are my choice",
+                                     layout=widgets.Layout(width="auto")
+                                     ).add_class("wb-budget-accept")
         self.message = message_widget()
         self.bar = png_image()
         self.sigma_plot = png_image()
@@ -76,11 +84,10 @@ class BudgetPlanner(EditorBase):
         self.lock.observe(self._on_lock, names="value")
         self.eps_generator.observe(lambda c: self._moved(GENERATOR_KEY, c["new"]), names="value")
         self.widget = widgets.VBox([
-            widgets.HTML(note("ε_total = 2·(ε_gen + Σ in-loop criterion ε) + ε₀ + Σ once ε "
-                              "(private selection, Liu & Talwar; paper Thm. 3)")),
+            self.header,
             self.slider_box,
             widgets.HBox([self.lock, self.locked_total]),
-            self.total,
+            widgets.HBox([self.total, self.accept]),
             self.message,
             heading("Parts of ε_total"),
             self.bar,
@@ -194,6 +201,10 @@ class BudgetPlanner(EditorBase):
             doc = dict(self.session.spec.document)  # type: ignore[union-attr]
         plan = BudgetPlan.of_document(doc)
         total = None if plan is None else plan.epsilon_total
+        if plan is not None:
+            single = " (a single attempt: each ε counts once)" if plan.loop_factor == 1 else (
+                " (private selection, Liu & Talwar; paper Thm. 3)")
+            self.header.value = note(plan.formula_symbols() + single)
         text = ("ε_total = <b>invalid</b>" if plan is None
                 else f"{plan.formula_terms()} = <b>{total:.6g}</b>")
         cap = doc.get("budget", {}).get("epsilon_total_max")

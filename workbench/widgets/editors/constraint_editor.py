@@ -104,7 +104,9 @@ class ConstraintEditor(EditorBase):
                                          continuous_update=False,
                                          layout=widgets.Layout(width="520px"))
                          for s in SECTIONS}
-        self.add_button = {s: widgets.Button(description="add rule") for s in SECTIONS}
+        self.add_button = {s: widgets.Button(description="add rule",
+                                             layout=widgets.Layout(width="auto"))
+                           for s in SECTIONS}
         self.add_error = {s: message_widget() for s in SECTIONS}
         self.total = {s: widgets.HTML() for s in SECTIONS}
         self.section_box = {s: widgets.VBox() for s in SECTIONS}

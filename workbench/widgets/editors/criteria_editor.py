@@ -12,7 +12,6 @@ and ``laplace_sigma``; beside each threshold, its feasibility floor at the expec
 from __future__ import annotations
 
 import html
-from collections.abc import Callable
 from typing import Any
 
 import ipywidgets as widgets
@@ -20,7 +19,6 @@ import ipywidgets as widgets
 from workbench.criteria import kinds
 from workbench.criteria.kinds.base import CriterionKind, Reads
 from workbench.dryrun.floors import Floor
-from workbench.spec.params import Param
 from workbench.widgets.editors.base import EditorBase, heading, note
 from workbench.widgets.editors.criteria_floors import FloorsBar, floor_html
 from workbench.widgets.editors.criteria_readouts import readout_html
@@ -32,12 +30,13 @@ from workbench.widgets.editors.fields import (
     message_widget,
     number,
     number_list,
-    optional_number,
     show_list,
-    show_number,
+    warning_html,
 )
+from workbench.widgets.editors.params import param_widget
 from workbench.widgets.model.criteria_templates import fresh_id, kind_names, new_criterion
 from workbench.widgets.model.floors import is_share
+from workbench.widgets.model.generator_choice import hints_by_criterion
 from workbench.widgets.model.lab import ProxyLab
 from workbench.widgets.model.paths import MISSING
 from workbench.widgets.model.readouts import Readout
@@ -46,89 +45,6 @@ from workbench.widgets.model.session import Change, Session
 
 #: Attribute names for parameters whose spec names are not identifiers or are long.
 ATTRIBUTE = {"lambda": "lam", "false_pass_probability": "p"}
-
-
-def _number_or_null(text: Any) -> Any:
-    """Blank → null (e.g. max_way: all ways), else a number."""
-    return None if str(text).strip() == "" else number(text)
-
-
-def _features(text: Any) -> Any:
-    """``all_other`` or a list of column names."""
-    t = str(text).strip()
-    return "all_other" if t in ("", "all_other") else [p.strip() for p in t.split(",") if p.strip()]
-
-
-def _number_or_id(text: Any) -> Any:
-    """The resize slack: a number, a criterion id, or blank for the default."""
-    t = str(text).strip()
-    if not t:
-        return DELETE
-    try:
-        return number(t)
-    except ValueError:
-        return t
-
-
-def _choice(options: Callable[[], list[str]]) -> Callable[[Any], Any]:
-    """Formatter for dropdowns: the value when it is an option, else no selection."""
-    return lambda v: v if v in options() else None
-
-
-def _or_default(param: Param) -> Callable[[Any], Any]:
-    """Formatter: the draft's value, or the declared default when it is missing."""
-    return lambda v: param.default if v is MISSING else v
-
-
-def _suggested(param: Param) -> float:
-    """What an unset number box shows: its placeholder, else its default, else 0."""
-    for value in (param.placeholder, param.default):
-        try:
-            return float(value)
-        except (TypeError, ValueError):
-            continue
-    return 0.0
-
-
-#: Text-box controls: (parse, format) of the draft value.
-TEXT_CONTROLS: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
-    "optional_number": (optional_number, show_number),
-    "number_or_null": (_number_or_null, show_number),
-    "number_or_id": (_number_or_id, show_number),
-    "features": (_features, lambda v: show_list(v) if isinstance(v, list) else "all_other"),
-}
-
-
-def param_widget(param: Param, name: str,
-                 columns: Callable[[], list[str]]) -> tuple[widgets.Widget, dict[str, Any]] | None:
-    """The widget and field options of one declared parameter (None: not editable here)."""
-    label, control = param.label or name, param.control
-    if control in TEXT_CONTROLS:
-        parse, show = TEXT_CONTROLS[control]
-        return (widgets.Text(description=label, placeholder=param.placeholder,
-                             continuous_update=False, layout=widgets.Layout(width="220px")),
-                {"parse": parse, "format": show})
-    if control == "number":
-        return (widgets.FloatText(description=label, step=0.01,
-                                  layout=widgets.Layout(width="160px")),
-                {"parse": number, "format": float_or(_suggested(param))})
-    if control == "whole_number":
-        return (widgets.IntText(description=label, layout=widgets.Layout(width="160px")),
-                {"format": _or_default(param)})
-    if control == "choice":
-        return (widgets.Dropdown(options=list(param.choices), description=label),
-                {"format": _or_default(param)})
-    if control == "checkbox":
-        return (widgets.Checkbox(description=label, indent=False),
-                {"format": lambda v: param.default if v is MISSING else bool(v)})
-    if control == "column":
-        return (widgets.Dropdown(options=columns(), description=label),
-                {"format": _choice(columns)})
-    if control == "columns":
-        return (widgets.SelectMultiple(options=columns(), description=label,
-                                       rows=min(6, max(2, len(columns())))),
-                {"parse": list, "format": lambda v: tuple(v) if isinstance(v, list) else ()})
-    return None
 
 
 def _kind(name: str) -> CriterionKind | None:
@@ -163,6 +79,7 @@ class CriterionRow:
         self.floor_html = widgets.HTML(layout=widgets.Layout(margin="0 12px 0 2px")
                                        ).add_class("wb-floor")  # beside the threshold
         self.row_error = message_widget()
+        self.hint: str | None = None
         fields: dict[str, Field] = {
             "id": editor.bind(f"{self.path}.id", self.id),
             "threshold": editor.bind(f"{self.path}.threshold", self.threshold, parse=number,
@@ -218,12 +135,14 @@ class CriterionRow:
                 out.append((name, *made))
         return out
 
-    def show_errors(self) -> None:
-        """Problems of the whole criterion (those of single fields show beside them)."""
+    def show_errors(self, hint: str | None = None) -> None:
+        """Problems of the whole criterion (those of single fields show beside them), and the
+        hint when the generator family cannot serve it."""
         session = self.editor.session
         own = session.errors_for(self.path, below=False)
         own += session.errors_for(f"{self.path}.params", below=False)
-        self.row_error.value = error_html(own)
+        self.hint = hint
+        self.row_error.value = error_html(own) + (warning_html([hint]) if hint else "")
 
     def show_readout(self, readout: Readout | None, stale: bool) -> None:
         """Render the readout."""
@@ -248,7 +167,8 @@ class CriteriaEditor(EditorBase):
         self.new_kind = widgets.Dropdown(options=kind_names(), description="kind")
         self.new_id = widgets.Text(description="id", placeholder="(automatic)",
                                    continuous_update=False)
-        self.add_button = widgets.Button(description="add criterion")
+        self.add_button = widgets.Button(description="add criterion",
+                                         layout=widgets.Layout(width="auto"))
         self.add_button.on_click(lambda _b: self.add_criterion())
         self.message = message_widget()
         self.rows: list[CriterionRow] = []
@@ -315,8 +235,9 @@ class CriteriaEditor(EditorBase):
                 self.rows_box.children = [r.widget for r in self.rows]
             else:
                 super().refresh(change)
-            for r in self.rows:
-                r.show_errors()
+        hints = hints_by_criterion(self.session.spec if self.session.valid else None)
+        for r in self.rows:
+            r.show_errors(hints.get(r.id.value))
         self.update_readouts()
 
     def refresh_preview(self) -> None:

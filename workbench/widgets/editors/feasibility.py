@@ -5,11 +5,16 @@ options (configuration choice, repetitions, seed, workers or a Dask scheduler, n
 the size ``n``: blank = ``schema.expected_n``, else the proxy's own size), so for the same seeds
 the widget and the command line produce the same records. A range is rehearsed at both ends;
 the low end counts for narrowing and the forecast, as in ``workbench dryrun --n LOW:HIGH``.
+While it runs, a moving bar and the elapsed time show it is working before the first task
+finishes (a task is one whole iteration, which can take minutes at a large n); the counted bar
+advances as tasks finish. A result belongs to the design it ran on (:meth:`result_for`).
 """
 
 from __future__ import annotations
 
 import html
+import threading
+import time
 from typing import Any
 
 import ipywidgets as widgets
@@ -17,10 +22,29 @@ import ipywidgets as widgets
 from workbench.dryrun import DryRunResult, make_executor, select_configurations
 from workbench.dryrun.size import parse_n, spec_n
 from workbench.dryrun.sized import SizedDryRun, dry_run_at
-from workbench.widgets.editors.base import EditorBase, heading, note, png_image
+from workbench.spec import Spec
+from workbench.widgets.editors.base import EditorBase, heading, hidden, note, png_image
 from workbench.widgets.editors.plots import to_png
 from workbench.widgets.model.lab import ProxyLab
 from workbench.widgets.model.session import Change, Session
+
+#: An indeterminate bar (CSS only, no script): shown while no task has finished yet.
+WORKING_BAR = (
+    "<style>@keyframes wb-slide{from{background-position:0 0}to{background-position:40px 0}}"
+    "</style><div style='height:8px;width:360px;border-radius:4px;background:repeating-linear-"
+    "gradient(45deg,#2f81f7 0 10px,#9ec5fe 10px 20px);background-size:40px 8px;"
+    "animation:wb-slide 1s linear infinite'></div>")
+
+
+def elapsed_words(done: int, total: int, seconds: float) -> str:
+    """What the running line says.
+
+    >>> elapsed_words(0, 4, 75.2)
+    'running: 0 of 4 tasks finished, 1:15 elapsed (a task is one whole iteration on the proxy)'
+    """
+    minutes, secs = divmod(int(seconds), 60)
+    return (f"running: {done} of {total} tasks finished, {minutes}:{secs:02d} elapsed"
+            + (" (a task is one whole iteration on the proxy)" if done == 0 else ""))
 
 
 class FeasibilityPanel(EditorBase):
@@ -47,17 +71,27 @@ class FeasibilityPanel(EditorBase):
         self.n = widgets.Text(value="", description="n", continuous_update=False,
                               placeholder="expected n, or N or LOW:HIGH",
                               layout=widgets.Layout(width="300px"))
-        self.run_button = widgets.Button(description="Run dry run")
+        for box in (self.limit, self.repetitions, self.seed, self.workers, self.scheduler,
+                    self.noise, self.n):
+            box.style.description_width = "initial"  # full labels, never cut
+        self.run_button = widgets.Button(description="Run dry run",
+                                         layout=widgets.Layout(width="auto"))
         self.progress = widgets.IntProgress(value=0, min=0, max=1, description="tasks")
+        self.working = widgets.HTML(WORKING_BAR, layout=widgets.Layout(display="none")
+                                    ).add_class("wb-feasibility-working")
+        self.running = widgets.HTML().add_class("wb-feasibility-running")
         self.status = widgets.HTML()
         self.table = widgets.HTML(layout=widgets.Layout(overflow="auto", max_width="100%")
                                   ).add_class("wb-feasibility-table")
         self.heatmap = png_image().add_class("wb-feasibility-heatmap")  # hidden until a run
         self.min_pass = widgets.FloatSlider(value=0.1, min=0.0, max=1.0, step=0.05,
-                                            description="keep if P ≥", readout_format=".2f")
+                                            description="keep if P ≥", readout_format=".2f",
+                                            style={"description_width": "initial"})
         self.forecast = widgets.HTML()
-        self.narrow_button = widgets.Button(description="Narrow the spec")
+        self.narrow_button = widgets.Button(description="Narrow the spec",
+                                            layout=widgets.Layout(width="auto"))
         self.sized: SizedDryRun | None = None
+        self.ran_on: str | None = None  # SHA-256 of the design the result belongs to
         self.run_button.on_click(lambda _b: self.run())
         self.narrow_button.on_click(lambda _b: self.apply_narrowing())
         self.min_pass.observe(lambda _c: self.show_forecast(), names="value")
@@ -70,7 +104,8 @@ class FeasibilityPanel(EditorBase):
             widgets.HBox([self.which, self.limit, self.repetitions, self.n]),
             widgets.HBox([self.seed, self.workers, self.noise]),
             widgets.HBox([self.scheduler, self.run_button]),
-            self.progress, self.status, self.table, self.heatmap,
+            widgets.HBox([self.progress, self.working]), self.running, self.status,
+            self.table, self.heatmap,
             widgets.HBox([self.min_pass, self.narrow_button]), self.forecast,
         ])
 
@@ -98,15 +133,41 @@ class FeasibilityPanel(EditorBase):
         self.progress.max = max(1, len(configs) * self.repetitions.value)
         self.progress.value = 0
         self.status.value = f"running {len(configs)} configurations × {self.repetitions.value}"
+        start, stop = time.monotonic(), threading.Event()
+
+        def show() -> None:
+            done = self.progress.value
+            self.running.value = html.escape(elapsed_words(done, self.progress.max,
+                                                           time.monotonic() - start))
+            hidden(self.working, done > 0)
 
         def tick(done: int, total: int) -> None:
             self.progress.max, self.progress.value = max(1, total), done
+            show()
 
-        self.sized = dry_run_at(spec, self.session.proxy, configs, n=n,
-                                repetitions=self.repetitions.value, seed=self.seed.value,
-                                executor=executor, cache=True, progress=tick,
-                                noise=self.noise.value)
+        def beat() -> None:  # the elapsed time, every second, while tasks run
+            while not stop.wait(1.0):
+                show()
+
+        show()
+        threading.Thread(target=beat, daemon=True).start()
+        try:
+            self.sized = dry_run_at(spec, self.session.proxy, configs, n=n,
+                                    repetitions=self.repetitions.value, seed=self.seed.value,
+                                    executor=executor, cache=True, progress=tick,
+                                    noise=self.noise.value)
+        finally:
+            stop.set()
+            hidden(self.working, True)
+            self.running.value = ""
+        self.ran_on = spec.sha256
         self.show_result()
+        return self.result
+
+    def result_for(self, spec: Spec | None) -> DryRunResult | None:
+        """The last result when it was made for exactly ``spec`` (else None: stale)."""
+        if spec is None or self.ran_on != spec.sha256:
+            return None
         return self.result
 
     @property
@@ -132,7 +193,7 @@ class FeasibilityPanel(EditorBase):
                                                border=0) + table
         self.table.value = (f"<div style='overflow-x:auto;max-width:100%;font-size:85%'>{table}"
                             "</div>")
-        self.heatmap.value = to_png(r.heatmap())
+        self.heatmap.value = to_png(r.heatmap(), tight=True)  # long labels are never clipped
         self.show_forecast()
 
     def show_forecast(self) -> dict[str, Any] | None:

@@ -71,9 +71,13 @@ class Field:
         parse: Parse | None = None,
         format: Format | None = None,
         write: Callable[[Any], None] | None = None,
+        prefix_below: bool = True,
     ) -> None:
-        """Bind ``widget`` to ``path``; ``write`` replaces the plain ``session.apply``."""
+        """Bind ``widget`` to ``path``; ``write`` replaces the plain ``session.apply``;
+        ``prefix_below=False`` shows messages of paths below this one without their sub-path
+        (a one-value list's ``[0]``)."""
         self.session = session
+        self.prefix_below = prefix_below
         self.path = path
         self.widget = widget
         self.parse = parse or (lambda v: v)
@@ -128,7 +132,14 @@ class Field:
 
     def show_errors(self) -> None:
         """Show the local parse error, else the spec problems at or below this path."""
-        messages = [self.local_error] if self.local_error else self.session.errors_for(self.path)
+        if self.local_error:
+            messages = [self.local_error]
+        elif self.prefix_below:
+            messages = self.session.errors_for(self.path)
+        else:
+            messages = [m for where, ms in self.session.errors.items() for m in ms
+                        if where == self.path or where.startswith((self.path + "[",
+                                                                   self.path + "."))]
         self.error.value = error_html(messages)
 
 

@@ -13,14 +13,17 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from workbench.transform.display import shown_label
+
 DPI = 96
 
 
-def to_png(fig: Figure) -> bytes:
-    """Render a figure to PNG bytes (one draw: fixed margins, no tight bounding box)."""
+def to_png(fig: Figure, *, tight: bool = False) -> bytes:
+    """Render a figure to PNG bytes (one draw: fixed margins; ``tight`` grows the image to
+    every label, e.g. a heat map's long configuration names)."""
     FigureCanvasAgg(fig)
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=DPI)
+    fig.savefig(buf, format="png", dpi=DPI, bbox_inches="tight" if tight else None)
     return buf.getvalue()
 
 
@@ -32,7 +35,8 @@ def histogram_png(labels: Sequence[str], counts: np.ndarray, title: str) -> byte
     ax = fig.add_subplot()
     x = np.arange(len(labels))
     ax.bar(x, counts, color="#4c72b0")
-    ax.set_xticks(x, labels, rotation=90 if len(labels) > 8 else 0, fontsize=7)
+    ax.set_xticks(x, [shown_label(lab) for lab in labels], rotation=90 if len(labels) > 8 else 0,
+                  fontsize=7)
     ax.yaxis.set_major_formatter(_thousands)
     ax.set_ylabel("proxy rows")
     ax.set_title(title, fontsize=9)

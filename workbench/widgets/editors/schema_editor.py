@@ -28,7 +28,7 @@ from workbench.widgets.model.paths import MISSING
 from workbench.widgets.model.session import Change, Session
 
 COLUMN_TYPES = ("categorical", "ordinal", "integer", "continuous")
-POLICIES = ("error", "drop", "clip")
+POLICIES = ("error", "drop", "clip", "to_missing")
 
 
 def alternative_size(column: Mapping[str, Any], alternative: Mapping[str, Any]) -> int | None:
@@ -133,7 +133,8 @@ class ColumnPanel:
             AlternativeRow(editor, name, j)
             for j in range(len(editor.session.get(f"{self.transform_path}.alternatives", [])))
         ]
-        self.add_alternative = widgets.Button(description="add alternative")
+        self.add_alternative = widgets.Button(description="add alternative",
+                                               layout=widgets.Layout(width="auto"))
         self.add_alternative.on_click(lambda _b: self._add_alternative())
         for alt in self.alternatives:
             alt.remove.disabled = len(self.alternatives) < 2

@@ -38,7 +38,7 @@ def floor_inputs(document: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def is_share(kind: str) -> bool:
-    """Whether a kind's value is a share of n in [0, 1] (shown in percent)."""
+    """Whether a kind's value is a share of n in [0, 1]."""
     try:
         return isinstance(kinds.get(kind), ShareKind)
     except ValueError:
@@ -46,16 +46,18 @@ def is_share(kind: str) -> bool:
 
 
 def floor_value(floor: Floor, *, share: bool = False) -> str:
-    """``3.99% ± 0.059`` (a share in percent, its SD in points) or ``1.12 ± 0.036``.
+    """The floor in its threshold's own unit, ± its SD: ``1.12 ± 0.036``; a share of n too
+    (its threshold is a fraction such as 0.05, so the floor is one, never a percent).
 
     >>> floor_value(Floor("faithfulness", 0.05, 0.0399, 0.0006, 3), share=True)
-    '3.99% ± 0.06'
+    '0.0399 ± 0.0006'
+    >>> floor_value(Floor("coef", 1.68, 1.12, 0.036, 3))
+    '1.12 ± 0.036'
     """
     if math.isnan(floor.mean):
         return "unknown"
-    scale, unit = (100.0, "%") if share else (1.0, "")
-    sd = "?" if math.isnan(floor.sd) else f"{scale * floor.sd:.2g}"
-    return f"{scale * floor.mean:.3g}{unit} ± {sd}"
+    sd = "?" if math.isnan(floor.sd) else f"{floor.sd:.2g}"
+    return f"{floor.mean:.3g} ± {sd}"
 
 
 def against(floor: Floor, threshold: float | None) -> str:
@@ -70,7 +72,7 @@ def floor_words(floor: Floor, n: int, *, share: bool = False,
     """How a floor reads beside its threshold.
 
     >>> floor_words(Floor("faithfulness", 0.05, 0.0399, 0.0006, 3), 95_000, share=True)
-    'floor 3.99% ± 0.06 at n = 95,000'
+    'floor 0.0399 ± 0.0006 at n = 95,000'
     >>> floor_words(Floor("coef", 1.68, 1.12, 0.036, 3), 95_000, threshold=2.0)
     'floor 1.12 ± 0.036 at n = 95,000 (against T′ = 1.68)'
     """

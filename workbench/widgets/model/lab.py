@@ -26,10 +26,12 @@ from workbench.criteria import kinds
 from workbench.criteria.dispatch import exact_errors
 from workbench.dryrun.floors import FloorTable
 from workbench.dryrun.noise import noise_source
+from workbench.engine.before_loop import release_before_loop
 from workbench.faithfulness import FaithfulnessCost, beta_max
 from workbench.postprocess import semantics_for
 from workbench.privacy import PrivacyContext
 from workbench.spec import Configuration, Spec
+from workbench.transform import EncodingError
 from workbench.transform.cells import PairedCells
 from workbench.transform.clean import clean
 from workbench.trial import Trial, bind
@@ -243,10 +245,13 @@ class ProxyLab:
             seed = self.preview.sample_seed(index)
             ctx = PrivacyContext.simulation(seed, neighbour="replace_one",
                                             noise=noise_source("seeded", seed))
-            try:
+            try:  # a survey's raking and base weights, as the run releases them first
+                once = (release_before_loop(spec, self.cleaned(spec), ctx).once
+                        if spec.survey is not None else None)
                 return exact_errors(spec, config, self.real_codes(spec, config),
-                                    self.sample(spec, config, index).codes, ctx)
-            except (ValueError, KeyError) as exc:
+                                    self.sample(spec, config, index).codes, ctx,
+                                    once_results=once)
+            except (ValueError, KeyError, EncodingError) as exc:
                 raise PreviewError(f"exact values on the proxy failed: {exc}") from None
 
         return self._cache["exact"].get(self._exact_key(spec, config, index), make)

@@ -19,6 +19,7 @@ import math
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -65,6 +66,8 @@ class Session:
     ) -> None:
         """Start from ``document`` (its freeze record, if any, is dropped: this is a draft)."""
         self.proxy = proxy
+        #: the spec file the draft came from (set by :meth:`from_files`; None when built here)
+        self.source: Path | None = None
         self.max_history = int(max_history)
         self.sync_epsilon_criteria = bool(sync_epsilon_criteria)
         self._draft: dict[str, Any] = content_of(document)
@@ -86,6 +89,7 @@ class Session:
 
         document = read_document(spec_path)
         session = cls(document)
+        session.source = Path(spec_path)
         if proxy_path is not None:
             if session.spec is None:
                 raise SpecError([*_problems_of(session.errors)])

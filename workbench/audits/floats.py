@@ -1,0 +1,194 @@
+"""Float support of every noise primitive: no output under D may be impossible under D′.
+
+Why: a statistical audit (:mod:`workbench.audits.harness`) compares event frequencies and
+cannot see a float lattice. A release computed as the raw float f + s·z(u) reaches a set of
+floats that depends on f and s, so an output drawn under D can be impossible, bit for bit,
+under a neighbour D′: an unbounded privacy loss that no ε covers (Mironov 2012; issue 24).
+This check draws outputs of each primitive under D and asks whether each one has positive
+probability under D′, from what the primitive's construction says its support is:
+
+* Laplace (OpenDP ``make_laplace``): exact discrete Laplace on the lattice 2^{-1074}ℤ, which
+  holds every float, then rounded to a float: every finite float has positive probability
+  under every input, so an output is reachable iff it is a finite float;
+* discrete Laplace: every integer under every input;
+* noisy max (permute-and-flip): every index under every input;
+* generalized Cauchy (:mod:`workbench.privacy.lattice`): every point of the public grid has
+  probability ≥ 2^{-12}/(M + 1) under every input; an output is reachable iff it is a grid
+  point (and the check also finds it through the main branch, bit for bit);
+* the raw float f + s·z(u) of the generalized Cauchy before issue 24 (kept here, as the audit's
+  negative control only): reachability under D′ is searched bit for bit, a binary search for
+  the crossing within ±20,000 steps of the exact inverse and the 7 integers around it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special
+
+from workbench.audits.harness import Call, draw, primitive_scenarios
+from workbench.audits.smooth import SmoothScenario, primitive_scenario
+from workbench.privacy import lattice, smooth
+from workbench.privacy.noise import NoiseSource, OpenDPNoise
+
+DRAWS = 2000
+SEARCH = 20_000  # raw-float search: ± this many 53-bit grid steps
+
+
+@dataclass(frozen=True)
+class SupportCheck:
+    """How many of ``draws`` outputs under D have probability 0 under D′."""
+
+    name: str
+    support: str
+    draws: int
+    unreachable: int
+
+    @property
+    def ok(self) -> bool:
+        """Every output under D is possible under D′."""
+        return self.unreachable == 0
+
+    def cell(self) -> str:
+        """The benchmark's float-support column."""
+        verdict = "ok" if self.ok else "FAILS"
+        return f"{verdict} {self.unreachable}/{self.draws}"
+
+
+#: Each primitive's output set, the same for every input (what makes it float-safe).
+SUPPORT = {
+    "laplace": "every finite float (exact on 2^-1074·Z)",
+    "discrete_laplace": "every integer",
+    "noisy_max": "every index",
+    "smooth_cauchy": "every point of the public grid",
+    "raw_float_cauchy": "f + s·z(u) floats: depends on f, s",
+}
+
+
+def _reachable(primitive: str, values: np.ndarray, d_prime: Call) -> np.ndarray:
+    """Whether each output has positive probability under D′ (the supports above)."""
+    arr = np.asarray(values)
+    if primitive == "laplace":
+        return np.isfinite(arr) & (arr.dtype == np.float64)
+    if primitive == "discrete_laplace":
+        return np.full(arr.shape, arr.dtype.kind in "iu")
+    return (arr >= 0) & (arr < d_prime.values.size) & (arr == np.rint(arr))
+
+
+def check_primitive(d: Call, d_prime: Call, draws: int = DRAWS,
+                    source: NoiseSource | None = None) -> SupportCheck:
+    """Outputs of a Laplace, discrete Laplace or noisy-max call under D, checked against D′."""
+    out = np.asarray(draw(d, source or OpenDPNoise(), draws))
+    reachable = _reachable(d.primitive, out, d_prime)
+    return SupportCheck(d.primitive, SUPPORT[d.primitive], int(out.size),
+                        int(np.sum(~np.asarray(reachable, dtype=bool))))
+
+
+def check_smooth(scn: SmoothScenario, draws: int = DRAWS,
+                 source: NoiseSource | None = None) -> SupportCheck:
+    """The snapped generalized Cauchy: outputs under D on D′'s grid, and found bit for bit
+    through the main branch from D′'s centre and scale."""
+    src = source or OpenDPNoise()
+    call, other = scn.d, scn.d_prime
+    out = src.generalized_cauchy_vector(np.full(draws, call.value), call.scale, call.gamma,
+                                        call.grid)
+    grid = other.grid
+    on_grid = np.isin(out, grid.points())
+    cells = np.rint((out - grid.low) / grid.step).astype(np.int64)
+    centre = float(grid.centre(np.array([other.value]))[0])
+    main = snapped_reachable(cells, centre, lattice.grid_sigma(other.scale, grid),
+                             other.gamma, grid)
+    return SupportCheck("smooth_cauchy", SUPPORT["smooth_cauchy"], draws,
+                        int(np.sum(~(on_grid & main))))
+
+
+def abs_cdf(z: np.ndarray, gamma: float) -> np.ndarray:
+    """P(|Z| ≤ |z|), mirrored in the tail so that 1 − u keeps its precision."""
+    a = 1.0 / gamma
+    w = np.abs(z) ** gamma
+    return np.where(w < 1, special.betainc(a, 1 - a, w / (1 + w)),
+                    1 - special.betainc(1 - a, a, 1 / (1 + w)))
+
+
+def snapped_reachable(cells: np.ndarray, centre: float, sigma: float, gamma: float,
+                      grid: lattice.SnapGrid) -> np.ndarray:
+    """Whether the main (non-floor) branch gives each cell bit for bit from (centre, σ̃): the
+    52-bit k at the middle of the cell's u-interval, ±3, through the real transform."""
+    z = (cells - centre) / sigma
+    positive = z >= 0
+    k0 = np.floor(abs_cdf(z, gamma) * 2.0 ** 52).astype(np.int64)
+    none = np.zeros(cells.size, dtype=bool)
+    hit = np.zeros(cells.size, dtype=bool)
+    for d in range(-3, 4):
+        k = np.clip(k0 + d, 0, 2 ** 52 - 1)
+        hit |= lattice.snapped_cells(np.full(cells.size, centre), sigma, gamma, grid.cells, k,
+                                     positive, none, np.zeros(cells.size, np.int64)) == cells
+    return hit
+
+
+def raw_float_release(f: float, scale: float, gamma: float, k: np.ndarray,
+                      positive: np.ndarray) -> np.ndarray:
+    """The release before issue 24, f + scale·z((k + ½)/2^53) published as a raw float (the
+    negative control of this check; never used for a release)."""
+    u = (np.asarray(k).astype(np.float64) + 0.5) / float(2 ** 53)
+    return f + scale * lattice.cauchy_from_uniform(u, positive, gamma)
+
+
+def raw_float_reachable(out: np.ndarray, f: float, scale: float, gamma: float) -> np.ndarray:
+    """Whether some 53-bit k (and sign) gives each output bit for bit under (f, scale)."""
+    z = (out - f) / scale
+    positive = z >= 0
+    sign = np.where(positive, 1.0, -1.0)
+    k0 = np.floor(abs_cdf(z, gamma) * 2.0 ** 53 - 0.5).astype(np.int64)
+    lo, hi = np.maximum(k0 - SEARCH, 0), np.minimum(k0 + SEARCH, 2 ** 53 - 1)
+    for _ in range(math.ceil(math.log2(2 * SEARCH + 1))):
+        mid = (lo + hi) // 2
+        ahead = sign * (raw_float_release(f, scale, gamma, mid, positive) - out) >= 0
+        hi, lo = np.where(ahead, mid, hi), np.where(ahead, lo, mid + 1)
+    hit = np.zeros(out.size, dtype=bool)
+    for d in range(-3, 4):
+        k = np.clip(lo + d, 0, 2 ** 53 - 1)
+        hit |= raw_float_release(f, scale, gamma, k, positive) == out
+    return hit
+
+
+def check_raw_float(scn: SmoothScenario, draws: int = DRAWS, seed: int = 0) -> SupportCheck:
+    """The raw-float release on the scenario's (f, scale) pairs (seeded 53-bit uniforms)."""
+    rng = np.random.default_rng([seed, 0x726177])
+    k = rng.integers(0, 2 ** 53, size=draws, dtype=np.int64)
+    positive = rng.integers(0, 2, size=draws).astype(bool)
+    d, other = scn.d, scn.d_prime
+    out = raw_float_release(d.value, d.scale, d.gamma, k, positive)
+    ok = raw_float_reachable(out, other.value, other.scale, other.gamma)
+    return SupportCheck("raw_float_cauchy", SUPPORT["raw_float_cauchy"], draws,
+                        int(np.sum(~ok)))
+
+
+def attack_scenario() -> SmoothScenario:
+    """Issue 24's pair: ε = 1, γ = 4, f = 123.456, S = 2 vs (f − 2, S·e^β), range [0, 256]."""
+    from workbench.audits.smooth import SmoothCall
+
+    cal = smooth.calibrate(1.0)
+    grid = lattice.SnapGrid(0.0, 256.0)
+    scale = (2.0 + grid.shift_pad()) / cal.alpha
+    return SmoothScenario("generalized Cauchy, issue 24's pair", "f − 2, S·e^β", 1.0,
+                          SmoothCall(123.456, scale, 4.0, grid),
+                          SmoothCall(121.456, scale * math.exp(cal.beta), 4.0, grid))
+
+
+def support_checks(draws: int = DRAWS,
+                   source: Callable[[], NoiseSource] = OpenDPNoise) -> dict[str, SupportCheck]:
+    """Every primitive on its textbook worst case (and the smooth one on NRS's worst case and
+    issue 24's pair), plus the raw-float negative control on issue 24's pair."""
+    out = {scn.d.primitive: check_primitive(scn.d, scn.d_prime, draws, source())
+           for scn in primitive_scenarios()}
+    smooth_checks = [check_smooth(s, draws, source()) for s in (primitive_scenario(),
+                                                                attack_scenario())]
+    out["smooth_cauchy"] = SupportCheck("smooth_cauchy", SUPPORT["smooth_cauchy"],
+                                        sum(c.draws for c in smooth_checks),
+                                        sum(c.unreachable for c in smooth_checks))
+    out["raw_float_cauchy"] = check_raw_float(attack_scenario(), draws)
+    return out

@@ -1,0 +1,54 @@
+"""What every iteration sees, released before the selection loop — the run's and every
+rehearsal's, by this one function (issue 26: a step a dry run skips is a step the forecast
+cannot see).
+
+Before the loop a run releases, in this order, through its context: the statistics of R alone
+(criteria marked ``once``, §4.14.1; a later run of the spec reuses the kept ones) and the
+survey section's DP raking (ε₁ + ε₂ + ε₃, Merrill ch. 7). Every iteration then reads them, with
+R's base weights, from ``once_results``. The confidential run, each dry-run task, the design
+assistant's candidates and the co-design floors call :func:`release_before_loop`, so a public
+rehearsal performs exactly the steps the enclave performs, with the same noise order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from workbench.criteria import release_once
+from workbench.engine.survey_step import raking_before_loop, with_survey_inputs
+from workbench.privacy import PrivacyContext
+from workbench.spec import Spec
+from workbench.survey.pipeline import SurveyRelease
+from workbench.trial import bind
+
+
+@dataclass(frozen=True)
+class LoopInputs:
+    """The once-results every iteration reads (survey inputs included) and the raking."""
+
+    once: dict[str, Any]
+    raking: SurveyRelease | None
+
+
+def release_once_statistics(spec: Spec, frame: pd.DataFrame, ctx: PrivacyContext
+                            ) -> dict[str, Any]:
+    """The once-criteria's releases on R (empty without any). A once-criterion's columns have
+    a single transformation alternative (validated), so any configuration encodes them alike."""
+    if not spec.epsilon_once:
+        return {}
+    trial = bind(spec, next(iter(spec.configurations())))
+    return release_once(spec, trial.configuration, trial.encode(frame), ctx)
+
+
+def release_before_loop(spec: Spec, frame: pd.DataFrame, ctx: PrivacyContext, *,
+                        kept_once: Mapping[str, Any] | None = None) -> LoopInputs:
+    """Release (or take the kept) once-statistics, then the survey raking: what every
+    iteration of the run — or of a rehearsal — reads."""
+    once = (dict(kept_once) if kept_once is not None
+            else release_once_statistics(spec, frame, ctx))
+    raking = raking_before_loop(spec, frame, ctx)
+    return LoopInputs(with_survey_inputs(once, spec, frame, raking), raking)

@@ -1,0 +1,66 @@
+"""Datasheet and ``describe`` lines for a design made from your own data (issue 27): the DP
+pilot it was made from, and what cleaning removed or recoded (``cleaning.json``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from workbench.spec import Spec
+
+
+def _num(x: float) -> str:
+    return f"{x:.6g}"
+
+
+def pilot_markdown(spec: Spec) -> list[str]:
+    """The datasheet's line naming the pilot and its ε (nothing when the spec names none)."""
+    pilot = spec.pilot
+    if pilot is None:
+        return []
+    return [f"- Before this design, a DP pilot (`workbench pilot`) measured the dataset's 1-way "
+            "marginals, missing rates, out-of-domain counts (and any declared 2-way tables) with "
+            f"ε = {_num(pilot.epsilon)}; its FACTS file "
+            f"(`{pilot.facts}`, SHA-256 `{pilot.sha256}`) holds only DP values and drove the "
+            "public proxy. Its ε is part of the dataset's earlier spend, not of ε_total."]
+
+
+def pilot_describe_lines(spec: Spec, epsilon_total: float) -> list[str]:
+    """``describe``'s lines: the pilot's ε beside the run's ε_total (ASCII 'epsilon')."""
+    pilot = spec.pilot
+    if pilot is None:
+        return []
+    return [f"  pilot (DP, spent before this design) epsilon = {_num(pilot.epsilon)} "
+            f"(FACTS {pilot.facts}, sha256 {pilot.sha256[:12]}...)",
+            f"  pilot + this run: {_num(pilot.epsilon)} + {_num(epsilon_total)} = "
+            f"{_num(pilot.epsilon + epsilon_total)} on dataset "
+            f"{spec.metadata.dataset or '(not set)'} (a run after the pilot needs --spend-again)"]
+
+
+def cleaning_describe_line(spec: Spec) -> list[str]:
+    """``describe``'s line on how the cleaning counts leave the run, if they do."""
+    cc = spec.cleaning_counts
+    if cc is None:
+        return ["  cleaning counts          not released (they never leave the run)"]
+    if cc.private:
+        return [f"  cleaning counts          DP, epsilon = {_num(cc.epsilon)} "
+                "(charged by every run)"]
+    return ["  cleaning counts          exact, declared public by the spec (no epsilon; not DP)"]
+
+
+def cleaning_markdown(doc: Mapping[str, Any] | None) -> list[str]:
+    """The datasheet's section on what cleaning did (nothing is stated when counts stay inside)."""
+    if doc is None:
+        return ["## Data preparation",
+                "How many rows the domain policies and cleaning rules removed or recoded is not "
+                "released (the spec declares no `cleaning_counts`).", ""]
+    head = ("Counts released with differential privacy" if doc["release"] == "dp" else
+            "Exact counts, declared public by the spec (not differentially private)")
+    lines = ["## Data preparation", f"{head}: {doc['how']}."]
+    if doc["release"] == "dp":
+        lines.append(f"ε = {_num(doc['epsilon'])}, Δ₁ = {doc['sensitivity']}, σ ≈ "
+                     f"{doc['sigma']:.3g} per count.")
+    for c in doc["counts"]:
+        who = f"column `{c['column']}` ({c['policy']})" if "column" in c else f"rule `{c['rule']}`"
+        lines.append(f"- {who}: {c['count']:,} {c['what']}")
+    return [*lines, ""]

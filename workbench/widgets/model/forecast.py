@@ -1,0 +1,102 @@
+"""The forecast the co-design app signs off on: P(all criteria pass) per attempt, its source, and
+P(a release) under the spec's selection plan, against a target.
+
+Two sources, the better first: the Feasibility tab's dry run of exactly this design (the
+engine's own iteration on the proxy at the expected n; p is the mean over the configurations
+it ran, as private selection draws them uniformly), else the quick samples of the proxy
+(``ProxyLab.all_pass``, at the proxy's size). P(release) is
+:meth:`~workbench.privacy.budget_plan.BudgetPlan.probability_release` of that p. The target
+defaults to the design assistant's (``workbench design --target-p``). Plain Python.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from workbench.privacy.budget_plan import BudgetPlan
+from workbench.spec import Spec
+from workbench.widgets.model.readouts import samples_label
+
+#: The default target P(all criteria pass) per attempt (the design assistant's default).
+DEFAULT_TARGET = 0.6
+
+
+def percent(p: float, against: float | None = None) -> str:
+    """A probability for reading: bounds for the extremes, no alarming 1e-07; beside a target
+    (``against``) with digits enough that a miss never reads as the target itself.
+
+    >>> percent(3e-5), percent(0.004), percent(0.62), percent(0.99995)
+    ('<0.1%', '0.4%', '62%', '>99.9%')
+    >>> percent(0.5996, against=0.6), percent(0.59999, against=0.6)
+    ('59.96%', '59.999%')
+    """
+    if 0 < p < 1e-3:
+        return "<0.1%"
+    if 0.999 < p < 1:
+        return ">99.9%"
+    text = f"{p:.1%}" if p < 0.1 else f"{p:.0%}"
+    if against is None or p == against or text != percent(against):
+        return text
+    digits = next((d for d in range(1, 7) if round(100 * p, d) != round(100 * against, d)), 6)
+    return f"{100 * p:.{digits}f}%"
+
+
+@dataclass(frozen=True)
+class Forecast:
+    """P(all criteria pass) per attempt, where it comes from, and P(release) for the plan."""
+
+    p: float
+    source: str
+    p_release: float
+    low: float | None = None
+    high: float | None = None
+    criteria: int = 0
+
+    def below(self, target: float) -> bool:
+        """Whether the forecast misses the target."""
+        return self.p < target
+
+    def words(self, target: float | None = None) -> str:
+        """One line for the export panel and the sign-off (read against ``target``)."""
+        if self.criteria == 0:
+            return "no acceptance criteria: every candidate passes (nothing to forecast)"
+        span = ("" if self.low is None or self.high is None
+                else f" (range {percent(self.low)} – {percent(self.high)})")
+        return (f"P(all criteria pass) per attempt = {percent(self.p, target)}{span}, "
+                f"{self.source}; "
+                f"P(a release) under this selection plan = {percent(self.p_release)}")
+
+
+def from_quick_samples(spec: Spec, all_pass: Any) -> Forecast:
+    """The quick-sample forecast (``ProxyLab.all_pass``) of ``spec``."""
+    plan = BudgetPlan.of_spec(spec)
+    if not spec.criteria:
+        return Forecast(1.0, "no criteria", 1.0, criteria=0)
+    p = float(all_pass.probability)
+    return Forecast(p, f"{samples_label(all_pass.samples)} at the proxy's size",
+                    plan.probability_release(p), float(all_pass.low), float(all_pass.high),
+                    len(spec.criteria))
+
+
+def from_dry_run(spec: Spec, result: Any) -> Forecast:
+    """The Feasibility tab's dry run of ``spec`` (every configuration it ran counts)."""
+    f = result.selection_forecast(spec.selection.gamma, spec.selection.max_iterations, 0.0)
+    runs = len(result.records)
+    source = (f"dry run at n = {int(result.n):,} ({f.configurations} configuration(s), "
+              f"{runs} task(s))")
+    if not spec.criteria:
+        return Forecast(1.0, "no criteria", 1.0, criteria=0)
+    return Forecast(float(f.p), source, 1.0 - float(f.probability_bottom),
+                    criteria=len(spec.criteria))
+
+
+def current(spec: Spec | None, all_pass: Any = None, dry_run: Any = None) -> Forecast | None:
+    """The dry run's forecast when it ran on this design, else the quick samples', else None."""
+    if spec is None:
+        return None
+    if dry_run is not None:
+        return from_dry_run(spec, dry_run)
+    if not spec.criteria:
+        return Forecast(1.0, "no criteria", 1.0, criteria=0)
+    return None if all_pass is None else from_quick_samples(spec, all_pass)
