@@ -17,7 +17,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from workbench.criteria.kinds.distinguisher import proxy_path
-from workbench.proxy.us_natality import sha256_of
+from workbench.spec.document import file_sha256
 from workbench.transform.cells import CellCounts
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ def file_hash(path: Path) -> str:
     stat = path.stat()
     key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
     if key not in _HASHES:
-        _HASHES[key] = sha256_of(path)
+        _HASHES[key] = file_sha256(path)
     return _HASHES[key]
 
 
