@@ -81,11 +81,15 @@ MODES = ("none", "joint")
 #: The option's hyperparameters, declared once for the workload family.
 PUBLIC_PARAMS = {
     "public_measurements": Param("none", one_of(*MODES), "'joint': a PUBLIC proxy's marginals "
-                                 "as free measurements, chosen privately per marginal"),
-    "public_proxy": Param(None, proxy_name_problem, "the PUBLIC proxy file ('joint')"),
-    "public_proxy_sha256": Param(None, sha256_problem, "the proxy's SHA-256, pinned by the spec"),
+                                 "as free measurements, chosen privately per marginal",
+                                 control="choice", choices=MODES),
+    "public_proxy": Param(None, proxy_name_problem, "the PUBLIC proxy file ('joint')",
+                          control="text"),
+    "public_proxy_sha256": Param(None, sha256_problem, "the proxy's SHA-256, pinned by the spec",
+                                 control="text"),
     "public_selection_share": Param(0.05, open_interval(0, 1),
-                                    "share of ε_gen for the public-or-private choices ('joint')"),
+                                    "share of ε_gen for the public-or-private choices ('joint')",
+                                    control="number"),
 }
 
 
