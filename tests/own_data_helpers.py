@@ -26,6 +26,7 @@ def small_doc(keep: tuple[str, ...] = KEEP) -> dict:
          "bounds": [0, 1], "params": {"columns": ["workclass"]}},
     ]
     doc["budget"]["epsilon_criteria"] = 1.0
+    doc["budget"]["epsilon_generator"] = 1.0  # the tests' figures, whatever the example spends
     doc["budget"]["epsilon_lifetime_max"] = 20.0
     doc["faithfulness"] = {"exact": [k for k in keep if k != "age"], "distance": {"age": 1},
                            "alpha": 1}
