@@ -155,15 +155,20 @@ def run(
 
 
 def _preflight(spec: Spec) -> None:
-    """Every criterion's checks of its public inputs (e.g. a distinguisher's proxy file), before
-    any budget: a missing file is refused here, not after the generator has spent ε."""
+    """Every criterion's and every configuration's generator's checks of its public inputs (a
+    distinguisher's proxy file, a workload's pinned public proxy), before any budget: a missing
+    or changed file is refused here, not after the generator has spent ε."""
     from workbench.criteria import kinds
+    from workbench.generators import GeneratorFamily, family_class, generator_for
 
-    for criterion in spec.criteria:
-        try:
+    try:
+        for criterion in spec.criteria:
             kinds.get(criterion.kind).preflight(spec, criterion)
-        except (ValueError, EncodingError) as exc:
-            raise RunRefused(str(exc)) from None
+        for configuration in spec.configurations():
+            if family_class(configuration.family).preflight is not GeneratorFamily.preflight:
+                generator_for(spec, configuration).preflight(spec, configuration)
+    except (ValueError, EncodingError) as exc:
+        raise RunRefused(str(exc)) from None
 
 
 def _load_refusing(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory,

@@ -13,6 +13,8 @@ Hooks a family may override:
   derives its marginals from the criteria): ``generator_for`` calls it before every ``fit``;
 * :meth:`spec_problems` — checks that need the spec's column names;
 * :meth:`describe` — extra lines for ``workbench describe``;
+* :meth:`preflight` — checks of public inputs the spec names but does not hold (a proxy file),
+  run by ``workbench run`` before any budget;
 * :meth:`bound_problems` — checks that need the whole spec (the validator calls it);
 * :meth:`models_jointly` — whether a fit can reproduce a set of columns jointly (the co-design
   app warns about criteria the family cannot serve);
@@ -218,6 +220,11 @@ class GeneratorFamily(ABC):
         This is the one way a family sees the spec; ``generators.generator_for`` (used by
         ``engine.fit_generator``) calls it on every generator it makes.
         """
+        return  # an optional hook: nothing by default
+
+    def preflight(self, spec: Spec, configuration: Configuration) -> None:
+        """Refuse (ValueError) before any budget when a public input the spec names is missing
+        or changed; ``workbench run`` calls it for every configuration (nothing by default)."""
         return  # an optional hook: nothing by default
 
     def guarantee(self) -> Guarantee:
