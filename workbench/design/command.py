@@ -25,6 +25,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "frozen (its recorded forecast)")
     p.add_argument("--draws", type=int, default=10,
                    help="DP releases per candidate for the regression criteria's forecast")
+    p.add_argument("--families", nargs="+", default=None, metavar="FAMILY[:NAME=VALUE,...]",
+                   help="first choose the generator family: rehearse the spec with each of "
+                   "these generators instead of its own, at its ε (equal ε_total), keep the "
+                   "one that passes its criteria with the strongest guarantee, then design it "
+                   "(e.g. bayesian bayesian:mechanism=censor_w perturbed_histogram)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=None, metavar="DRAFT.json",
                    help="write the draft spec here (and --freeze also frozen)")
@@ -44,15 +49,26 @@ def run_command(args: argparse.Namespace) -> int:
         spec = load_spec(args.spec)
         n = low_end(parse_n(args.n)) if args.n is not None else None
         kwargs = {} if args.divisors is None else {"divisors": tuple(args.divisors)}
-        result = design(spec, args.proxy, n, target_p=args.target_p,
-                        epsilon_generators=tuple(args.eps_gen), repetitions=args.repetitions,
-                        draws=args.draws, seed=args.seed,
-                        check_repetitions=args.check_repetitions,
-                        progress=None if args.quiet else lambda m: print(m, file=sys.stderr),
-                        **kwargs)
+        kwargs |= {"target_p": args.target_p, "epsilon_generators": tuple(args.eps_gen),
+                   "repetitions": args.repetitions, "draws": args.draws, "seed": args.seed,
+                   "check_repetitions": args.check_repetitions,
+                   "progress": None if args.quiet else lambda m: print(m, file=sys.stderr)}
+        choice = None
+        if args.families:
+            from workbench.design.families import design_families, parse_candidates
+
+            outcome = design_families(spec, args.proxy, n, parse_candidates(args.families),
+                                      **kwargs)
+            choice, result = outcome.choice, outcome.design
+        else:
+            result = design(spec, args.proxy, n, **kwargs)
     except (ValueError, ImportError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if choice is not None:
+        print(f"generator families compared at equal ε (the spec's), n = {choice.n:,}")
+        print(choice.table())
+        print(choice.why() + "\n")
     print(f"design at n = {result.n:,} on {args.proxy}, target P(all pass) ≥ {args.target_p:g}")
     print(result.table())
     c = result.chosen

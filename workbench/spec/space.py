@@ -12,6 +12,37 @@ if TYPE_CHECKING:
     from workbench.spec.model import Spec
 
 
+class FrozenObject(dict):
+    """A JSON object as one hyperparameter value (e.g. Censor_w's public weight function): a
+    read-only dict, hashable, so configurations holding it stay hashable and serialise as-is.
+
+    >>> v = FrozenObject({"knots": [0, 1], "alpha": [1, 0]})
+    >>> hash(v) == hash(FrozenObject({"alpha": [1, 0], "knots": [0, 1]})), json.dumps(v)
+    (True, '{"knots": [0, 1], "alpha": [1, 0]}')
+    """
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(json.dumps(self, sort_keys=True))
+
+    def _read_only(self, *_args: Any, **_kwargs: Any) -> None:
+        raise TypeError("a hyperparameter value is read-only")
+
+    __setitem__ = __delitem__ = update = pop = popitem = clear = setdefault = _read_only  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FrozenObject, (dict(self),))
+
+
+def frozen_value(value: Any) -> Any:
+    """A grid value as configurations hold it: a list (of column names) as a tuple, an object
+    as a :class:`FrozenObject`; anything else as it is."""
+    if isinstance(value, list):
+        return tuple(value)
+    if isinstance(value, Mapping) and not isinstance(value, FrozenObject):
+        return FrozenObject(value)
+    return value
+
+
 @dataclass(frozen=True)
 class GeneratorSpace:
     """A generator family and its hyperparameter grids; the space is the union of the grids."""
@@ -70,13 +101,14 @@ class Configuration:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Configuration:
-        """The inverse of :meth:`to_dict` (list values, such as column lists, become tuples)."""
+        """The inverse of :meth:`to_dict` (list values, such as column lists, become tuples;
+        objects :class:`FrozenObject`)."""
         gen = dict(data["generator"])
         family = gen.pop("family")
         return cls(
             tuple((str(k), str(v)) for k, v in dict(data["transforms"]).items()),
             str(family),
-            tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in gen.items())),
+            tuple(sorted((k, frozen_value(v)) for k, v in gen.items())),
             int(data["min_count"]),
         )
 

@@ -241,6 +241,20 @@ class BayesianPosterior(GeneratorFamily):
                 "mechanism, clamp and iteration counts re-run on them, post-processing of the "
                 "release; the confidential chain's R̂ and ESS stay in the enclave"}
 
+    def proxy_weight_function(self, codes: np.ndarray, domain: Domain, *, rows: int = 20_000,
+                              seed: int = 0) -> dict[str, list[float]]:
+        """Censor_w's weight function fitted on PUBLIC codes (a proxy's first ``rows``): the
+        risk view's weights of the plain posterior, smoothed by ``fit_weight_function``, so
+        the mechanism stays strict. Never call it on confidential codes: it goes into the spec.
+        """
+        from workbench.generators.bayesian.risk import risk_view
+
+        if not hasattr(self, "_codec"):
+            raise RuntimeError("bayesian: bind the spec (generator_for) before fitting weights")
+        data = self._model_data(np.asarray(codes)[:rows], domain)
+        view = risk_view(MODELS[self.model], data, [], self._neighbour, seed)
+        return mech.fit_weight_function(data.y, view.weights)
+
     def _predictor_index(self, domain: Domain) -> tuple[list[int], tuple[int, ...]]:
         preds = list(self.predictors or ())
         return [domain.index(p) for p in preds], tuple(domain.size_of(p) for p in preds)

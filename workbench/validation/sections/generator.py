@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from workbench.generators import COMMON, FAMILIES, family_class
 from workbench.spec.errors import join_path
-from workbench.spec.space import GeneratorSpace
+from workbench.spec.space import GeneratorSpace, frozen_value
 from workbench.validation.sections.context import BuildContext
 
 FIELD = "generator"
@@ -36,10 +36,6 @@ def build(ctx: BuildContext) -> GeneratorSpace:
             ctx.problem(path, message)
         for where, message in cls.spec_problems(grid, list(ctx.columns)):
             ctx.problem(join_path(path, where), message)
-        grids.append(tuple((k, tuple(_frozen(v) for v in vs)) for k, vs in grid.items()))
+        grids.append(tuple((k, tuple(frozen_value(v) for v in vs)) for k, vs in grid.items()))
     return GeneratorSpace(name, tuple(grids))
 
-
-def _frozen(value: object) -> object:
-    """A list value (a list of column names) as a tuple, so configurations stay hashable."""
-    return tuple(value) if isinstance(value, list) else value
