@@ -155,15 +155,19 @@ def run(
 
 
 def _preflight(spec: Spec) -> None:
-    """Every criterion's checks of its public inputs (e.g. a distinguisher's proxy file), before
-    any budget: a missing file is refused here, not after the generator has spent ε."""
+    """Every criterion's and every configuration's generator's checks of its public inputs
+    (e.g. a distinguisher's proxy file, a public structure's pinned proxy), before any budget:
+    a missing file is refused here, not after the generator has spent ε."""
     from workbench.criteria import kinds
+    from workbench.generators import make_generator
 
-    for criterion in spec.criteria:
-        try:
+    try:
+        for criterion in spec.criteria:
             kinds.get(criterion.kind).preflight(spec, criterion)
-        except (ValueError, EncodingError) as exc:
-            raise RunRefused(str(exc)) from None
+        for config in spec.configurations():
+            make_generator(config.family, **config.generator_params).preflight(spec, config)
+    except (ValueError, EncodingError) as exc:
+        raise RunRefused(str(exc)) from None
 
 
 def _load_refusing(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory,

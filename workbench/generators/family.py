@@ -11,6 +11,8 @@ Hooks a family may override:
 
 * :meth:`bind_spec` — the one way a family reads the public spec (the ``workload`` family
   derives its marginals from the criteria): ``generator_for`` calls it before every ``fit``;
+* :meth:`preflight` — checks of PUBLIC inputs the fit reads (a file the spec names), made by
+  the run before any budget is spent;
 * :meth:`spec_problems` — checks that need the spec's column names;
 * :meth:`describe` — extra lines for ``workbench describe``;
 * :meth:`bound_problems` — checks that need the whole spec (the validator calls it);
@@ -218,6 +220,11 @@ class GeneratorFamily(ABC):
         This is the one way a family sees the spec; ``generators.generator_for`` (used by
         ``engine.fit_generator``) calls it on every generator it makes.
         """
+        return  # an optional hook: nothing by default
+
+    def preflight(self, spec: Spec, configuration: Configuration) -> None:
+        """Check the PUBLIC inputs a fit of ``configuration`` will read (files the spec names),
+        before any budget is spent; raise ValueError naming the field (nothing by default)."""
         return  # an optional hook: nothing by default
 
     def guarantee(self) -> Guarantee:

@@ -30,10 +30,11 @@ Check = Callable[[Any], "str | None"]
 #: ``number_or_id`` a number or a criterion id; ``whole_number`` an integer box;
 #: ``column`` one schema column; ``columns`` several; ``features`` 'all_other' or a list of
 #: columns; ``choice`` one of ``choices``; ``checkbox`` a boolean; ``json`` any JSON value typed
-#: as text, blank = unset (e.g. a public weight function). The criteria editor and the
+#: as text, blank = unset (e.g. a public weight function); ``text`` a string, blank = unset
+#: (e.g. a public file's path). The criteria editor and the
 #: co-design Generator tab both draw parameters from these.
 CONTROLS = ("number", "optional_number", "number_or_null", "number_or_id", "whole_number",
-            "column", "columns", "features", "choice", "checkbox", "json")
+            "column", "columns", "features", "choice", "checkbox", "json", "text")
 
 
 @dataclass(frozen=True)

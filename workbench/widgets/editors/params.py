@@ -83,6 +83,12 @@ def _suggested(param: Param) -> float:
     return 0.0
 
 
+def _text(text: Any) -> Any:
+    """A string (a file path, a digest); blank removes the key (its default applies)."""
+    t = str(text).strip()
+    return t if t else DELETE
+
+
 #: Text-box controls: (parse, format) of the draft value.
 TEXT_CONTROLS: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
     "optional_number": (optional_number, show_number),
@@ -90,6 +96,7 @@ TEXT_CONTROLS: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
     "number_or_id": (_number_or_id, show_number),
     "features": (_features, lambda v: show_list(v) if isinstance(v, list) else "all_other"),
     "json": (_json_value, _show_json),
+    "text": (_text, lambda v: "" if v is MISSING or v is None else str(v)),
 }
 
 
