@@ -1,7 +1,8 @@
-"""Plausible deniability with a public structure (issue 28): ``structure: public`` learns the
-network from a pinned public proxy — no ε and no record of R for it, the whole ε_gen on D_P —,
-checks the proxy's SHA-256 before any budget, and names the proxy in the guarantee and
-``describe``. Small synthetic data of the Adult example's schema; no shared files."""
+"""A network structure from a public proxy (issue 28): ``structure: public`` learns plausible
+deniability's and PrivBayes' network from a pinned public proxy — no ε and no record of R for
+it, the whole ε_gen on the parameters —, checks the proxy's SHA-256 before any budget, and names
+the proxy in the guarantee and ``describe``. Small synthetic data of the Adult PD example's
+schema; no shared files."""
 
 from __future__ import annotations
 
@@ -39,16 +40,20 @@ def _codes(sizes: tuple[int, ...], n: int, seed: int) -> np.ndarray:
     return np.column_stack(cols)
 
 
-def _spec(proxy: Path | None, digest: str | None = None, **grid):
+def _spec(proxy: Path | None, digest: str | None = None, family: str = "plausible_deniability",
+          **grid):
     """The Adult example with ``grid`` as its one hyperparameter set (a public structure reads
     ``proxy`` pinned at ``digest``, by default its true SHA-256)."""
     doc = copy.deepcopy(EXAMPLE)
-    params = {"omega_min": 2, "k": 10, "t": 5, "maxcost": 16, **grid}
+    base = ({"omega_min": 2, "k": 10, "t": 5, "maxcost": 16} if family == "plausible_deniability"
+            else {"degree": 2})
+    params = {**base, **grid}
     if proxy is not None:
         digest = digest or hashlib.sha256(proxy.read_bytes()).hexdigest()
         params |= {"structure": "public", "structure_proxy": str(proxy),
                    "structure_proxy_sha256": digest}
-    doc["generator"]["search_space"] = [{k: [v] for k, v in params.items()}]
+    doc["generator"] = {"family": family,
+                        "search_space": [{k: [v] for k, v in params.items()}]}
     return build_spec(doc)
 
 
@@ -172,3 +177,48 @@ def test_the_guarantee_and_describe_name_the_proxy_and_keep_the_record_bound(
     (line,) = public.describe("1", 1.0)
     assert "D_P 0.5 / D_S 0.5 of R" in line and "no ε, no records of R" in line
     assert "D_T 0.25 / D_P 0.25 / D_S 0.5" in dp.describe("1", 1.0)[0]
+
+
+# --- PrivBayes --------------------------------------------------------------------------------
+@pytest.mark.parametrize("epsilon", [0.3, 4.0])
+def test_privbayes_public_structure_spends_exactly_epsilon_on_the_marginals(
+        proxy: Path, epsilon: float, tmp_path: Path) -> None:
+    """ε₁ = 0: no exponential-mechanism step; the d marginals share all of ε (ε/d each)."""
+    spec = _spec(proxy, family="privbayes")
+    sizes = spec.table_codec(next(spec.configurations())).domain.sizes
+    ledger = Ledger(tmp_path / "ledger.jsonl", run_id="r")
+    gen, ctx = _fit(spec, _codes(sizes, 1200, seed=1), epsilon, ledger=ledger)
+    ledger.close()
+    assert not [r for r in ctx.records if "structure" in r.purpose]
+    assert [r.epsilon for r in ctx.records] == pytest.approx([epsilon / len(sizes)] * len(sizes))
+    assert sum(r.epsilon for r in ctx.records) == pytest.approx(epsilon, rel=1e-12)
+    assert gen.structure_epsilon_ == 0.0
+    events = [json.loads(x) for x in (tmp_path / "ledger.jsonl").read_text().splitlines()]
+    (source,) = [e for e in events if e["event"] == "public_structure"]
+    assert (source["family"], source["epsilon"], source["sha256"]) == ("privbayes", 0.0,
+                                                                       _sha(proxy))
+    _, ctx_dp = _fit(_spec(None, family="privbayes"), _codes(sizes, 1200, seed=1), epsilon)
+    assert len([r for r in ctx_dp.records if "structure" in r.purpose]) == len(sizes) - 1
+
+
+def test_privbayes_public_network_reads_the_proxy_not_r(proxy: Path) -> None:
+    """The same seed (the free first node) on two different datasets: the same network."""
+    spec = _spec(proxy, family="privbayes")
+    sizes = spec.table_codec(next(spec.configurations())).domain.sizes
+    a, _ = _fit(spec, _codes(sizes, 900, seed=2), 1.0, seed=3)
+    b, _ = _fit(spec, np.random.default_rng(4).integers(0, sizes, (900, len(sizes))), 1.0,
+                seed=3)
+    assert a.network_ == b.network_ and any(parents for _, parents in a.network_)
+    (line,) = a.describe("1", 1.0)
+    assert f"PUBLIC proxy {str(proxy)!r}" in line and a.guarantee().is_pure
+
+
+def test_privbayes_refuses_epsilon_split_with_a_public_structure(proxy: Path) -> None:
+    doc = copy.deepcopy(EXAMPLE)
+    doc["generator"] = {"family": "privbayes", "search_space": [{
+        "degree": [2], "structure": ["public"], "structure_proxy": ["p.csv"],
+        "structure_proxy_sha256": ["a" * 64], "epsilon_split": [0.3]}]}
+    with pytest.raises(SpecError, match="epsilon_split does not apply with structure: public"):
+        build_spec(doc)
+    with pytest.raises(ValueError, match="privbayes: structure: public needs structure_proxy"):
+        make_generator("privbayes", degree=2, structure="public")
