@@ -34,6 +34,7 @@ from workbench.audits import (
     noiseless_check,
     primitive_scenarios,
     privbayes_mi_scenario,
+    public_choice_scenario,
 )
 from workbench.audits.floats import SupportCheck, support_checks
 from workbench.privacy.noise import OpenDPNoise
@@ -85,7 +86,8 @@ def main() -> None:
             continue
         row = audit_scenario(criterion_scenario(kind), trials=args.trials, seed=seed)
         print(line(row, "seeded", support))
-    for seed, build in enumerate((privbayes_mi_scenario, aim_score_scenario), start=100):
+    for seed, build in enumerate((privbayes_mi_scenario, aim_score_scenario,
+                                  public_choice_scenario), start=100):
         print(line(audit_scenario(build(), trials=args.trials, seed=seed), "seeded", support))
     smooth_table(support["smooth_cauchy"])
     support_table(support)

@@ -36,6 +36,7 @@ from workbench.audits import (
     neighbour_events,
     noiseless_check,
     privbayes_mi_scenario,
+    public_choice_scenario,
 )
 from workbench.privacy.noise import SeededNoise
 
@@ -121,6 +122,15 @@ def test_aim_selection_score_audit() -> None:
     gap = scn.d_prime.values - scn.d.values
     assert scn.d.values[0] == pytest.approx(scn.d.values[1])  # a tie on D ...
     assert gap.tolist() == pytest.approx([2.0, -2.0])  # ... split by the full Δ on D′
+    assert_audit(scn)
+
+
+def test_public_measurement_choice_audit() -> None:
+    """The 'joint' option's Laplace release of a clique's L1 distance to the raked proxy table,
+    Δ = 2: from 0 on D to 2 on D′ (one record moves between cells at their public counts)."""
+    scn = public_choice_scenario()
+    assert scn.d.primitive == "laplace" and scn.d.epsilon == pytest.approx(1.0)
+    assert scn.d.values.tolist() == [0.0] and scn.d_prime.values.tolist() == [2.0]
     assert_audit(scn)
 
 

@@ -163,3 +163,41 @@ def test_the_spec_review_shows_a_floor_beside_each_threshold(tmp_path, proxy,
 
     plain = widget_by_class(SpecReview(example_spec).widget, "wb-section-criteria").value
     assert "floor at n" not in plain and "wb-floor" not in plain  # no proxy, no column
+
+
+def test_both_front_ends_warn_where_an_independent_marginals_release_passes(
+        app, lab, tmp_path, proxy, example_doc) -> None:
+    """Issue 28: beside each floor, the trivial generator's value; a criterion it passes is
+    flagged "does not protect utility" in the Criteria tab and in the spec review, and only
+    that one."""
+    from workbench.validation import save_spec
+    from workbench.widgets.dashboards.spec_review import spec_review_dashboard
+    from workbench.widgets.model.floors import UNPROTECTIVE, trivial_value
+
+    editor = app.select("Criteria")
+    table = lab.floors(app.session.spec)
+    loose = "marginals"
+    assert loose not in table.unprotective  # tight enough that independence fails it
+    row = editor.row(loose)
+    assert trivial_value(table.by_id()[loose]) in row.floor_html.value
+    assert UNPROTECTIVE not in row.floor_html.value
+    row.threshold.value = 0.9  # any release passes a max marginal error of 90% of n
+    assert editor.row(loose).floor.trivial_passes
+    assert "wb-unprotective" in editor.row(loose).floor_html.value
+    assert f"{UNPROTECTIVE}: {loose}" in editor.floors_bar.info.value
+    others = [c for c in table.by_id() if c != loose and c not in table.unprotective]
+    assert others and all(UNPROTECTIVE not in editor.row(c).floor_html.value for c in others)
+
+    doc = dict(example_doc, criteria=[dict(c, threshold=0.9) if c["id"] == loose else c
+                                      for c in example_doc["criteria"]])
+    spec_path, proxy_path = tmp_path / "loose.json", tmp_path / "proxy.csv"
+    save_spec(doc, spec_path)
+    proxy.to_csv(proxy_path, index=False)
+    html = widget_by_class(spec_review_dashboard(spec_path, proxy_path),
+                           "wb-section-criteria").value
+    table_html, note = html.split("</table>", 1)
+    rows = dict(zip((c["id"] for c in doc["criteria"]), table_html.split("<tr>")[2:],
+                    strict=True))
+    assert UNPROTECTIVE in rows[loose] and "independent-marginals release" in rows[loose]
+    assert all(UNPROTECTIVE not in rows[c] for c in others)
+    assert f"{UNPROTECTIVE}</span> {loose}" in note  # the note names it

@@ -127,7 +127,7 @@ def test_a_proxy_whose_bytes_differ_from_the_pin_is_refused_before_any_budget(
     spec = _spec(proxy, digest=wrong)
     sizes = spec.table_codec(next(spec.configurations())).domain.sizes
     ctx = PrivacyContext.simulation(1, noise=SeededNoise(1))
-    with pytest.raises(ValueError, match=r"structure_proxy_sha256 0{64}"):
+    with pytest.raises(ValueError, match=r"generator structure_proxy_sha256: .* pins 0{64}"):
         generator_for(spec, next(spec.configurations())).fit(
             _codes(sizes, 500, 1), spec.table_codec(next(spec.configurations())).domain, 1.0,
             ctx)
@@ -139,7 +139,7 @@ def test_a_proxy_whose_bytes_differ_from_the_pin_is_refused_before_any_budget(
     code = main(["run", str(path), str(data), "--out", str(tmp_path / "run"), "--quiet",
                  "--budget-store", str(tmp_path / "budgets")])
     err = capsys.readouterr().err
-    assert code == 2 and f"has SHA-256 {_sha(proxy)}, but the spec pins" in err
+    assert code == 2 and f"has SHA-256 {_sha(proxy)}, the spec pins" in err
     assert not (tmp_path / "run").exists() and not (tmp_path / "budgets").exists()
 
 
@@ -158,8 +158,8 @@ def test_the_spec_refuses_structure_options_that_do_not_fit(proxy: Path) -> None
     assert any("split_structure must be unset with structure: public" in p for p in problems(
         structure="public", structure_proxy="p.csv", structure_proxy_sha256="a" * 64,
         split_structure=0.2))
-    assert "generator.search_space[0].structure_proxy_sha256[0]: must be a SHA-256 digest " \
-           "(64 lowercase hex characters)" in problems(structure="public",
+    assert "generator.search_space[0].structure_proxy_sha256[0]: must be the file's " \
+           "SHA-256, 64 lowercase hex digits (sha256sum FILE)" in problems(structure="public",
                                                         structure_proxy="p.csv",
                                                         structure_proxy_sha256="ABC")
     with pytest.raises(ValueError, match="structure: public needs structure_proxy"):

@@ -59,7 +59,7 @@ def _data(example: str, work: Path) -> Path:
         return _head(REPO / "data_public" / "proxy_sample_166k.csv.gz", work / "births.csv", ROWS)
     if example == "us_birth_weight_continuous":
         return _head(shared_data("us_births_2019_singleton_sample160k.csv.gz"),
-                     work / "us.csv", ROWS)
+                     work / "us.csv", 1_500)  # the MCMC's cost grows with n
     if example == "adult_plausible_deniability":
         return _adult_halves(work)
     if example == "adult_missing":  # its structure comes from the raw public half

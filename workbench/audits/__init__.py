@@ -3,9 +3,9 @@
 :mod:`workbench.privacy.audit` holds the statistics (Clopper–Pearson lower bounds on ε from
 outputs on D and D′). This package holds the audits themselves, above the privacy layer: the
 worst-case replace-one neighbours of every criterion kind (:mod:`~workbench.audits.criteria`),
-of PrivBayes' mutual-information score and AIM's selection score
-(:mod:`~workbench.audits.generators`), and an end-to-end audit of private selection with a toy
-generator (:mod:`~workbench.audits.loop`). Mechanisms are run through their public API and
+of PrivBayes' mutual-information score, AIM's selection score and the public-measurement
+choice (:mod:`~workbench.audits.generators`), and an end-to-end audit of private selection with
+a toy generator (:mod:`~workbench.audits.loop`). Mechanisms are run through their public API and
 captured at the noise seam (:mod:`~workbench.audits.harness`). Public data only.
 ``tests/test_audits.py`` asserts every verdict; ``benchmarks/audit_mechanisms.py`` prints them.
 """
@@ -16,7 +16,11 @@ from workbench.audits.criteria import (
     criterion_scenario,
     noiseless_check,
 )
-from workbench.audits.generators import aim_score_scenario, privbayes_mi_scenario
+from workbench.audits.generators import (
+    aim_score_scenario,
+    privbayes_mi_scenario,
+    public_choice_scenario,
+)
 from workbench.audits.harness import (
     AuditRow,
     Call,
@@ -53,4 +57,5 @@ __all__ = [
     "noiseless_check",
     "primitive_scenarios",
     "privbayes_mi_scenario",
+    "public_choice_scenario",
 ]

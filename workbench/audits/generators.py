@@ -1,5 +1,6 @@
 """Worst-case neighbours for the generators' selection scores: PrivBayes' mutual information
-and AIM's marginal-error score, both released by OpenDP's ε-DP noisy max (permute-and-flip).
+and AIM's marginal-error score, both released by OpenDP's ε-DP noisy max (permute-and-flip),
+and the public-measurement option's distance to the proxy (Laplace).
 
 Both run the public generator (``workbench.generators``) on three binary columns a, b, c and
 audit its first noisy-max call, captured at the noise seam.
@@ -16,6 +17,13 @@ audit its first noisy-max call, captured at the noise seam.
   (0, 1, 1). Then ‖M_ab − m_ab‖₁ goes 2 → 4 and ‖M_ac − m_ac‖₁ goes 2 → 0: the scores move by
   the full Δ = 2 (replace-one histogram) in opposite directions from a tie, the case where
   permute-and-flip's loss is exactly ε.
+* **Public-measurement choice** (the workload family's ``public_measurements: joint``). n = 8,
+  workload {(a, b)}, the public proxy uniform over (a, b) (2 records per cell), and D the same
+  records. The 1-way measurements before the choice are answered by the capture with the even
+  split (4, 4) for D and D′ alike (a fixed history), so the raked public table is 2 per cell.
+  The release is the L1 distance ‖x_ab − r_ab‖₁, Laplace with Δ = 2: D gives 0; D′ replaces
+  (0, 0, 0) by (1, 1, 0), taking one from a cell at its public count and adding one to another,
+  so the distance goes to 2, the full Δ.
 """
 
 from __future__ import annotations
@@ -27,12 +35,15 @@ from workbench.generators import Workload, WorkloadGenerator, make_generator
 from workbench.generators.workload import WorkloadItem
 from workbench.privacy import PrivacyContext
 from workbench.transform import Domain
+from workbench.transform.cells import CellCounts
 
 _DOMAIN = Domain(("a", "b", "c"), (2, 2, 2))
 #: PrivBayes ε with split ½ over d − 1 = 2 structure steps: ε = 1 per noisy max.
 PRIVBAYES_EPSILON = 4.0
 #: AIM ε_gen with one round and 1-way share ¼: the selection gets 10% of ¾·ε_gen = 1.
 AIM_EPSILON = 40.0 / 3.0
+#: 'joint' ε_gen with selection share ½ and one clique to choose for, (a, b): ε = 1 for it.
+PUBLIC_CHOICE_EPSILON = 2.0
 
 _MI_DATA = (
     np.array([(0, 0, 0), (1, 0, 1)], dtype=np.int64),
@@ -43,6 +54,8 @@ _AIM_BASE = np.array(
     dtype=np.int64,
 )
 _AIM_DATA = (_AIM_BASE, np.vstack([[(0, 1, 1)], _AIM_BASE[1:]]))
+_UNIFORM = np.array(list(np.ndindex(2, 2, 2)), dtype=np.int64)
+_PUBLIC_DATA = (_UNIFORM, np.vstack([[(1, 1, 0)], _UNIFORM[1:]]))
 
 
 def _privbayes_seed() -> int:
@@ -75,6 +88,25 @@ def privbayes_mi_scenario() -> Scenario:
         "privbayes_mutual_information", "OpenDP noisy max over I(X; Π) (bits)",
         "n = 2, scores (I(b;a), I(c;a)) go (0, 1) → (1, 0): each moves by Lemma 1's "
         "Δ = h(1/n) = 1 bit", float(h), run, primitive="noisy_max")
+
+
+def _fit_public_choice(ctx: PrivacyContext, which: int) -> object:
+    """The 'joint' option on D or D′ with the public proxy D and the workload {(a, b)}."""
+    generator = WorkloadGenerator(public_measurements="joint", public_selection_share=0.5,
+                                  iters=1)
+    generator.bind_workload(Workload(_DOMAIN.names, (WorkloadItem(("a", "b"), 1.0, ("audit",)),),
+                                     0.25))
+    generator.bind_public(CellCounts.from_codes(_UNIFORM, _DOMAIN))
+    return generator.fit(_PUBLIC_DATA[which], _DOMAIN, PUBLIC_CHOICE_EPSILON, ctx)
+
+
+def public_choice_scenario() -> Scenario:
+    """The public-or-private choice for (a, b): the Laplace release of ‖x_ab − r_ab‖₁."""
+    return scenario(
+        "public_choice_distance", "Laplace on ‖x_c − r_c‖₁ (L1 to the raked proxy table)",
+        "n = 8, uniform proxy = D, fixed uniform 1-way history: distance 0 → 2 when one record "
+        "moves between (a, b) cells: Δ = 2 (replace-one count table; r_c fixed by the proxy, n "
+        "and the earlier releases)", 2.0, _fit_public_choice, primitive="laplace", repeat=(0,))
 
 
 def _fit_aim(ctx: PrivacyContext, which: int) -> object:

@@ -155,17 +155,19 @@ def run(
 
 
 def _preflight(spec: Spec) -> None:
-    """Every criterion's and every configuration's generator's checks of its public inputs
-    (e.g. a distinguisher's proxy file, a public structure's pinned proxy), before any budget:
-    a missing file is refused here, not after the generator has spent ε."""
+    """Every criterion's and every configuration's generator's checks of its public inputs (a
+    distinguisher's proxy file, a workload's or a public structure's pinned public proxy),
+    before any budget: a missing or changed file is refused here, not after the generator has
+    spent ε."""
     from workbench.criteria import kinds
-    from workbench.generators import make_generator
+    from workbench.generators import GeneratorFamily, family_class, generator_for
 
     try:
         for criterion in spec.criteria:
             kinds.get(criterion.kind).preflight(spec, criterion)
-        for config in spec.configurations():
-            make_generator(config.family, **config.generator_params).preflight(spec, config)
+        for configuration in spec.configurations():
+            if family_class(configuration.family).preflight is not GeneratorFamily.preflight:
+                generator_for(spec, configuration).preflight(spec, configuration)
     except (ValueError, EncodingError) as exc:
         raise RunRefused(str(exc)) from None
 

@@ -11,10 +11,10 @@ Hooks a family may override:
 
 * :meth:`bind_spec` — the one way a family reads the public spec (the ``workload`` family
   derives its marginals from the criteria): ``generator_for`` calls it before every ``fit``;
-* :meth:`preflight` — checks of PUBLIC inputs the fit reads (a file the spec names), made by
-  the run before any budget is spent;
 * :meth:`spec_problems` — checks that need the spec's column names;
 * :meth:`describe` — extra lines for ``workbench describe``;
+* :meth:`preflight` — checks of public inputs the spec names but does not hold (a proxy file),
+  run by ``workbench run`` before any budget;
 * :meth:`bound_problems` — checks that need the whole spec (the validator calls it);
 * :meth:`models_jointly` — whether a fit can reproduce a set of columns jointly (the co-design
   app warns about criteria the family cannot serve);
@@ -223,8 +223,8 @@ class GeneratorFamily(ABC):
         return  # an optional hook: nothing by default
 
     def preflight(self, spec: Spec, configuration: Configuration) -> None:
-        """Check the PUBLIC inputs a fit of ``configuration`` will read (files the spec names),
-        before any budget is spent; raise ValueError naming the field (nothing by default)."""
+        """Refuse (ValueError) before any budget when a public input the spec names is missing
+        or changed; ``workbench run`` calls it for every configuration (nothing by default)."""
         return  # an optional hook: nothing by default
 
     def guarantee(self) -> Guarantee:

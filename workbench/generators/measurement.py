@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from workbench.generators.mbi_model import NoisyMarginal
+from workbench.privacy.records import discrete_laplace_sigma
 from workbench.transform.cells import CellCounts
 
 if TYPE_CHECKING:
@@ -35,3 +37,13 @@ def noisy_marginal(
         purpose=purpose,
     )
     return np.asarray(noisy.value, dtype=np.int64).reshape(true.shape)
+
+
+def measure_marginal(data: CellCounts, clique: tuple[str, ...], epsilon: float,
+                     privacy: PrivacyContext) -> NoisyMarginal:
+    """A workload marginal released by :func:`noisy_marginal` at ``epsilon``, with the noise std
+    Private-PGM weighs it by (σ of discrete Laplace at Δ/ε, public)."""
+    counts = noisy_marginal(data, clique, privacy, epsilon,
+                            purpose=f"workload marginal: {' x '.join(clique)}")
+    return NoisyMarginal(clique, counts,
+                         discrete_laplace_sigma(privacy.histogram_sensitivity(), epsilon))

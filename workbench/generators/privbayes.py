@@ -39,8 +39,8 @@ from workbench.generators.mutual_information import (
 )
 from workbench.generators.public_structure import (
     log_public_structure,
-    proxy_codes,
     source_problems,
+    structure_codes,
     structure_params,
     structure_words,
 )
@@ -177,20 +177,14 @@ class PrivBayes(GeneratorFamily):
         """A public structure's proxy exists, has the pinned bytes and encodes, before any
         budget (ValueError naming the field)."""
         if self.public:
-            proxy_codes(spec, configuration, self.structure_proxy, self.structure_proxy_sha256)
+            structure_codes(self, spec, configuration)
 
     def _structure_view(self, domain: Domain) -> CellCounts | None:
         """The public proxy in the view R is read through (None for a dp structure)."""
         if not self.public:
             return None
         spec = getattr(self, "bound_spec_", None)
-        configuration = getattr(self, "bound_configuration_", None)
-        if spec is None or configuration is None:
-            raise ValueError(f"{self.name}: structure: public reads its proxy through the spec; "
-                             "bind the generator to a spec and configuration "
-                             "(generators.generator_for) before fit")
-        codes = proxy_codes(spec, configuration, self.structure_proxy,
-                            self.structure_proxy_sha256)
+        codes = structure_codes(self, spec, getattr(self, "bound_configuration_", None))
         layout = layout_for(spec, domain)
         if layout is None:
             return CellCounts.from_codes(codes, domain)

@@ -24,6 +24,12 @@ own mbi pipeline adds one; it is not used), so ``sample(n)`` draws exactly n row
 codes. ``iters`` matters: on the US 2019 sample at ε_gen = 1.5, 500 mirror-descent steps left
 the regression-coefficient error at 51–56 (limit 30), 2000–4000 steps brought it to 11–19.
 
+Option ``public_measurements: joint`` (issue 26, :mod:`workbench.generators.workload_public`):
+a PUBLIC proxy named and pinned by the spec gives free measurements where a DP test finds its
+(raked) tables closer to the data than a private measurement would be; the 1-way tables stay
+private. A dry run whose proxy is also this public file rehearses with a proxy that agrees with
+itself, so its forecast is optimistic; rehearse on another public sample.
+
 ε_gen is not one of this family's own hyperparameters but the common ``epsilon`` one (every
 family takes it): the dry run ranks ε_gen alternatives on the proxy, and private selection is
 charged for the largest selectable one, so narrowing to the chosen ε is what saves budget.
@@ -31,8 +37,9 @@ charged for the largest selectable one, so narrowing to the chosen ε is what sa
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -40,7 +47,7 @@ import numpy as np
 
 from workbench.generators.arguments import check_epsilon, check_n
 from workbench.generators.conditional import SAMPLING_PARAM
-from workbench.generators.family import GeneratorFamily
+from workbench.generators.family import GeneratorFamily, Guarantee
 from workbench.generators.mbi_model import (
     GraphicalModel,
     NoisyMarginal,
@@ -49,9 +56,16 @@ from workbench.generators.mbi_model import (
     model_marginal,
     sampling_plan,
 )
-from workbench.generators.measurement import noisy_marginal
+from workbench.generators.measurement import measure_marginal
 from workbench.generators.missing import MISSING_PARAMS, layout_for
+from workbench.generators.public_proxy import check_proxy, proxy_counts
 from workbench.generators.workload import Workload, all_pairs_workload, derive_workload
+from workbench.generators.workload_public import (
+    PUBLIC_PARAMS,
+    fit_joint,
+    joint_guarantee,
+    joint_problems,
+)
 from workbench.privacy.records import discrete_laplace_sigma
 from workbench.spec.params import Param, non_negative, one_of, whole_at_least
 from workbench.transform import Domain
@@ -104,11 +118,54 @@ class WorkloadGenerator(GeneratorFamily):
         "sampling": SAMPLING_PARAM,
         "rounds": Param(6, whole_at_least(1), "AIM rounds", control="whole_number"),
         **MISSING_PARAMS,
+        **PUBLIC_PARAMS,
     })
 
     def __init__(self, **hyperparameters: object) -> None:
         super().__init__(**hyperparameters)
         self.workload: Workload | None = None
+        self.public_counts: CellCounts | None = None
+
+    def check_combination(self) -> None:
+        """'joint' needs algorithm 'fixed' and 1-way candidates (and, to read the spec's proxy
+        at fit, its file and hash; ``bind_public`` may give the counts instead)."""
+        for key, message in joint_problems(self.get_params(), needs_file=False):
+            raise ValueError(f"{self.name}: {key} {message}")
+
+    @classmethod
+    def spec_problems(cls, grid: Mapping[str, Sequence[Any]],
+                      column_names: Sequence[str]) -> list[tuple[str, str]]:
+        """Every combination of the grid's values (defaults where it is silent) that 'joint'
+        cannot run with, once per hyperparameter and message."""
+        keys = ("public_measurements", "public_proxy", "public_proxy_sha256", "algorithm",
+                "one_way_share")
+        options = [list(grid.get(k, [cls.hyperparameters[k].default])) for k in keys]
+        out: list[tuple[str, str]] = []
+        for combo in itertools.product(*options):
+            for problem in joint_problems(dict(zip(keys, combo, strict=True))):
+                if problem not in out:
+                    out.append(problem)
+        return out
+
+    def guarantee(self) -> Guarantee:
+        """Pure ε-DP; with 'joint' it names the public proxy and its hash."""
+        if self.public_measurements == "joint":
+            return joint_guarantee(self.public_proxy, self.public_proxy_sha256)
+        return super().guarantee()
+
+    def preflight(self, spec: Spec, configuration: Configuration) -> None:
+        """'joint': the proxy file exists, has the pinned hash and the spec's columns, and the
+        spec has no 'allow' columns — before any budget."""
+        if self.public_measurements != "joint":
+            return
+        if spec.allow_columns:
+            raise ValueError("generator public_measurements: 'joint' does not support 'allow' "
+                             "columns (missing values); use 'none'")
+        check_proxy(spec, self.public_proxy, self.public_proxy_sha256)
+
+    def bind_public(self, counts: CellCounts) -> None:
+        """Use these PUBLIC counts as the proxy instead of the spec's file (tests, benchmarks)."""
+        self.public_counts = counts
 
     def multipliers(self) -> dict[str, float]:
         """The per-kind weight multipliers, keyed by workload group."""
@@ -122,6 +179,7 @@ class WorkloadGenerator(GeneratorFamily):
     def bind_spec(self, spec: Spec, configuration: Configuration | None = None) -> None:
         """Derive the workload from the spec's criteria (public; the configuration is unused)."""
         self.bound_spec_ = spec
+        self.bound_configuration_ = configuration
         sizes = None
         if configuration is not None:
             domain = spec.table_codec(configuration).domain
@@ -142,6 +200,15 @@ class WorkloadGenerator(GeneratorFamily):
                     " (10% to select a clique, 90% to measure it):")
             lines = self.workload.describe(None)
             lines[0] += f" (ε {round(epsilon * self.one_way_share, 6):.6g} in all)"
+        elif self.public_measurements == "joint":
+            select = epsilon * self.public_selection_share
+            head = (f"Derived workload {label}: public measurements 'joint' from "
+                    f"{self.public_proxy!r} (SHA-256 {self.public_proxy_sha256}); ε "
+                    f"{select:.6g} on one public-or-private test per multi-way marginal "
+                    "(Laplace on its L1 distance to the raked proxy table, Δ = 2); 1-way "
+                    "marginals always private; ε as below, shares freed by public choices going "
+                    "to the private multi-way ones:")
+            lines = self.workload.describe(epsilon - select)
         else:
             head = f"Derived workload {label}, ε at ε_gen = {epsilon:.6g}:"
             lines = self.workload.describe(epsilon)
@@ -189,6 +256,10 @@ class WorkloadGenerator(GeneratorFamily):
             raise ValueError(f"workload: columns {missing} differ between workload and domain")
         layout = layout_for(getattr(self, "bound_spec_", None), domain)
         self.pattern_ = None
+        joint = self.public_measurements == "joint"
+        if joint and layout is not None:
+            raise ValueError("workload: public_measurements 'joint' does not support 'allow' "
+                             "columns; nothing was spent")
         if layout is not None:  # 'allow' columns: the missing strategy (workload_missing)
             from workbench.generators.workload_missing import fit_workload_missing
 
@@ -196,28 +267,22 @@ class WorkloadGenerator(GeneratorFamily):
             return self
         data = CellCounts.from_codes(codes, domain)
         self.allocation_ = workload.allocate(eps)
-        if self.algorithm == "aim" and any(item.weight > 0 for item in workload.items):
+        if joint:  # the public proxy is read and checked before anything is spent
+            public = self._public(domain)
+            self.model_, self.choices_ = fit_joint(data, public, workload, eps,
+                                                   self.public_selection_share, privacy,
+                                                   self.iters)
+        elif self.algorithm == "aim" and any(item.weight > 0 for item in workload.items):
             one_way = [(c, e) for c, e in self.allocation_ if len(c) == 1]
-            measured = [self._measure(data, c, e, privacy) for c, e in one_way]
+            measured = [measure_marginal(data, c, e, privacy) for c, e in one_way]
             self.model_ = self._aim(data, workload, eps - sum(e for _, e in one_way), measured,
                                     privacy)
         else:
-            measured = [self._measure(data, c, e, privacy) for c, e in self.allocation_]
+            measured = [measure_marginal(data, c, e, privacy) for c, e in self.allocation_]
             # n is public in this scheme (§4.4.2), so the model's total is n, not an estimate.
             self.model_ = fit_graphical_model(domain, measured, data.n, self.iters)
         self.domain_ = domain
         return self
-
-    @staticmethod
-    def _measure(
-        data: CellCounts, clique: tuple[str, ...], eps: float, privacy: PrivacyContext
-    ) -> NoisyMarginal:
-        """One workload marginal released with discrete Laplace, with its per-cell noise std."""
-        counts = noisy_marginal(
-            data, clique, privacy, eps, purpose=f"workload marginal: {' x '.join(clique)}"
-        )
-        return NoisyMarginal(clique, counts, discrete_laplace_sigma(
-            privacy.histogram_sensitivity(), eps))
 
     def _aim(
         self,
@@ -251,11 +316,29 @@ class WorkloadGenerator(GeneratorFamily):
             ).value
             clique = candidates[int(choice)].clique
             self.selected_.append(clique)
-            measured.append(self._measure(data, clique, eps_measure, privacy))
+            measured.append(measure_marginal(data, clique, eps_measure, privacy))
             last = r == self.rounds - 1
             model = estimate(data.domain, measured, data.n, self.iters if last else refit,
                              warm=model)
         return sampling_plan(data.domain, model)
+
+    def _public(self, domain: Domain) -> CellCounts:
+        """The proxy's counts in ``domain``: bound ones, else the spec's file (checked)."""
+        public = self.public_counts
+        if public is None:
+            spec = getattr(self, "bound_spec_", None)
+            config = getattr(self, "bound_configuration_", None)
+            if spec is None or config is None or self.public_proxy is None:
+                raise ValueError("workload: public_measurements 'joint' reads its proxy named "
+                                 "by public_proxy through the spec (bind_spec with a "
+                                 "configuration), or counts given by bind_public")
+            if self.public_proxy_sha256 is None:
+                raise ValueError("workload: public_proxy_sha256 must pin the proxy file's "
+                                 "SHA-256 when public_measurements is 'joint'")
+            public = proxy_counts(spec, config, self.public_proxy, self.public_proxy_sha256)
+        if public.domain != domain:
+            raise ValueError("workload: the public proxy's domain differs from the data's")
+        return public
 
     def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
         """Draw exactly n rows of codes in the spec's domain (post-processing only)."""

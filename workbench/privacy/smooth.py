@@ -148,17 +148,17 @@ def smooth_sensitivity(local: Sequence[float] | np.ndarray | Callable[[int], flo
     return float(np.max(np.exp(-b * np.arange(arr.size)) * running))
 
 
-def resolve_bound(cal: CauchyCalibration, smooth_sensitivity: object, beta: object,
+def resolve_bound(cal: CauchyCalibration, given: object, beta: object,
                   local_sensitivity: object, global_bound: float | None) -> tuple[float, float]:
     """(S, the β it is smooth for) of a release: a given S with its β (which must not exceed
     the calibration's), or SS_β computed from local sensitivities A_k at the calibration's β."""
-    if (smooth_sensitivity is None) == (local_sensitivity is None):
+    if (given is None) == (local_sensitivity is None):
         raise ValueError("smooth_sensitivity: give either smooth_sensitivity (with beta) "
                          "or local_sensitivity")
     if local_sensitivity is not None:
         return (smooth_sensitivity(local_sensitivity, cal.beta,  # type: ignore[arg-type]
                                    global_bound=global_bound), cal.beta)
-    bound = float(smooth_sensitivity)  # type: ignore[arg-type]
+    bound = float(given)  # type: ignore[arg-type]
     if not (math.isfinite(bound) and bound >= 0):
         raise ValueError("smooth_sensitivity must be a finite number >= 0")
     used = _checks.positive_finite("beta", beta)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from workbench.spec.document import file_sha256 as sha256_of  # noqa: F401  (re-exported)
 
 #: The six columns of the Israeli live-births schema, in release order.
 PROXY_COLUMNS: tuple[str, ...] = (
@@ -40,15 +41,6 @@ COLUMN_MAPPING: dict[str, str] = {
     "birth_sex": '"F" if is_female else "M"',
     "birth_weight": "birth_weight, grams, integer, as recorded (implausible values kept)",
 }
-
-
-def sha256_of(path: str | Path) -> str:
-    """Hex SHA-256 of a file's bytes, so the facts name exactly which file they came from."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _as_bool(col: pd.Series) -> np.ndarray:

@@ -90,6 +90,16 @@ def forecast_hash(document: Mapping[str, Any]) -> str:
     return spec_hash(content)
 
 
+def file_sha256(path: str | os.PathLike[str]) -> str:
+    """Hex SHA-256 of a file's bytes, so a spec or a fact list can pin exactly which public
+    file it names."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
 def write_document(document: Mapping[str, Any], path: str | os.PathLike[str]) -> None:
     """Write atomically (temp file + rename) so a crash never leaves half a spec."""
     p = Path(path)

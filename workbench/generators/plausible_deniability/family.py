@@ -60,7 +60,7 @@ from workbench.generators.plausible_deniability.structure import (
 )
 from workbench.generators.public_structure import (
     log_public_structure,
-    proxy_codes,
+    structure_codes,
     structure_params,
     structure_words,
 )
@@ -234,20 +234,14 @@ class PlausibleDeniability(GeneratorFamily):
         """A public structure's proxy exists, has the pinned bytes and encodes under the
         configuration, before any budget is spent (ValueError naming the field)."""
         if self.public:
-            proxy_codes(spec, configuration, self.structure_proxy, self.structure_proxy_sha256)
+            structure_codes(self, spec, configuration)
 
     def _network(self, codes: np.ndarray, sizes: list[int], maps: list[np.ndarray],
                  eps: float, privacy: PrivacyContext) -> list[tuple[int, tuple[int, ...]]]:
         """The structure: the proxy's exact CFS (public), or the noisy CFS on D_T's ``codes``."""
         if not self.public:
             return noisy_structure(codes, sizes, maps, self.maxcost, eps, privacy)
-        spec, configuration = getattr(self, "_bound", (None, None))
-        if spec is None or configuration is None:
-            raise ValueError(f"{self.name}: structure: public reads its proxy through the "
-                             "spec; bind the generator to a spec and configuration "
-                             "(generators.generator_for) before fit")
-        proxy = proxy_codes(spec, configuration, self.structure_proxy,
-                            self.structure_proxy_sha256)
+        proxy = structure_codes(self, *getattr(self, "_bound", (None, None)))
         if proxy.shape[1] != len(sizes):
             raise ValueError(f"{self.name}: structure_proxy encodes to other columns than "
                              "the data")

@@ -18,12 +18,21 @@ from workbench.dryrun.floors import Floor, FloorTable
 from workbench.spec import Spec
 from workbench.widgets.editors.base import note
 from workbench.widgets.editors.fields import DELETE, Field, error_html, number_list, show_list
-from workbench.widgets.model.floors import FLOOR_DRAWS, INFEASIBLE, floor_words, size_words
+from workbench.widgets.model.floors import (
+    FLOOR_DRAWS,
+    INFEASIBLE,
+    TRIVIAL_WHY,
+    UNPROTECTIVE,
+    floor_words,
+    size_words,
+    trivial_value,
+)
 from workbench.widgets.model.lab import ProxyLab
 from workbench.widgets.model.sampling import PreviewError
 from workbench.widgets.model.session import Session
 
 FLAG_STYLE = "color:#fff;background:#b00020;padding:0 6px;border-radius:8px;font-size:85%"
+WARN_STYLE = "color:#000;background:#f5c518;padding:0 6px;border-radius:8px;font-size:85%"
 WHY = ("even an ideal generator (a bootstrap of the proxy at n) does not get this threshold "
        "plus one SD below it: no ε can make it pass reliably")
 
@@ -38,7 +47,12 @@ def floor_html(floor: Floor | None, n: int, *, share: bool, threshold: float | N
         text += " (last valid design)"
     flag = (f" <b class='wb-infeasible' style='{FLAG_STYLE}' title='{html.escape(WHY)}'>"
             f"{INFEASIBLE}</b>" if floor.infeasible else "")
-    return f"<span style='color:#444;font-size:90%'>{html.escape(text)}</span>{flag}"
+    trivial = trivial_value(floor)
+    trivial = f"; {html.escape(trivial)}" if trivial else ""
+    warn = (f" <b class='wb-unprotective' style='{WARN_STYLE}' title='{html.escape(TRIVIAL_WHY)}'>"
+            f"{UNPROTECTIVE}</b>" if floor.trivial_passes else "")
+    return (f"<span style='color:#444;font-size:90%'>{html.escape(text)}{trivial}</span>"
+            f"{flag}{warn}")
 
 
 def parse_expected_n(text: Any) -> Any:
@@ -87,6 +101,9 @@ class FloorsBar:
             f"bootstrap of the public proxy through the synthetic rules and the min_count "
             f"projection) reaches, mean ± SD of {FLOOR_DRAWS} draws, at "
             f"{size_words(spec, self.table.n)}. A threshold at or below floor + SD is "
-            f"'{INFEASIBLE}', whatever ε."
-        ) + (error_html([f"{INFEASIBLE}: " + ", ".join(flagged)]) if flagged else "")
+            f"'{INFEASIBLE}', whatever ε. Beside it, the value of an independent-marginals "
+            f"release (the trivial generator): a criterion it passes '{UNPROTECTIVE}'."
+        ) + (error_html([f"{INFEASIBLE}: " + ", ".join(flagged)]) if flagged else "") + (
+            error_html([f"{UNPROTECTIVE}: " + ", ".join(self.table.unprotective)
+                        + f" ({TRIVIAL_WHY})"]) if self.table.unprotective else "")
         return self.table

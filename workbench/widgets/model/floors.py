@@ -20,6 +20,14 @@ from workbench.spec import Spec
 #: The flag's words, shown beside a threshold ≤ floor + SD.
 INFEASIBLE = "infeasible at n"
 
+#: The warning beside a criterion an independent-marginals release passes (issue 28).
+UNPROTECTIVE = "does not protect utility"
+
+#: Why, in a tooltip or note.
+TRIVIAL_WHY = ("an independent-marginals release of the proxy at n (every column drawn on its "
+               "own, no relation between columns) passes this criterion, so passing it says "
+               "nothing about the relations the release should keep")
+
 #: Draws the editors average (three bootstraps: ~0.7 s on the 166k proxy, cached by the lab).
 FLOOR_DRAWS = 3
 
@@ -90,3 +98,12 @@ def size_words(spec: Spec, n: int) -> str:
     if expected.is_range:
         return f"n = {n:,}: the low end of schema.expected_n ({expected.label()})"
     return f"n = {n:,}: schema.expected_n"
+
+
+def trivial_value(floor: Floor) -> str:
+    """The trivial generator's value beside the floor ("" when it was not computed).
+
+    >>> trivial_value(Floor("m", 0.3, 0.01, 0.001, 3, trivial=0.02, trivial_passes=True))
+    'independent-marginals release 0.02'
+    """
+    return "" if math.isnan(floor.trivial) else f"independent-marginals release {floor.trivial:.3g}"

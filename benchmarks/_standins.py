@@ -1,0 +1,209 @@
+"""Stand-in registries unlike the shipped proxy (issue 26, "a transfer check set").
+
+Built at benchmark time from the public files in ``../shared/data`` (never committed as data),
+seeded, each with a one-line description. ``standin(name)`` returns one, ``names()`` lists them;
+other benchmarks import this module (``benchmarks/`` is their ``sys.path[0]``).
+
+US births (the 160k sample of the US 2019 public-use natality file, mapped onto the Israeli
+schema and cleaned by the lean example's raw rules, as a run cleans: 158,500 records), each at
+two sizes, 95,000 and 158,500 records:
+
+* ``us_sample_*``: the sample itself (95,000 drawn without replacement; 158,500 is all of it);
+* ``us_reweighted_*``: a DECLARED scenario, not another year's published figures (this machine
+  has no network): weights raked so that the coarse mother's-age shares (≤24, 25–29, 30–34,
+  ≥35) move by −3, −2, +1, +4 points and the parity shares (1, 2–3, ≥4) by −3, +1, +2 points,
+  then a seeded weighted resample with replacement; the realised 1-way shares are checked to be
+  within ±0.5 points of the declared targets (the tolerance) or the build fails;
+* ``us_thinned_*`` / ``us_thickened_*``: the rows in a rare 1-way cell — a cell under 1% of its
+  column under the lean design's bins (mother's age 43–44 and 45+, parity 11+, gestation < 32
+  weeks, birth weight < 2300 g and 4300–4499 g; 6.5% of the rows) — weighted 0.3 (thinned) or
+  3 (thickened), then a seeded weighted resample with replacement.
+
+UCI Adult (``adult/adult_train.csv.gz``, read with ``skipinitialspace``, ``?`` missing):
+``adult_third`` (10,853 rows) and ``adult_half`` (16,280 rows), seeded draws without
+replacement, as read (not cleaned: each example cleans with its own spec). ``write_csv`` writes
+any stand-in to a CSV a spec reads (Adult with ``?`` markers).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared" / "data"
+US_SAMPLE = SHARED / "us_births_2019_singleton_sample160k.csv.gz"
+ADULT = SHARED / "adult" / "adult_train.csv.gz"
+LEAN = REPO / "examples" / "israel_births_2014_lean_designed.frozen.json"
+SEED = 26
+SIZES = {"95k": 95_000, "158k": 158_500}
+#: A 1-way cell is rare under this share of its column (the lean design's bins).
+RARE_SHARE = 0.01
+THIN, THICK = 0.3, 3.0
+#: Declared shifts of the coarse 1-way shares, in percentage points (edges are upper bounds).
+AGE_GROUPS = {"<=24": 24, "25-29": 29, "30-34": 34, ">=35": 99}
+PARITY_GROUPS = {"1": 1, "2-3": 3, ">=4": 99}
+AGE_SHIFT = {"<=24": -3.0, "25-29": -2.0, "30-34": 1.0, ">=35": 4.0}
+PARITY_SHIFT = {"1": -3.0, "2-3": 1.0, ">=4": 2.0}
+TOLERANCE = 0.5  # points
+
+
+@dataclass(frozen=True)
+class StandIn:
+    """A stand-in registry: its records, one line saying what it is, and its public source."""
+
+    name: str
+    description: str
+    frame: pd.DataFrame
+    source: Path
+
+
+def names() -> tuple[str, ...]:
+    """Every stand-in's name, US births first."""
+    us = [f"us_{kind}_{size}" for kind in ("sample", "reweighted", "thinned", "thickened")
+          for size in SIZES]
+    return (*us, "adult_third", "adult_half")
+
+
+def standin(name: str) -> StandIn:
+    """The stand-in called ``name`` (built on first use, cached)."""
+    if name not in names():
+        raise KeyError(f"no stand-in {name!r}; known: {', '.join(names())}")
+    return _build(name)
+
+
+def standins(which: Iterable[str] | None = None) -> dict[str, StandIn]:
+    """Several stand-ins by name (all by default)."""
+    return {n: standin(n) for n in (which or names())}
+
+
+def write_csv(item: StandIn, path: Path) -> Path:
+    """Write a stand-in as a CSV its example spec reads (Adult: ``?`` marks a missing value)."""
+    item.frame.to_csv(path, index=False, na_rep="?" if item.source == ADULT else "")
+    return path
+
+
+@functools.cache
+def _build(name: str) -> StandIn:
+    """Build one stand-in (see the module docstring)."""
+    if name.startswith("adult_"):
+        return _adult(name)
+    _, kind, size = name.split("_")
+    n = SIZES[size]
+    base = us_base()
+    if kind == "sample":
+        frame = base if n >= len(base) else base.sample(n=n, random_state=SEED, replace=False)
+        words = "the 160k US 2019 sample, cleaned by the lean spec's raw rules"
+        how = "all records" if n >= len(base) else "drawn without replacement"
+        return _us(name, frame, f"{words}, {how}")
+    if kind == "reweighted":
+        weights = _raked_weights(base)
+        frame = _resample(base, weights, n)
+        _check_shifts(base, frame)
+        return _us(name, frame, "DECLARED scenario (not published figures): mothers older "
+                   "(age ≤24/25–29/30–34/≥35 −3/−2/+1/+4 pts), parity 1/2–3/≥4 −3/+1/+2 pts, "
+                   f"realised within ±{TOLERANCE:g} pts; weighted resample with replacement")
+    rare = rare_rows(base)
+    factor = THIN if kind == "thinned" else THICK
+    weights = np.where(rare, factor, 1.0)
+    return _us(name, _resample(base, weights, n),
+               f"rows in rare 1-way cells (< 1% of their column, {rare.mean():.1%} of rows) "
+               f"weighted {factor:g}; weighted resample with replacement")
+
+
+@functools.lru_cache(maxsize=1)
+def us_base() -> pd.DataFrame:
+    """The 160k US sample mapped onto the schema and cleaned as a run cleans (158,500 rows)."""
+    from workbench.dryrun.proxy import prepare_proxy
+    from workbench.proxy import read_us_sample
+    from workbench.validation import load_spec
+
+    return prepare_proxy(load_spec(LEAN), read_us_sample(US_SAMPLE)).reset_index(drop=True)
+
+
+def rare_rows(frame: pd.DataFrame, share: float = RARE_SHARE) -> np.ndarray:
+    """Rows in a 1-way cell under ``share`` of its column, under the lean design's bins."""
+    from workbench.validation import load_spec
+
+    spec = load_spec(LEAN)
+    table = spec.table_codec(next(spec.configurations()))
+    codes = table.encode(frame)
+    rare = np.zeros(len(frame), dtype=bool)
+    for j, size in enumerate(table.domain.sizes):
+        shares = np.bincount(codes[:, j], minlength=size) / len(frame)
+        rare |= shares[codes[:, j]] < share
+    return rare
+
+
+def _us(name: str, frame: pd.DataFrame, words: str) -> StandIn:
+    """A US stand-in with its size and seed in its description."""
+    frame = frame.reset_index(drop=True)
+    return StandIn(name, f"{words}; {len(frame):,} records, seed {SEED}", frame, US_SAMPLE)
+
+
+def _resample(frame: pd.DataFrame, weights: np.ndarray, n: int) -> pd.DataFrame:
+    """``n`` rows drawn with replacement with probability ∝ ``weights`` (seeded)."""
+    rng = np.random.default_rng(SEED)
+    rows = rng.choice(len(frame), size=n, replace=True, p=weights / weights.sum())
+    return frame.iloc[np.sort(rows)]
+
+
+def _groups(values: pd.Series, edges: Mapping[str, int]) -> np.ndarray:
+    """The coarse group index of each value (edges: inclusive upper bounds, in order)."""
+    return np.searchsorted(np.array(list(edges.values())), values.to_numpy(), side="left")
+
+
+def _shares(frame: pd.DataFrame, weights: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """Coarse age and parity shares (weighted), in points."""
+    w = np.ones(len(frame)) if weights is None else weights
+    out = {}
+    for col, edges in (("mother_age", AGE_GROUPS), ("parity", PARITY_GROUPS)):
+        g = _groups(frame[col], edges)
+        out[col] = 100 * np.bincount(g, weights=w, minlength=len(edges)) / w.sum()
+    return out
+
+
+def _targets(base: pd.DataFrame) -> dict[str, np.ndarray]:
+    """The declared target shares (points): the base shares plus the declared shifts."""
+    now = _shares(base)
+    return {"mother_age": now["mother_age"] + np.array(list(AGE_SHIFT.values())),
+            "parity": now["parity"] + np.array(list(PARITY_SHIFT.values()))}
+
+
+def _raked_weights(base: pd.DataFrame, sweeps: int = 100) -> np.ndarray:
+    """Record weights whose coarse age and parity shares hit the declared targets (IPF)."""
+    targets = _targets(base)
+    groups = {"mother_age": _groups(base["mother_age"], AGE_GROUPS),
+              "parity": _groups(base["parity"], PARITY_GROUPS)}
+    w = np.ones(len(base))
+    for _ in range(sweeps):
+        for col, g in groups.items():
+            now = 100 * np.bincount(g, weights=w, minlength=len(targets[col])) / w.sum()
+            w = w * (targets[col] / now)[g]
+    return w
+
+
+def _check_shifts(base: pd.DataFrame, frame: pd.DataFrame) -> None:
+    """The realised coarse shares are within the declared tolerance of the targets."""
+    targets, got = _targets(base), _shares(frame)
+    for col in targets:
+        worst = float(np.abs(got[col] - targets[col]).max())
+        if worst > TOLERANCE:
+            raise RuntimeError(f"{col}: realised shares miss the declared targets by "
+                               f"{worst:.2f} points (tolerance {TOLERANCE:g})")
+
+
+def _adult(name: str) -> StandIn:
+    """A seeded split of the Adult training file at a third or a half of its rows."""
+    full = pd.read_csv(ADULT, skipinitialspace=True, na_values=["?"], keep_default_na=False)
+    part = {"adult_third": 3, "adult_half": 2}[name]
+    n = len(full) // part
+    frame = full.sample(n=n, random_state=SEED, replace=False).reset_index(drop=True)
+    return StandIn(name, f"UCI Adult training file, a seeded 1/{part} split without "
+                   f"replacement (as read, '?' missing); {n:,} records, seed {SEED}", frame,
+                   ADULT)

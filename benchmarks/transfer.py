@@ -1,0 +1,106 @@
+"""Issue 26, must-show 3: does a forecast made on the shipped proxy survive registries unlike it?
+
+For each example (a frozen spec) and each size n, the forecast is the frozen file rehearsed on
+the SHIPPED proxy at n and on its proxy scenarios (`workbench.dryrun.robust`): its low end is
+what `workbench design` aims at. The outcome on each stand-in registry (`benchmarks/_standins.py`:
+the separate 160k US sample; re-weighted 1-way marginals; rare cells thinned and thickened) is
+the share of seeded iterations that pass every criterion, by the run's own iteration (a dry-run
+task is the run's iteration: `tests/test_rehearsal.py`). The binding criterion is the one that
+fails most often. Target: |forecast low − outcome| ≤ 0.15 everywhere, and a lean-style design
+at ε_total ≤ 3.5 with outcome ≥ 0.7 on every stand-in.
+
+Usage: python benchmarks/transfer.py [--examples lean_designed paper] [--sizes 95k 158k]
+       [--runs 20] [--forecast-reps 10] [--workers 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+from _standins import SIZES, standin
+
+from workbench.dryrun import dry_run
+from workbench.dryrun.executors import make_executor
+from workbench.dryrun.result import ALL
+from workbench.dryrun.robust import SCENARIOS, robust_forecast
+from workbench.validation import load_spec
+
+REPO = Path(__file__).resolve().parents[1]
+PROXY = REPO / "data_public" / "proxy_sample_166k.csv.gz"
+EXAMPLES = {
+    "lean_designed": REPO / "examples" / "israel_births_2014_lean_designed.frozen.json",
+    "paper": REPO / "examples" / "israel_births_2014_narrowed.frozen.json",
+    "lean": REPO / "examples" / "israel_births_2014_lean.frozen.json",
+}
+STANDINS = ("us_sample", "us_reweighted", "us_thinned", "us_thickened")
+
+
+def outcome(spec, frame, configs, runs: int, seed: int, executor) -> tuple[float, str, float]:
+    """(P(all pass) per iteration, the binding criterion, its pass rate) on one stand-in."""
+    result = dry_run(spec, frame, configs, repetitions=runs, seed=seed, noise="seeded",
+                     executor=executor, progress=False)
+    table = result.table
+    p = float(np.mean(table[ALL]))
+    rates = {c: float(np.mean(table[c])) for c in result.criteria}
+    binding = min(rates, key=rates.get)
+    return p, binding, rates[binding]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--examples", nargs="+", default=["lean_designed", "paper"])
+    parser.add_argument("--specs", nargs="*", default=[],
+                        help="more frozen specs to check, by path")
+    parser.add_argument("--sizes", nargs="+", default=list(SIZES))
+    parser.add_argument("--standins", nargs="+", default=list(STANDINS))
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--forecast-reps", type=int, default=10)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=2026)
+    args = parser.parse_args()
+    executor = make_executor(args.workers)
+    specs = {name: EXAMPLES[name] for name in args.examples}
+    specs |= {Path(p).stem: Path(p) for p in args.specs}
+    rows = []
+    for name, path in specs.items():
+        spec = load_spec(path)
+        configs = list(spec.configurations())
+        print(f"{name}: ε_total {spec.epsilon_total:.4g}, {len(configs)} configuration(s)",
+              flush=True)
+        for size in args.sizes:
+            n = SIZES[size]
+            t = time.perf_counter()
+            fc = robust_forecast(spec, PROXY, configs, n, repetitions=args.forecast_reps,
+                                 seed=args.seed, names=SCENARIOS, executor=executor)
+            print(f"  n = {n:,}: forecast {fc.words()} ({time.perf_counter() - t:.0f} s)",
+                  flush=True)
+            for which in args.standins:
+                item = standin(f"{which}_{size}")
+                t = time.perf_counter()
+                p, binding, rate = outcome(spec, item.frame, configs, args.runs,
+                                           args.seed + 1, executor)
+                se = math.sqrt(max(p * (1 - p), 1 / args.runs) / args.runs)
+                rows.append((name, spec.epsilon_total, which, n, fc.low, fc.high, p, se,
+                             binding, rate))
+                print(f"    {which:<14} outcome {p:.2f} ± {se:.2f}  binding {binding} "
+                      f"({rate:.2f})  ({time.perf_counter() - t:.0f} s)", flush=True)
+    print("\nexample          ε_total  stand-in        n        forecast (low–high)  outcome"
+          "        |low − outcome|  binding criterion")
+    for name, eps, which, n, low, high, p, se, binding, rate in rows:
+        ok = "ok" if abs(low - p) <= 0.15 else "MISS"
+        print(f"{name:<16} {eps:7.4g}  {which:<14} {n:>8,}  {low:.2f}–{high:.2f}          "
+              f"{p:.2f} ± {se:.2f}    {abs(low - p):.2f} {ok:<4}       {binding} ({rate:.2f})")
+    within = sum(abs(r[4] - r[6]) <= 0.15 for r in rows)
+    print(f"\n{within} of {len(rows)} (example, stand-in, n) within 0.15 of the forecast's low end")
+    for name in specs:
+        mine = [r for r in rows if r[0] == name]
+        worst = min(r[6] for r in mine)
+        print(f"{name}: ε_total {mine[0][1]:.4g}, lowest outcome over the stand-ins {worst:.2f}")
+
+
+if __name__ == "__main__":
+    main()
