@@ -12,13 +12,24 @@ family; k = 50, γ = 4, ε₀ = 1 unless stated. Must-show 2 prints the TSTR and
 tables and the pass shares; must-show 3 times fit + release of 166k records (the Adult schema
 tiled) with OpenDP noise, the confidential run's own source.
 
+Issue 28 (``--structure``): the network's structure learnt with DP on D_T (the paper's, the
+example before issue 28) against ``structure: public`` (learnt from a public proxy, D_T's share
+given to D_P, or to D_S), on an Adult split the design never saw: ``scripts/adult_data.py``'s
+halves, the structure's proxy = the public half, R = a third of the other half, the real test
+set = the rest of that half. Printed per structure: TSTR accuracy (logistic regression and
+decision tree trained on the release, tested on the real held-out records) and its gain over
+the majority class, the RF distinguisher's accuracy (R against the release), the share of
+candidates passing Test 2 and the per-record (ε, δ) of Theorem 1, mean (min) over seeds.
+
 Usage: ``python benchmarks/plausible_deniability.py [--small] [--skip-speed] [--no-workload]``
-(``--small``: 6,000 records and 20k for the speed figure, for iterating).
+(``--small``: 6,000 records and 20k for the speed figure, for iterating);
+``python benchmarks/plausible_deniability.py --structure [--reps 5]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -157,18 +168,111 @@ def speed(codes: np.ndarray, domain: object, n: int) -> None:
           f"(target ≤ 60 s; paper: < 10 min per 10,000 records)")
 
 
+#: (label, generator hyperparameters) compared by ``--structure`` (model ε = 1).
+STRUCTURES = (
+    ("dp: D_T 0.2 / D_P 0.4 / D_S 0.4, maxcost 16 (before)",
+     {"structure": "dp", "split_structure": 0.2, "split_parameters": 0.4, "maxcost": 16}),
+    ("dp: D_T 0.2 / D_P 0.4 / D_S 0.4, maxcost 8",
+     {"structure": "dp", "split_structure": 0.2, "split_parameters": 0.4}),
+    ("public: D_P 0.6 / D_S 0.4 (D_T to D_P; the example)",
+     {"structure": "public", "split_parameters": 0.6}),
+    ("public: D_P 0.4 / D_S 0.6 (D_T to D_S)", {"structure": "public", "split_parameters": 0.4}),
+    ("public: D_P 0.6 / D_S 0.4, maxcost 16", {"structure": "public", "split_parameters": 0.6,
+                                               "maxcost": 16}),
+)
+
+
+def structure_comparison(reps: int, work: Path) -> None:
+    """Issue 28: dp vs public structure on the unseen half (see the module docstring)."""
+    import hashlib
+
+    sys.path.insert(0, str(REPO / "scripts"))
+    from adult_data import load_adult, split_halves
+
+    from workbench.generators import generator_for
+    from workbench.validation import build_spec
+
+    unseen, public = split_halves(load_adult(ADULT))
+    work.mkdir(parents=True, exist_ok=True)
+    proxy = work / "adult_public_proxy.csv"
+    public.to_csv(proxy, index=False)
+    digest = hashlib.sha256(proxy.read_bytes()).hexdigest()
+    doc = json.loads(SPEC.read_text())
+    order = np.random.default_rng(28).permutation(len(unseen))
+    third = len(unseen) // 3
+    rows = []
+    for label, params in [("reals (R itself)", None), ("independent marginals", None),
+                          *STRUCTURES]:
+        grid = {"omega_min": 5, "k": 50, "gamma": 4, "epsilon_0": 1, "maxcost": 8,
+                **(params or {})}
+        if grid.get("structure") == "public":
+            grid |= {"structure_proxy": str(proxy), "structure_proxy_sha256": digest}
+        doc["generator"]["search_space"] = [{k: [v] for k, v in grid.items()}]
+        spec = build_spec(doc)
+        config = next(spec.configurations())
+        table = spec.table_codec(config)
+        codes = table.encode(clean(unseen, spec))
+        real, test = codes[order[:third]], codes[order[third:]]
+        sizes, names = list(table.domain.sizes), list(table.domain.names)
+        target = names.index("income")
+        majority = float(np.bincount(test[:, target]).max() / len(test))
+        found: dict[str, list[float]] = {"LR": [], "tree": [], "dist": [], "pass": []}
+        for rep in range(reps if params is not None or label.startswith("indep") else 1):
+            ctx = PrivacyContext.simulation(200 + rep, noise=SeededNoise(200 + rep))
+            if params is None and label.startswith("reals"):
+                synth = real
+            elif params is None:
+                synth = make_generator("independent").fit(real, table.domain, 1.0, ctx).sample(
+                    len(real), ctx.rng)
+            else:
+                gen = generator_for(spec, config).fit(real, table.domain, 1.0, ctx)
+                synth = gen.sample(len(real), ctx.rng)
+                found["pass"].append(gen.passed_ / gen.attempted_)
+                bound = gen.guarantee().parameters
+            found["LR"].append(tstr_accuracy(synth, test, sizes, target, "logistic_regression"))
+            found["tree"].append(tstr_accuracy(synth, test, sizes, target, "decision_tree"))
+            if synth is not real:
+                found["dist"].append(distinguisher_accuracy(real, synth, sizes))
+
+        def cell(values: list[float], scale: float = 100, less: float = 0.0) -> str:
+            if not values:
+                return "—"
+            v = scale * (np.asarray(values) - less)
+            return f"{v.mean():.1f} ({v.min():.1f})" if len(v) > 1 else f"{v.mean():.1f}"
+
+        rows.append([label, cell(found["LR"]), cell(found["LR"], less=majority),
+                     cell(found["tree"]), cell(found["tree"], less=majority),
+                     cell(found["dist"]), cell(found["pass"]),
+                     "—" if params is None else f"{bound['epsilon']:.4g}, {bound['delta']:.3g}"])
+    print(f"\nStructure dp vs public (issue 28): R = {third:,} records of the unseen Adult half, "
+          f"tested on its other {len(unseen) - third:,}; structure proxy = the public half "
+          f"({len(public):,} records); model ε = 1, k = 50, γ = 4, ε₀ = 1, ω ∈ 5..10, "
+          f"maxcost 8 unless stated; {reps} seeds, mean (min)")
+    print(f"majority share of the test records: {100 * majority:.1f}%")
+    print(pd.DataFrame(rows, columns=["release", "LR %", "LR gain", "tree %", "tree gain",
+                                      "RF distinguisher %", "Test 2 pass %",
+                                      "per-record (ε, δ)"]).to_string(index=False))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--small", action="store_true")
-    parser.add_argument("--reps", type=int, default=1)
+    parser.add_argument("--reps", type=int, default=None,
+                        help="seeds (default 1; 5 with --structure)")
     parser.add_argument("--skip-speed", action="store_true")
     parser.add_argument("--skip-quality", action="store_true")
     parser.add_argument("--no-workload", action="store_true")
+    parser.add_argument("--structure", action="store_true",
+                        help="issue 28: structure dp vs public on an unseen Adult split")
+    parser.add_argument("--work", type=Path, default=REPO / "out" / "bench_pd_structure")
     args = parser.parse_args(argv)
+    if args.structure:
+        structure_comparison(args.reps or 5, args.work)
+        return 0
     codes, domain, names = adult_codes(6000 if args.small else None)
     print(f"Adult: {len(codes):,} records, {len(names)} columns ({', '.join(names)})")
     if not args.skip_quality:
-        quality_tables(codes, domain, names, args.reps, not args.no_workload)
+        quality_tables(codes, domain, names, args.reps or 1, not args.no_workload)
     if not args.skip_speed:
         speed(codes, domain, 20_000 if args.small else 166_000)
     return 0

@@ -7,8 +7,13 @@ with a fixed public seed into two halves:
 
 * ``out/adult/adult_confidential.csv`` — stands in for the confidential data R;
 * ``out/adult/adult_public_proxy.csv`` — stands in for PUBLIC data of the same population
-  (the distinguisher's "real" class and the dry run's proxy). In a real release it must be
-  genuinely public (another year, a published sample), never a part of R.
+  (the distinguisher's "real" class, the public structure's proxy and the dry run's proxy). In
+  a real release it must be genuinely public (another year, a published sample), never a part
+  of R.
+
+The same two halves of the raw file, every column and its own format (", " separators, "?"
+for missing), go to ``adult_raw_confidential.csv`` and ``adult_raw_public_proxy.csv``: the
+missing-data example (``examples/adult_missing.json``) reads that format.
 
 Usage: ``python scripts/adult_data.py [--source PATH] [--out DIR]``.
 """
@@ -49,6 +54,20 @@ def split_halves(frame: pd.DataFrame, seed: int = 20170801) -> tuple[pd.DataFram
             frame.iloc[np.sort(order[half:])].reset_index(drop=True))
 
 
+def split_raw_halves(source: Path = SOURCE, seed: int = 20170801) -> tuple[list[str], list[str]]:
+    """The raw file's lines (header first) in the two halves of :func:`split_halves` (the same
+    permutation of the same records, so the halves hold the same people)."""
+    import gzip
+
+    opener = gzip.open if source.suffix == ".gz" else open
+    with opener(source, "rt", encoding="utf-8") as fh:
+        header, *rows = [line for line in fh.read().splitlines() if line.strip()]
+    order = np.random.default_rng(seed).permutation(len(rows))
+    half = len(rows) // 2
+    return ([header] + [rows[i] for i in np.sort(order[:half])],
+            [header] + [rows[i] for i in np.sort(order[half:])])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--source", type=Path, default=SOURCE)
@@ -58,6 +77,9 @@ def main(argv: list[str] | None = None) -> int:
     confidential, proxy = split_halves(load_adult(args.source))
     confidential.to_csv(args.out / "adult_confidential.csv", index=False)
     proxy.to_csv(args.out / "adult_public_proxy.csv", index=False)
+    for name, lines in zip(("adult_raw_confidential.csv", "adult_raw_public_proxy.csv"),
+                           split_raw_halves(args.source), strict=True):
+        (args.out / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"wrote {len(confidential):,} + {len(proxy):,} records to {args.out}")
     return 0
 

@@ -100,6 +100,27 @@ def test_the_generator_tab_makes_each_control_from_the_registry_and_validates_on
     assert tab.family.value == "workload"
 
 
+def test_a_text_control_sets_a_public_structure_proxy_and_blank_unsets_it(app,
+                                                                         adult_csv) -> None:
+    """Issue 28: plausible deniability's structure source is a choice, its proxy and SHA-256
+    text boxes; the spec validator's combination check speaks beside the grid."""
+    import hashlib
+
+    tab = app.generator
+    tab.family.value = "plausible_deniability"
+    tab.controls["structure"].value = "public"
+    assert "structure: public needs structure_proxy" in " ".join(
+        app.session.errors.get("generator.search_space", []))
+    tab.controls["structure_proxy"].value = f"  {adult_csv}  "
+    tab.controls["structure_proxy_sha256"].value = hashlib.sha256(
+        adult_csv.read_bytes()).hexdigest()
+    grid = app.session.draft["generator"]["search_space"][0]
+    assert grid["structure_proxy"] == [str(adult_csv)] and app.session.valid
+    tab.controls["structure_proxy"].value = ""  # blank: the key goes, the check is back
+    assert "structure_proxy" not in app.session.draft["generator"]["search_space"][0]
+    assert not app.session.valid
+
+
 def test_a_family_switch_drops_the_configurations_and_forecast_of_the_old_one(app) -> None:
     doc = app.session.draft
     doc["selection"]["configurations"] = [next(iter(app.session.spec.configurations())).to_dict()]

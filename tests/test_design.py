@@ -85,6 +85,26 @@ def test_pass_probability_is_the_laplace_tail(example_doc: dict) -> None:
     assert kinds.get("relative_one_way").adjusted_threshold(rel, 0.029, details) < 2
 
 
+def test_tstr_is_priced_by_the_sigma_of_its_value_not_the_matrix_delta(proxy) -> None:
+    """Issue 28: TSTR's noise is Laplace(Δ/ε) on each cell of the confusion matrix (Δ = 2), its
+    value a ratio of those counts, so σ·ε of the value is about Δ/n — measured by simulation,
+    not √2·Δ (which priced a TSTR criterion at ε ≈ 55 on Adult)."""
+    from workbench.design.assistant import _sigma_epsilon
+    from workbench.dryrun.proxy import prepare_proxy
+
+    doc = _document()
+    doc["criteria"].append(kinds.get("tstr").template("tstr", doc))
+    doc["budget"]["epsilon_criteria"] = round(sum(c["epsilon"] for c in doc["criteria"]), 10)
+    spec = build_spec(doc)
+    config = next(spec.configurations())
+    frame = prepare_proxy(spec, proxy).head(3000)
+    real = spec.table_codec(config).encode(frame)
+    assert kinds.get("tstr").sigma_by_simulation
+    sigma_eps = _sigma_epsilon(spec, config, frame, real, real, "tstr", 10, 0)
+    assert 0 < sigma_eps < 0.1 < math.sqrt(2) * 2  # ~Δ/n·(a few), far below √2·Δ
+    assert needed_epsilon(spec.criterion("tstr"), 0.7, 2.0, 3, sigma_eps) < 3
+
+
 # --- the assistant -------------------------------------------------------------------------
 def test_design_rehearses_at_the_low_end_of_expected_n(result) -> None:
     assert result.n == 15000

@@ -367,7 +367,22 @@ def test_example_is_the_script_output() -> None:
     spec = importlib.util.spec_from_file_location("mk", ROOT / "scripts" / "make_adult_missing.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    assert module.document() == adult_doc()
+    made, example = module.document(), adult_doc()
+    # the design assistant derives the criteria's ε and the selection (its configuration holds
+    # ε_gen, the budget's sums become derived; the forecast of exactly this design)
+    selection = example["selection"]
+    assert selection["forecast"]["n"] == example["schema"]["expected_n"][0]
+    (config,) = selection["configurations"]
+    assert config["generator"]["epsilon"] == made["budget"]["epsilon_generator"]
+    (grid,) = example["generator"]["search_space"]
+    assert grid.pop("epsilon") == [made["budget"]["epsilon_generator"]]
+    for doc in (made, example):
+        for criterion in doc["criteria"]:
+            assert criterion.pop("epsilon") > 0
+        doc["budget"].pop("epsilon_generator", None)
+        doc["budget"].pop("epsilon_criteria", None)
+        del doc["selection"]
+    assert made == example
     frozen = json.loads(FROZEN.read_text())
     assert {k: v for k, v in frozen.items() if k != "frozen"} == copy.deepcopy(adult_doc())
 

@@ -62,6 +62,10 @@ def _data(example: str, work: Path) -> Path:
                      work / "us.csv", 1_500)  # the MCMC's cost grows with n
     if example == "adult_plausible_deniability":
         return _adult_halves(work)
+    if example == "adult_missing":  # its structure comes from the raw public half
+        _adult_halves(work)
+        return _head(work / "out" / "adult" / "adult_raw_confidential.csv", work / "adult.csv",
+                     ROWS)
     return _head(shared_data("adult/adult_train.csv.gz"), work / "adult.csv", ROWS)
 
 
@@ -79,7 +83,7 @@ def _first_iteration(out: Path) -> dict:
 @pytest.mark.parametrize("example", FROZEN)
 def test_a_seeded_dry_run_task_and_a_rehearsal_make_the_same_iteration(
         example, tmp_path, monkeypatch) -> None:
-    monkeypatch.chdir(tmp_path)  # the PD example reads its public proxy from out/adult/
+    monkeypatch.chdir(tmp_path)  # the Adult examples read their public proxies from out/adult/
     data = _data(example, tmp_path)
     frozen = EXAMPLES / f"{example}.frozen.json"
     seed = 20261127

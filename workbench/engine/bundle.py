@@ -56,8 +56,10 @@ DIAGNOSTICS_FILE = "diagnostics.json"
 #: The optional files, each listed in the manifest when written.
 OPTIONAL_FILES = (SURVEY_FILE, CLEANING_FILE, DIAGNOSTICS_FILE)
 #: Events of the accepted iteration published with its measurements: why a parallel group
-#: is charged its max, and the plausible-deniability test's parameters.
-ITERATION_EVENTS = frozenset({"parallel_composition", "plausible_deniability_test"})
+#: is charged its max, the plausible-deniability test's parameters, and where a network's
+#: structure came from when it is a public proxy's (no ε, no records of R).
+ITERATION_EVENTS = frozenset({"parallel_composition", "plausible_deniability_test",
+                              "public_structure"})
 #: Ledger fields that never leave the enclave: times, and the data's fingerprint.
 ENCLAVE_ONLY_FIELDS = frozenset({"timestamp", "data_fingerprint"})
 

@@ -156,8 +156,9 @@ def run(
 
 def _preflight(spec: Spec) -> None:
     """Every criterion's and every configuration's generator's checks of its public inputs (a
-    distinguisher's proxy file, a workload's pinned public proxy), before any budget: a missing
-    or changed file is refused here, not after the generator has spent ε."""
+    distinguisher's proxy file, a workload's or a public structure's pinned public proxy),
+    before any budget: a missing or changed file is refused here, not after the generator has
+    spent ε."""
     from workbench.criteria import kinds
     from workbench.generators import GeneratorFamily, family_class, generator_for
 

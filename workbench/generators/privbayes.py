@@ -6,6 +6,18 @@ choices; ε₂ = ε − ε₁ for the parameters, split evenly over the d noisy 
 With a single column there is no structure to learn and the one marginal gets all of ε.
 The number of records n is public in this scheme (Hod & Canetti §4.4.2); it enters the score
 sensitivity and the θ-usefulness bound.
+
+**Structure from a public proxy** (``structure: public``, issue 28; default ``dp``). The same
+greedy search scores each (X, Π) by its exact I(X; Π) on a pinned public proxy (read through
+the same view as R: every row, or the rows complete on the candidate's columns under a missing
+strategy) and takes the best one instead of sampling with the exponential mechanism. The
+network is then a function of public data and of the public draw of the first node, so it
+costs no ε: ε₁ = 0 (``epsilon_split`` does not apply) and all of ε (after the missingness
+share) goes to the d noisy marginals, ε/d each with the same Δ — still exactly ε, pure ε-DP
+for the whole dataset, and the θ-usefulness bound uses ε₂ = ε. ``examples/adult_missing.json``
+uses it (ε_gen 2; its TSTR gain over the majority class on an unseen Adult split:
+``benchmarks/unseen_adult.py``). The proxy's file and pin: :mod:`workbench.generators.
+public_structure`.
 """
 
 from __future__ import annotations
@@ -24,6 +36,13 @@ from workbench.generators.missing import MISSING_PARAMS, layout_for
 from workbench.generators.mutual_information import (
     mutual_information,
     mutual_information_sensitivity,
+)
+from workbench.generators.public_structure import (
+    log_public_structure,
+    source_problems,
+    structure_codes,
+    structure_params,
+    structure_words,
 )
 from workbench.spec.params import Param, open_interval, positive, whole_at_least
 from workbench.transform import Domain
@@ -114,6 +133,7 @@ class PrivBayes(GeneratorFamily):
                                 control="whole_number"),
         "sampling": SAMPLING_PARAM,
         **MISSING_PARAMS,
+        **structure_params("GreedyBayes with the exponential mechanism, epsilon_split of ε"),
     })
     exactly_one_of = (("theta", "degree"),)
 
@@ -126,6 +146,53 @@ class PrivBayes(GeneratorFamily):
             return False
         return None
 
+    @classmethod
+    def bound_problems(cls, spec: Spec, params: Mapping[str, Any]) -> list[str]:
+        """A public structure names and pins its proxy, and spends no ε₁ (epsilon_split)."""
+        out = source_problems(params)
+        if params.get("structure") == "public" and params.get("epsilon_split") is not None:
+            out.append("epsilon_split does not apply with structure: public (the structure "
+                       "spends no ε; every marginal shares all of it)")
+        return out
+
+    def check_combination(self) -> None:
+        """A public structure names and pins its proxy; a dp one names none."""
+        for message in source_problems(self.get_params()):
+            raise ValueError(f"{self.name}: {message}")
+
+    @property
+    def public(self) -> bool:
+        """Whether the structure is learnt from the public proxy (``structure: public``)."""
+        return self.structure == "public"
+
+    def describe(self, label: str, epsilon: float) -> list[str]:
+        """Where a public structure comes from (nothing to add for the default dp one)."""
+        if not self.public:
+            return []
+        words = structure_words(self.get_params(), "")
+        return [f"PrivBayes {label}: {words}; all of ε {epsilon:g} (after the missingness "
+                "share, if any) to the noisy marginals"]
+
+    def preflight(self, spec: Spec, configuration: Configuration) -> None:
+        """A public structure's proxy exists, has the pinned bytes and encodes, before any
+        budget (ValueError naming the field)."""
+        if self.public:
+            structure_codes(self, spec, configuration)
+
+    def _structure_view(self, domain: Domain) -> CellCounts | None:
+        """The public proxy in the view R is read through (None for a dp structure)."""
+        if not self.public:
+            return None
+        spec = getattr(self, "bound_spec_", None)
+        codes = structure_codes(self, spec, getattr(self, "bound_configuration_", None))
+        layout = layout_for(spec, domain)
+        if layout is None:
+            return CellCounts.from_codes(codes, domain)
+        from workbench.generators.missing import ObservedCounts
+
+        return ObservedCounts(codes, layout,
+                              complete_rows=self.missing_strategy == "complete_rows")
+
     def theta_cell_bound(self, n: int, d: int, epsilon: float, sensitivity: float) -> float:
         """Largest |dom(X, Π)| that keeps a noisy marginal θ-useful.
 
@@ -135,7 +202,7 @@ class PrivBayes(GeneratorFamily):
         ≥ θ iff |dom(X, Π)| ≤ n·ε₂ / (d·Δ·θ). With Δ = 2 and ε₂ = ε/2 this is the authors'
         reference-code bound ε·n/(4·d·θ).
         """
-        eps2 = epsilon * (1 - self.epsilon_split) if d > 1 else epsilon
+        eps2 = epsilon * (1 - self.epsilon_split) if d > 1 and not self.public else epsilon
         return n * eps2 / (d * sensitivity * float(self.theta))
 
     def fit(
@@ -144,6 +211,7 @@ class PrivBayes(GeneratorFamily):
         """Learn the network and its noisy conditionals, spending exactly ``epsilon``."""
         self.check_params()
         eps = check_epsilon(epsilon)
+        self.structure_view_ = self._structure_view(domain)  # before any budget is spent
         layout = layout_for(getattr(self, "bound_spec_", None), domain)
         if layout is not None:  # 'allow' columns: the missing strategy (privbayes_missing)
             from workbench.generators.privbayes_missing import fit_with_missing
@@ -155,8 +223,10 @@ class PrivBayes(GeneratorFamily):
         return self
 
     def bind_spec(self, spec: Spec, configuration: Configuration | None = None) -> None:
-        """Keep the public spec: its 'allow' columns and their declared max missing rates."""
+        """Keep the public spec (its 'allow' columns and their declared max missing rates) and
+        the configuration (a public structure's proxy is encoded with it at fit time)."""
         self.bound_spec_ = spec
+        self.bound_configuration_ = configuration
 
     def fit_view(self, data: CellCounts, eps: float, privacy: PrivacyContext,
                  impute: object = None) -> None:
@@ -167,7 +237,7 @@ class PrivBayes(GeneratorFamily):
             raise ValueError("privbayes: the domain has no columns")
         if n < 2 and d > 1:
             raise ValueError(f"privbayes: structure learning needs n >= 2 records, got n={n}")
-        eps1 = eps * self.epsilon_split if d > 1 else 0.0
+        eps1 = eps * self.epsilon_split if d > 1 and not self.public else 0.0
         eps2 = eps - eps1
         sens = privacy.histogram_sensitivity()
         if self.theta is not None:
@@ -203,6 +273,7 @@ class PrivBayes(GeneratorFamily):
         domain, n = data.domain, data.n
         d = len(domain)
         sizes = domain.sizes
+        public = getattr(self, "structure_view_", None)
         first = int(privacy.rng.integers(d))
         network: list[tuple[int, tuple[int, ...]]] = [(first, ())]
         if d == 1:
@@ -211,6 +282,9 @@ class PrivBayes(GeneratorFamily):
         remaining = [j for j in range(d) if j != first]
         step_eps = eps1 / (d - 1)
         cache: dict[tuple[int, ...], np.ndarray] = {}
+        if public is not None:
+            log_public_structure(privacy, self.name, self.structure_proxy,
+                                 self.structure_proxy_sha256)
         for step in range(1, d):
             candidates: list[tuple[int, tuple[int, ...]]] = []
             for x in remaining:
@@ -221,6 +295,13 @@ class PrivBayes(GeneratorFamily):
                     chosen, sizes[x], sizes, max_parents, self.cell_bound_, left
                 ):
                     candidates.append((x, pi))
+            if public is not None:  # exact scores of public data: the best, no ε
+                scores = np.array([self._score(public, x, pi, cache) for x, pi in candidates])
+                x, pi = candidates[int(np.argmax(scores))]
+                network.append((x, pi))
+                chosen.append(x)
+                remaining.remove(x)
+                continue
             scores = np.array([self._score(data, x, pi, cache) for x, pi in candidates])
             delta = max(_mi_delta(data, x, pi, privacy) for x, pi in candidates)
             if delta == 0.0:  # every score is identically 0; any positive Δ is valid

@@ -111,6 +111,9 @@ class Tstr(CriterionKind):
     })
     clip = (0.0, 1.0)
     noise_note = "Laplace on the k×k confusion matrix; the metric is computed from it"
+    #: the value is a ratio of noisy counts: Δ = 2 is the matrix's, not the value's (whose σ
+    #: is about Δ/(ε·n)), so the design assistant measures σ·ε by simulation (issue 28)
+    sigma_by_simulation = True
     position = 90
 
     def check(self, ctx: CheckContext, params: Mapping[str, Any], bounds: Any,

@@ -5,6 +5,11 @@ the public fractions ``split_structure`` and ``split_parameters`` (seeds: the re
 and parameters each spend the whole ε_gen, on disjoint parts: parallel composition charges
 max(ε_T, ε_P) = ε_gen (:mod:`workbench.privacy.parallel`, the reason in the ledger).
 
+**Structure from a public proxy** (``structure: public``, issue 28; default ``dp``, the
+paper's): the same CFS search on a pinned public proxy, no ε and no record of R, D_T empty
+and its share given to D_P; why, and why Theorem 1's per-record (ε, δ) does not move, in
+:mod:`~workbench.generators.plausible_deniability.splits`.
+
 ``sample(n)`` is *not* post-processing: it draws seeds from D_S, makes candidates with ω
 (uniform in [omega_min, omega_max], a public draw) and releases one only if it passes the
 randomized Test 2 (:func:`workbench.privacy.plausible.privacy_test`) with fresh noise per
@@ -47,7 +52,18 @@ from workbench.generators.plausible_deniability.model import (
     noisy_model,
     synthesize,
 )
-from workbench.generators.plausible_deniability.structure import bucket_maps, noisy_structure
+from workbench.generators.plausible_deniability.splits import shares, structure_problems
+from workbench.generators.plausible_deniability.structure import (
+    bucket_maps,
+    noisy_structure,
+    public_structure,
+)
+from workbench.generators.public_structure import (
+    log_public_structure,
+    structure_codes,
+    structure_params,
+    structure_words,
+)
 from workbench.privacy.parallel import parallel_composition
 from workbench.privacy.plausible import (
     log_test_plan,
@@ -55,10 +71,18 @@ from workbench.privacy.plausible import (
     smallest_epsilon,
     theorem1,
 )
-from workbench.spec.params import Param, open_interval, optional, positive, whole_at_least
+from workbench.spec.params import (
+    Param,
+    open_interval,
+    optional,
+    positive,
+    whole_at_least,
+)
 
 if TYPE_CHECKING:
     from workbench.privacy import PrivacyContext
+    from workbench.spec.model import Spec
+    from workbench.spec.space import Configuration
     from workbench.transform import Domain
 
 LABEL = "per-record plausible deniability (ε, δ)"
@@ -120,10 +144,13 @@ class PlausibleDeniability(GeneratorFamily):
                    control="optional_number"),
         "delta_max": Param(2.0 ** -30, open_interval(0, 1), "δ ceiling when t is unset",
                            control="number"),
-        "split_structure": Param(0.25, open_interval(0, 1), "share of R in D_T (structure)",
-                                 control="number"),
-        "split_parameters": Param(0.25, open_interval(0, 1), "share of R in D_P (parameters)",
-                                  control="number"),
+        **structure_params("noisy-entropy CFS on D_T"),
+        "split_structure": Param(None, optional(open_interval(0, 1)), "share of R in D_T "
+                                 "(structure; unset: 0.25; must be unset with structure: "
+                                 "public)", control="optional_number", placeholder="0.25"),
+        "split_parameters": Param(None, optional(open_interval(0, 1)), "share of R in D_P "
+                                  "(parameters; unset: 0.25, or 0.5 with structure: public)",
+                                  control="optional_number", placeholder="0.25 (public: 0.5)"),
         "maxcost": Param(64, whole_at_least(1), "cap on Π buckets of a column's parents",
                          control="whole_number"),
         "buckets": Param(8, whole_at_least(2), "public buckets per parent column",
@@ -135,11 +162,18 @@ class PlausibleDeniability(GeneratorFamily):
     #: one iteration is not ε₁-DP: the validator refuses selection.max_iterations ≠ 1
     single_attempt_only = True
 
+    #: (D_T, D_P) shares of R, the unset ones at their defaults for the structure
+    shares = staticmethod(shares)
+
+    @classmethod
+    def bound_problems(cls, spec: Spec, params: dict[str, Any]) -> list[str]:
+        """The structure's source and the splits, reported by the spec validator."""
+        return structure_problems(dict(params))
+
     def check_combination(self) -> None:
-        """Seeds must keep a share; t must be below k; ω's range must be ordered."""
-        if self.split_structure + self.split_parameters >= 1:
-            raise ValueError(f"{self.name}: split_structure + split_parameters must be < 1 "
-                             "(D_S keeps the rest)")
+        """The structure's source and the splits agree; t below k; ω's range ordered."""
+        for message in structure_problems(self.get_params()):
+            raise ValueError(f"{self.name}: {message}")
         if self.t is not None and self.t >= self.k:
             raise ValueError(f"{self.name}: t must be < k")
         if self.omega_max is not None and self.omega_max < self.omega_min:
@@ -152,9 +186,19 @@ class PlausibleDeniability(GeneratorFamily):
             return theorem1(self.k, self.gamma, self.epsilon_0, self.t)
         return smallest_epsilon(self.k, self.gamma, self.epsilon_0, self.delta_max)
 
+    @property
+    def public(self) -> bool:
+        """Whether the structure is learnt from the public proxy (``structure: public``)."""
+        return self.structure == "public"
+
+    def structure_words(self) -> str:
+        """Where the network's structure comes from, naming a public proxy and its digest."""
+        return structure_words(self.get_params(), "noisy-entropy CFS on D_T")
+
     def guarantee(self) -> Guarantee:
         """Per released record (ε, δ) by Thm 1; the paper gives no dataset-level composition."""
         b = self.record_bound()
+        source = f"; the network's {self.structure_words()}" if self.public else ""
         return Guarantee(
             LABEL, strict=True, dataset_level=False, kind=KIND,
             explanation=("each released record is (ε, δ)-DP (Thm 1, randomized privacy test); "
@@ -162,25 +206,54 @@ class PlausibleDeniability(GeneratorFamily):
                          "as a whole is not ε-DP; the model is ε-DP and each criterion's "
                          "value is ε-DP given the candidate, both in ε_total; the candidate "
                          "is not ε-DP, so there is no private selection: a single attempt "
-                         "(T = 1), which may end in ⊥ when too few candidates pass the test"),
+                         "(T = 1), which may end in ⊥ when too few candidates pass the test"
+                         + source),
             parameters={"epsilon": round(b.epsilon, 12), "delta": b.delta, "t": b.t,
                         "k": self.k, "gamma": float(self.gamma),
                         "epsilon_0": float(self.epsilon_0)})
 
     def describe(self, label: str, epsilon: float) -> list[str]:
-        """Splits, what ε_gen pays for, and the per-record bound."""
+        """Splits, what ε_gen pays for, where the structure comes from, the per-record bound."""
         b = self.record_bound()
-        seeds = 1 - self.split_structure - self.split_parameters
-        return [f"Plausible deniability {label}: D_T {self.split_structure:g} / D_P "
-                f"{self.split_parameters:g} / D_S {seeds:.4g} of R; structure and parameters "
-                f"each ε {epsilon:g}, charged max = {epsilon:g} (parallel composition); "
-                f"records: ε = {b.epsilon:.4g}, δ = {b.delta:.3g} each (t = {b.t})"]
+        f_t, f_p = self.shares(self.get_params())
+        seeds = 1 - f_t - f_p
+        records = f"records: ε = {b.epsilon:.4g}, δ = {b.delta:.3g} each (t = {b.t})"
+        if self.public:
+            return [f"Plausible deniability {label}: D_P {f_p:g} / D_S {seeds:.4g} of R; "
+                    f"{self.structure_words()}; parameters ε {epsilon:g} on D_P; {records}"]
+        return [f"Plausible deniability {label}: D_T {f_t:g} / D_P {f_p:g} / D_S {seeds:.4g} "
+                f"of R; structure and parameters each ε {epsilon:g}, charged max = "
+                f"{epsilon:g} (parallel composition); {records}"]
+
+    def bind_spec(self, spec: Spec, configuration: Configuration | None) -> None:
+        """Keep the public spec and configuration: a public structure reads its proxy through
+        them at fit time (not here: ``verify`` and ``describe`` bind without the file)."""
+        self._bound = (spec, configuration)
+
+    def preflight(self, spec: Spec, configuration: Configuration) -> None:
+        """A public structure's proxy exists, has the pinned bytes and encodes under the
+        configuration, before any budget is spent (ValueError naming the field)."""
+        if self.public:
+            structure_codes(self, spec, configuration)
+
+    def _network(self, codes: np.ndarray, sizes: list[int], maps: list[np.ndarray],
+                 eps: float, privacy: PrivacyContext) -> list[tuple[int, tuple[int, ...]]]:
+        """The structure: the proxy's exact CFS (public), or the noisy CFS on D_T's ``codes``."""
+        if not self.public:
+            return noisy_structure(codes, sizes, maps, self.maxcost, eps, privacy)
+        proxy = structure_codes(self, *getattr(self, "_bound", (None, None)))
+        if proxy.shape[1] != len(sizes):
+            raise ValueError(f"{self.name}: structure_proxy encodes to other columns than "
+                             "the data")
+        log_public_structure(privacy, self.name, self.structure_proxy,
+                             self.structure_proxy_sha256)
+        return public_structure(proxy, maps, self.maxcost)
 
     # --- the generator protocol ------------------------------------------------------------
     def fit(self, codes: np.ndarray, domain: Domain, epsilon: float,
             privacy: PrivacyContext) -> PlausibleDeniability:
-        """Split R, learn the structure on D_T and the parameters on D_P (ε each, disjoint:
-        charged ε), keep D_S and the context for the test."""
+        """Split R, learn the structure on D_T (or from the public proxy) and the parameters on
+        D_P (ε each, disjoint: charged ε), keep D_S and the context for the test."""
         self.check_params()
         eps = check_epsilon(epsilon)
         codes = np.asarray(codes, dtype=np.int64)
@@ -189,25 +262,29 @@ class PlausibleDeniability(GeneratorFamily):
             raise ValueError(f"{self.name}: the domain has no columns")
         if self.omega_min > m:
             raise ValueError(f"{self.name}: omega_min must be <= the {m} columns")
-        t_rows, p_rows, s_rows = split_indices(n, self.split_structure, self.split_parameters,
-                                               privacy.rng)
-        if min(len(t_rows), len(p_rows), len(s_rows)) < 1:
+        f_t, f_p = self.shares(self.get_params())
+        t_rows, p_rows, s_rows = split_indices(n, f_t, f_p, privacy.rng)
+        if min(len(p_rows), len(s_rows), 1 if self.public else len(t_rows)) < 1:
             raise ValueError(f"{self.name}: each of D_T, D_P and D_S needs at least one record; "
                              "raise the split fractions or use more records")
         sizes = list(domain.sizes)
         maps = bucket_maps(sizes, self.buckets)
-        parts = {"D_T (structure)": eps, "D_P (parameters)": eps}
-        reason = ("D_T, D_P and D_S are disjoint parts of R drawn by a uniform permutation; "
-                  "structure reads only D_T, parameters only D_P (parallel composition: "
-                  "max(ε_T, ε_P))")
-        with parallel_composition(privacy, "plausible deniability model", parts,
-                                  reason) as split:
-            with split.part("D_T (structure)"):
-                network = noisy_structure(codes[t_rows], sizes, maps, self.maxcost, eps,
-                                          privacy)
-            with split.part("D_P (parameters)"):
-                self.nodes_ = noisy_model(codes[p_rows], sizes, maps, network, eps,
-                                          float(self.dirichlet_prior), privacy)
+        alpha = float(self.dirichlet_prior)
+        if self.public:  # the structure reads public data only: D_P alone spends ε_gen
+            network = self._network(codes, sizes, maps, eps, privacy)
+            self.nodes_ = noisy_model(codes[p_rows], sizes, maps, network, eps, alpha, privacy)
+        else:
+            parts = {"D_T (structure)": eps, "D_P (parameters)": eps}
+            reason = ("D_T, D_P and D_S are disjoint parts of R drawn by a uniform permutation; "
+                      "structure reads only D_T, parameters only D_P (parallel composition: "
+                      "max(ε_T, ε_P))")
+            with parallel_composition(privacy, "plausible deniability model", parts,
+                                      reason) as split:
+                with split.part("D_T (structure)"):
+                    network = self._network(codes[t_rows], sizes, maps, eps, privacy)
+                with split.part("D_P (parameters)"):
+                    self.nodes_ = noisy_model(codes[p_rows], sizes, maps, network, eps, alpha,
+                                              privacy)
         self.order_ = tuple(node.column for node in self.nodes_)
         self.network_ = [(domain.names[c], tuple(domain.names[p] for p in ps))
                          for c, ps in network]

@@ -126,18 +126,40 @@ def learn_structure(corr: np.ndarray, costs: Sequence[int], maxcost: float
     return network
 
 
+def bucketed(codes: np.ndarray, maps: Sequence[np.ndarray]) -> tuple[np.ndarray, list[int]]:
+    """``codes`` mapped to their public buckets, and the bucket counts per column."""
+    m = codes.shape[1]
+    out = np.column_stack([maps[j][codes[:, j]] for j in range(m)]) if m else codes
+    return out, [int(mp.max()) + 1 for mp in maps]
+
+
 def noisy_structure(codes: np.ndarray, sizes: Sequence[int], maps: Sequence[np.ndarray],
                     maxcost: float, epsilon: float, privacy: PrivacyContext
                     ) -> list[tuple[int, tuple[int, ...]]]:
     """The network learnt from D_T's ``codes`` with ε through ``privacy`` (one Laplace vector)."""
     m = codes.shape[1]
-    bucketed = np.column_stack([maps[j][codes[:, j]] for j in range(m)]) if m else codes
-    bsizes = [int(mp.max()) + 1 for mp in maps]
     if m == 1:
         return [(0, ())]
-    exact = exact_entropies(bucketed, bsizes)
+    buckets, bsizes = bucketed(codes, maps)
+    exact = exact_entropies(buckets, bsizes)
     delta = exact.size * sensitivity.entropy(max(int(codes.shape[0]), 1))
     noisy = privacy.laplace(exact, sensitivity=delta, epsilon=epsilon,
                             purpose="plausible deniability structure: noisy entropies (D_T)"
                             ).value
     return learn_structure(correlations(noisy, m), bsizes, maxcost)
+
+
+def public_structure(codes: np.ndarray, maps: Sequence[np.ndarray], maxcost: float
+                     ) -> list[tuple[int, tuple[int, ...]]]:
+    """The same CFS search on the exact entropies of a PUBLIC proxy's ``codes`` (``structure:
+    public``): no noise, no ε, no record of R — the network is a function of public data.
+
+    >>> proxy = np.array([[0, 0, 1], [1, 1, 0], [0, 0, 1], [1, 1, 1]])
+    >>> public_structure(proxy, bucket_maps([2, 2, 2], 2), 4)
+    [(0, ()), (1, (0,)), (2, (0,))]
+    """
+    m = codes.shape[1]
+    if m == 1:
+        return [(0, ())]
+    buckets, bsizes = bucketed(codes, maps)
+    return learn_structure(correlations(exact_entropies(buckets, bsizes), m), bsizes, maxcost)
