@@ -141,3 +141,27 @@ def widget_by_class(root: Any, class_name: str) -> Any:
         todo.extend(getattr(widget, "children", ()))
     assert len(found) == 1, f"{len(found)} widgets with class {class_name!r}"
     return found[0]
+
+
+def write_adult_halves(work: Path) -> Path:
+    """scripts/adult_data.py's public and confidential halves under ``work/out/adult`` (the
+    Adult examples name their public proxies there, relative to the working directory)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "adult_data", Path(__file__).resolve().parents[1] / "scripts" / "adult_data.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    out = work / "out" / "adult"
+    if not (out / "adult_raw_public_proxy.csv").exists():
+        assert module.main(["--source", str(shared_data("adult/adult_train.csv.gz")),
+                            "--out", str(out)]) == 0
+    return out
+
+
+@pytest.fixture(scope="session")
+def adult_halves(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A working directory holding out/adult/ (the halves), made once per session."""
+    work = tmp_path_factory.mktemp("adult_halves")
+    write_adult_halves(work)
+    return work

@@ -37,6 +37,13 @@ FROZEN = ROOT / "examples" / "adult_missing.frozen.json"
 SECRET = "Zanzibar-77"  # a value that must never reach a message
 
 
+@pytest.fixture(autouse=True)
+def _in_adult_work(adult_halves: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The example's structure proxy, out/adult/adult_raw_public_proxy.csv, is relative to the
+    working directory."""
+    monkeypatch.chdir(adult_halves)
+
+
 def adult_doc() -> dict:
     return json.loads(EXAMPLE.read_text())
 
@@ -178,6 +185,8 @@ def toy_spec() -> tuple:
     for c in doc["criteria"]:
         c["params"]["columns"] = ["workclass", "occupation"]
     doc["budget"]["epsilon_criteria"] = sum(c["epsilon"] for c in doc["criteria"])
+    for key in ("configurations", "forecast"):  # the example's, for its own columns
+        doc["selection"].pop(key, None)
     spec = build_spec(doc)
     config = next(spec.configurations())
     return spec, config, spec.table_codec(config)

@@ -14,13 +14,12 @@ n, every published field other than a DP output is identical (no pass count leak
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 from pathlib import Path
 
 import pytest
-from conftest import shared_data, widget_by_class
+from conftest import widget_by_class
 
 from workbench.cli.main import main
 from workbench.engine import verify_bundle
@@ -32,22 +31,11 @@ FROZEN = REPO / "examples" / "adult_plausible_deniability.frozen.json"
 LABEL = "per-record plausible deniability (ε, δ)"
 
 
-def _adult_script():
-    spec = importlib.util.spec_from_file_location("adult_data", REPO / "scripts" / "adult_data.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
-
-
 @pytest.fixture(scope="module")
-def adult_work(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def adult_work(adult_halves: Path) -> Path:
     """A working directory with the Adult halves made by scripts/adult_data.py (the public
     proxy the example names, out/adult/…, is relative to it)."""
-    source = shared_data("adult/adult_train.csv.gz")
-    work = tmp_path_factory.mktemp("adult_pd")
-    assert _adult_script().main(["--source", str(source), "--out",
-                                 str(work / "out" / "adult")]) == 0
-    return work
+    return adult_halves
 
 
 def _loose_spec(work: Path, name: str, configurations: int | None = None) -> Path:

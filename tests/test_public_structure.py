@@ -52,6 +52,9 @@ def _spec(proxy: Path | None, digest: str | None = None, family: str = "plausibl
         digest = digest or hashlib.sha256(proxy.read_bytes()).hexdigest()
         params |= {"structure": "public", "structure_proxy": str(proxy),
                    "structure_proxy_sha256": digest}
+        for c in doc["criteria"]:  # the distinguisher's proxy too: the run checks it first
+            if c["kind"] == "distinguisher":
+                c["params"]["proxy"] = str(proxy)
     doc["generator"] = {"family": family,
                         "search_space": [{k: [v] for k, v in params.items()}]}
     return build_spec(doc)

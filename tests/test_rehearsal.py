@@ -8,13 +8,12 @@ statistics, the survey's raking), the same iteration function and the same seede
 from __future__ import annotations
 
 import gzip
-import importlib.util
 import json
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import shared_data
+from conftest import shared_data, write_adult_halves
 
 from workbench.dryrun.tasks import Task
 from workbench.dryrun.worker import Payload, install, run_task, uninstall
@@ -39,14 +38,8 @@ def _head(source: Path, target: Path, rows: int) -> Path:
 
 
 def _adult_halves(work: Path) -> Path:
-    """scripts/adult_data.py's halves under work/out/adult (the PD example names its proxy
-    there, relative to the working directory); returns the confidential half's first rows."""
-    spec = importlib.util.spec_from_file_location("adult_data", REPO / "scripts" / "adult_data.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    out = work / "out" / "adult"
-    assert module.main(["--source", str(shared_data("adult/adult_train.csv.gz")),
-                        "--out", str(out)]) == 0
+    """The Adult halves under work/out/adult; returns the confidential half's first rows."""
+    out = write_adult_halves(work)
     frame = pd.read_csv(out / "adult_confidential.csv").head(3_000)
     frame.to_csv(work / "confidential.csv", index=False)
     return work / "confidential.csv"
