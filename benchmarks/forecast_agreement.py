@@ -45,12 +45,13 @@ def data_for(example: str, work: Path) -> Path:
         return SHARED / "us_births_2019_singleton_sample160k.csv.gz"
     if example == "adult_survey":
         return write_csv(standin("adult_half"), work / "adult_half.csv")
-    if example == "adult_plausible_deniability":
+    if example in ("adult_plausible_deniability", "adult_missing"):  # public halves they name
         import subprocess
 
         subprocess.run([sys.executable, str(REPO / "scripts" / "adult_data.py"), "--out",
                         str(work / "out" / "adult")], check=True, capture_output=True)
-        return work / "out" / "adult" / "adult_confidential.csv"
+        raw = "raw_" if example == "adult_missing" else ""
+        return work / "out" / "adult" / f"adult_{raw}confidential.csv"
     return SHARED / "adult" / "adult_train.csv.gz"
 
 
