@@ -204,6 +204,9 @@ def _adult(name: str) -> StandIn:
     part = {"adult_third": 3, "adult_half": 2}[name]
     n = len(full) // part
     frame = full.sample(n=n, random_state=SEED, replace=False).reset_index(drop=True)
+    # a 1/part subsample of a weighted sample: each record stands for part × as many people
+    # (Horvitz–Thompson), so its design weights sum to the population again
+    frame["fnlwgt"] = frame["fnlwgt"] * part
     return StandIn(name, f"UCI Adult training file, a seeded 1/{part} split without "
-                   f"replacement (as read, '?' missing); {n:,} records, seed {SEED}", frame,
-                   ADULT)
+                   f"replacement (as read, '?' missing; fnlwgt × {part}, the subsample's design "
+                   f"weight); {n:,} records, seed {SEED}", frame, ADULT)
