@@ -172,6 +172,10 @@ def test_register_refuses_duplicates_and_bad_declarations(toy_kind) -> None:
             """Never called: registration fails first."""
             return 0.0
 
+        def audit_case(self):
+            """Never called: registration fails first."""
+            raise AssertionError("not reached")
+
     with pytest.raises(ValueError, match="workload_group"):
         kinds.register(Bad())
     with pytest.raises(ValueError, match="unknown criterion kind 'nope'; known: max_marginal"):

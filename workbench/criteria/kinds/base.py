@@ -279,14 +279,12 @@ class CriterionKind(ABC):
         return None
 
     # --- the privacy audit -----------------------------------------------------------------
+    @abstractmethod
     def audit_case(self) -> AuditCase:
         """A worst-case replace-one neighbour pair on a tiny public design that reaches this
         kind's Δ (or the reason it cannot be flagged at Δ/2): see
-        :mod:`workbench.criteria.audit_case`. Every kind must declare one
-        (``tests/test_audits.py``)."""
-        raise NotImplementedError(
-            f"criterion kind {self.name!r} declares no audit_case(): add a worst-case "
-            "neighbour pair (workbench.criteria.audit_case.AuditCase) to its module")
+        :mod:`workbench.criteria.audit_case`. Abstract, so a kind without one cannot even be
+        made (Python's TypeError names ``audit_case``); ``tests/test_audits.py`` audits each."""
 
     # --- the workload generator ------------------------------------------------------------
     def marginals(self, spec: Spec, criterion: Criterion) -> list[Clique]:
