@@ -165,18 +165,11 @@ class FamilyChoice:
 def _rehearse(spec: Spec, proxy: pd.DataFrame, n: int, target_p: float, repetitions: int,
               seed: int, scenarios: Sequence[str], executor: Any
               ) -> tuple[RobustForecast, bool]:
-    """The proxy first; the other scenarios only if the proxy's p reaches the target (the
-    same dry runs, seeds and scenario frames as one ``robust_forecast`` call)."""
-    configs = list(spec.configurations())
-    first = [s for s in scenarios if s == "proxy"] or list(scenarios[:1])
-    head = robust_forecast(spec, proxy, configs, n, repetitions=repetitions, seed=seed,
-                           names=first, executor=executor)
-    rest = [s for s in scenarios if s not in first]
-    if not rest or head.low < target_p:
-        return head, not rest
-    tail = robust_forecast(spec, proxy, configs, n, repetitions=repetitions, seed=seed,
-                           names=rest, executor=executor)
-    return RobustForecast({**head.scenarios, **tail.scenarios}, head.result), True
+    """The proxy first; the other scenarios only if the proxy's p reaches the target; and
+    whether every scenario was rehearsed."""
+    rf = robust_forecast(spec, proxy, list(spec.configurations()), n, repetitions=repetitions,
+                         seed=seed, names=scenarios, stop_below=target_p, executor=executor)
+    return rf, len(rf.scenarios) == len(scenarios)
 
 
 def compare_families(spec: Spec, proxy: pd.DataFrame | str, n: int | None,

@@ -140,19 +140,29 @@ def robust_forecast(spec: Spec, proxy: pd.DataFrame | str | os.PathLike[str],
                     configurations: Sequence[Configuration] | None = None, n: SizeSpec = None,
                     *, repetitions: int = 5, seed: int = 0, noise: str = "seeded",
                     names: Sequence[str] = SCENARIOS, tolerance: float = DEFAULT_TOLERANCE,
-                    **options: object) -> RobustForecast:
+                    stop_below: float | None = None, **options: object) -> RobustForecast:
     """Seeded dry runs of ``spec`` at n on the proxy and each scenario; p per scenario is the
-    mean P(all pass) over ``configurations`` (at the low end of a range of n)."""
+    mean P(all pass) over ``configurations`` (at the low end of a range of n).
+
+    ``stop_below``: rehearse the proxy (else the first scenario) first and stop there when its
+    p is below this (the range's low end cannot be higher); the scenarios it does rehearse get
+    the same frames as without it (the proxy scenario draws nothing from the seeded stream)."""
     frame = prepare_proxy(spec, proxy)
-    frames = scenario_frames(spec, frame, tolerance=tolerance, seed=seed, names=names)
+    head = list(names) if stop_below is None else (
+        [s for s in names if s == "proxy"] or list(names[:1]))
+    stages = [head, [s for s in names if s not in head]]
     ps: dict[str, float] = {}
     proxy_result: DryRunResult | None = None
-    for name, scenario in frames.items():
-        sized = dry_run_at(spec, scenario, configurations, n, repetitions=repetitions,
-                           seed=seed, noise=noise, progress=False, **options)
-        rates = sized.result.pass_probabilities()
-        ps[name] = float(np.mean(list(rates.values()))) if rates else math.nan
-        if name == "proxy" or proxy_result is None:
-            proxy_result = sized.result
+    for stage in stages:
+        if not stage or (ps and stop_below is not None and min(ps.values()) < stop_below):
+            break
+        frames = scenario_frames(spec, frame, tolerance=tolerance, seed=seed, names=stage)
+        for name, scenario in frames.items():
+            sized = dry_run_at(spec, scenario, configurations, n, repetitions=repetitions,
+                               seed=seed, noise=noise, progress=False, **options)
+            rates = sized.result.pass_probabilities()
+            ps[name] = float(np.mean(list(rates.values()))) if rates else math.nan
+            if name == "proxy" or proxy_result is None:
+                proxy_result = sized.result
     assert proxy_result is not None
     return RobustForecast(ps, proxy_result)
