@@ -43,12 +43,19 @@ def test_scenarios_move_the_one_way_marginals_as_declared(spec, proxy) -> None:
     for name, towards_uniform in (("flatter", True), ("sharper", False)):
         moved = _one_ways(spec, frames[name])
         tvs = [0.5 * np.abs(m - b).sum() for m, b in zip(moved, base, strict=True)]
-        assert max(tvs) < 0.03 + 0.03  # the declared tolerance, plus resampling noise at 6k
+        assert max(tvs) < 0.03 + 0.02  # the declared tolerance, plus resampling noise at 6k
         gained = sum(_entropy(m) - _entropy(b) for m, b in zip(moved, base, strict=True))
         assert (gained > 0) == towards_uniform, name
     assert len(frames["rare thinned"]) < len(proxy) < len(frames["rare thickened"])
     again = scenario_frames(spec, proxy, tolerance=0.03, seed=5)
     assert all(again[k].equals(frames[k]) for k in frames)  # seeded
+    # raked, not a product of per-column ratios: on 20× the rows the noise is gone and each
+    # column moves by the tolerance itself (the product moved correlated columns by 0.055)
+    big = prepare_proxy(spec, sample_proxy(120_000, seed=12))
+    flat = scenario_frames(spec, big, tolerance=0.03, seed=5, names=["flatter"])["flatter"]
+    tvs = [0.5 * np.abs(m - b).sum()
+           for m, b in zip(_one_ways(spec, flat), _one_ways(spec, big), strict=True)]
+    assert max(tvs) < 0.036, tvs
     with pytest.raises(ValueError, match="unknown proxy scenario"):
         scenario_frames(spec, proxy, names=["warmer"])
 

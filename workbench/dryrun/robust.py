@@ -87,15 +87,22 @@ def _tilted(p: np.ndarray, tolerance: float, sharper: bool) -> np.ndarray:
 
 
 def _reweighted(frame: pd.DataFrame, codes: np.ndarray, tolerance: float, sharper: bool,
-                rng: np.random.Generator) -> pd.DataFrame:
-    """Rows resampled with weights Π_c q_c[code]/p_c[code] (each column's tilted 1-way)."""
-    weights = np.ones(len(frame))
-    for j in range(codes.shape[1]):
+                rng: np.random.Generator, sweeps: int = 50) -> pd.DataFrame:
+    """Rows resampled with weights raked (IPF) so that every column's weighted 1-way is its
+    tilted target q_c: a plain product of the ratios q_c/p_c would also move the marginals of
+    correlated columns, past the declared tolerance (0.055 for 0.03 on the shipped proxy)."""
+    columns = range(codes.shape[1])
+    targets = []
+    for j in columns:
         counts = np.bincount(codes[:, j])
-        p = counts / counts.sum()
-        q = _tilted(p, tolerance, sharper)
-        ratio = np.divide(q, p, out=np.ones_like(q), where=p > 0)
-        weights *= ratio[codes[:, j]]
+        targets.append(_tilted(counts / counts.sum(), tolerance, sharper))
+    weights = np.ones(len(frame))
+    for _ in range(sweeps):
+        for j in columns:
+            now = np.bincount(codes[:, j], weights=weights, minlength=len(targets[j]))
+            now = now / now.sum()
+            ratio = np.divide(targets[j], now, out=np.ones_like(now), where=now > 0)
+            weights *= ratio[codes[:, j]]
     rows = rng.choice(len(frame), size=len(frame), replace=True, p=weights / weights.sum())
     return frame.iloc[np.sort(rows)].reset_index(drop=True)
 
