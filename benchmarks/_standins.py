@@ -140,6 +140,24 @@ def rare_rows(frame: pd.DataFrame, share: float = RARE_SHARE) -> np.ndarray:
     return rare
 
 
+def published_document(item: StandIn, spec_path: Path, step: float = 0.001) -> dict:
+    """The stand-in's own 1-way tables as its statistics office would publish them: shares in
+    the design's cells (the spec's first configuration), rounded to ``step`` (one decimal of a
+    percentage). Public for a real registry (annual abstracts); here made from the stand-in,
+    which is what a stand-in of a registry's published year is."""
+    from workbench.validation import load_spec
+
+    spec = load_spec(spec_path)
+    table = spec.table_codec(next(spec.configurations()))
+    codes = table.encode(item.frame)
+    columns = {}
+    for j, (name, size) in enumerate(zip(spec.column_names, table.domain.sizes, strict=True)):
+        shares = np.bincount(codes[:, j], minlength=size) / len(codes)
+        columns[name] = [round(round(float(x) / step) * step, 6) for x in shares]
+    return {"source": f"{item.name}: its own 1-way tables, rounded to {step:g}", "step": step,
+            "columns": columns}
+
+
 def _us(name: str, frame: pd.DataFrame, words: str) -> StandIn:
     """A US stand-in with its size and seed in its description."""
     frame = frame.reset_index(drop=True)

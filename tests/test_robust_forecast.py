@@ -9,7 +9,13 @@ import pytest
 from test_dryrun import _cheap_document
 
 from workbench.dryrun import InlineExecutor, prepare_proxy
-from workbench.dryrun.robust import SCENARIOS, robust_forecast, scenario_frames
+from workbench.dryrun.published import published_tables
+from workbench.dryrun.robust import (
+    PUBLISHED_SCENARIOS,
+    SCENARIOS,
+    robust_forecast,
+    scenario_frames,
+)
 from workbench.proxy import sample_proxy
 from workbench.trial import bind
 from workbench.validation import build_spec
@@ -70,3 +76,61 @@ def test_a_staged_rehearsal_is_the_full_one_or_stops_at_the_proxy(spec, proxy) -
     stopped = robust_forecast(spec, proxy, stop_below=1.01, **kw)
     assert stopped.scenarios == {"proxy": full.scenarios["proxy"]}
     assert stopped.low == full.scenarios["proxy"] >= full.low
+
+
+def _published_from(spec, frame: pd.DataFrame, column: str, shift: np.ndarray | None = None,
+                    step: float = 0.001) -> dict:
+    """Tables as an office publishes them: ``frame``'s 1-way shares of ``column`` (moved by
+    ``shift``), rounded to ``step``."""
+    j = list(spec.column_names).index(column)
+    p = _one_ways(spec, frame)[j] + (0 if shift is None else shift)
+    return {"source": "test", "step": step,
+            "columns": {column: [round(round(x / step) * step, 6) for x in p / p.sum()]}}
+
+
+def test_published_tables_anchor_the_scenarios(spec) -> None:
+    """With the registry's own 1-way tables the proxy is raked to them (the column moves to the
+    tables, the others stay), flatter/sharper move it only within the tables' rounding, and
+    thinning rare cells (whose shares are published) is refused."""
+    big = prepare_proxy(spec, sample_proxy(60_000, seed=12))
+    column = spec.column_names[0]
+    j = 0
+    base = _one_ways(spec, big)
+    shift = np.zeros(len(base[j]))
+    shift[0], shift[-1] = 0.05, -min(0.05, base[j][-1])
+    tables = published_tables(spec, _published_from(spec, big, column, shift))
+    target = tables.target(column)
+    assert 0.5 * np.abs(target - base[j]).sum() > 0.02  # the tables differ from the proxy
+    frames = scenario_frames(spec, big, seed=4, published=tables)
+    assert list(frames) == list(PUBLISHED_SCENARIOS)
+    raked = _one_ways(spec, frames["published"])
+    assert 0.5 * np.abs(raked[j] - target).sum() < 0.01  # resampling noise at 60k
+    others = [0.5 * np.abs(a - b).sum() for a, b in zip(raked[1:], base[1:], strict=True)]
+    assert max(others) < 0.02
+    for name in ("flatter", "sharper"):
+        moved = _one_ways(spec, frames[name])[j]
+        assert 0.5 * np.abs(moved - target).sum() < tables.tolerance(column) + 0.01, name
+    with pytest.raises(ValueError, match="published tables fix the 1-way shares"):
+        scenario_frames(spec, big, published=tables, names=["rare thinned"])
+
+
+def test_published_tables_that_do_not_fit_the_spec_fail_naming_the_column(spec, proxy) -> None:
+    column = spec.column_names[0]
+    good = _published_from(spec, proxy, column)
+    with pytest.raises(ValueError, match="column 'no_such' is not in the spec"):
+        published_tables(spec, {"columns": {"no_such": [1.0]}})
+    with pytest.raises(ValueError, match=f"column '{column}' needs"):
+        published_tables(spec, {"columns": {column: good["columns"][column][:-1]}})
+    wrong = [2 * x for x in good["columns"][column]]
+    with pytest.raises(ValueError, match=f"column '{column}': the shares sum to 2"):
+        published_tables(spec, {"columns": {column: wrong}})
+    with pytest.raises(ValueError, match="'columns'"):
+        published_tables(spec, {"step": 0.001})
+
+
+def test_a_robust_forecast_with_published_tables_rehearses_the_raked_proxy(spec, proxy) -> None:
+    tables = published_tables(spec, _published_from(spec, proxy, spec.column_names[1]))
+    fc = robust_forecast(spec, proxy, n=2_000, repetitions=2, seed=3,
+                         executor=InlineExecutor(), published=tables)
+    assert list(fc.scenarios) == list(PUBLISHED_SCENARIOS)
+    assert "the proxy raked to the published tables" in fc.words()

@@ -286,6 +286,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --write-narrowed: also rehearse the narrowed design on proxy "
                    "scenarios (flatter, sharper 1-way marginals; rare cells thinned, "
                    "thickened) and record the range of p")
+    p.add_argument("--published-tables", default=None, metavar="TABLES.json",
+                   help="with --robust: the registry's own published 1-way tables (shares in "
+                   "the design's cells, their rounding 'step'); the scenarios become the proxy "
+                   "raked to them and shifts within their rounding")
     p.add_argument("--noise", choices=("opendp", "seeded"), default="opendp",
                    help="'seeded': reproducible numpy noise instead of OpenDP's (public "
                    "simulation only; for comparing runs)")

@@ -81,20 +81,27 @@ def masked_proxy(spec: Spec, path: str, masks: list[str], seed: int) -> object:
 def _robust_scenarios(spec: Spec, result: Any, proxy: Any,
                       args: argparse.Namespace) -> dict[str, float]:
     """p of the narrowed design on the proxy (this dry run) and on every other proxy scenario
-    (:mod:`workbench.dryrun.robust`, seeded dry runs at the same n), printed as a range."""
+    (:mod:`workbench.dryrun.robust`, seeded dry runs at the same n), printed as a range; with
+    ``--published-tables``, on the proxy raked to them and within their rounding instead."""
+    from workbench.dryrun.published import read_published_tables
     from workbench.dryrun.robust import SCENARIOS, robust_forecast
     from workbench.validation import build_spec
 
     sel = spec.selection
     narrowed = build_spec(result.narrowed_document(spec, args.min_pass))
     kept = list(narrowed.configurations())
+    on_proxy = result.selection_forecast(sel.gamma, sel.max_iterations, args.min_pass).p
+    tables = getattr(args, "published_tables", None)
+    published = read_published_tables(narrowed, tables) if tables else None
     robust = robust_forecast(narrowed, proxy, kept, args.n, repetitions=args.repetitions,
-                             seed=args.seed, names=SCENARIOS[1:])
-    scenarios = {"proxy": result.selection_forecast(sel.gamma, sel.max_iterations,
-                                                    args.min_pass).p, **robust.scenarios}
+                             seed=args.seed, published=published,
+                             names=None if published else SCENARIOS[1:])
+    scenarios = dict(robust.scenarios) if published else {"proxy": on_proxy,
+                                                          **robust.scenarios}
     print("forecast over proxy scenarios: " + ", ".join(f"{k} {v:.2f}"
                                                         for k, v in scenarios.items())
-          + f"; range {min(scenarios.values()):.2f}–{max(scenarios.values()):.2f}")
+          + f"; range {min(scenarios.values()):.2f}–{max(scenarios.values()):.2f}"
+          + (f" (the proxy as it is: {on_proxy:.2f})" if published else ""))
     return scenarios
 
 
@@ -102,6 +109,10 @@ def run_command(args: argparse.Namespace) -> int:
     """Run the dry run the options describe; 0 on success, 2 on a usage problem."""
     if args.write_narrowed and args.min_pass is None:
         print("error: --write-narrowed needs --min-pass", file=sys.stderr)
+        return 2
+    if getattr(args, "published_tables", None) and not getattr(args, "robust", False):
+        print("error: --published-tables needs --robust (the tables anchor its scenarios)",
+              file=sys.stderr)
         return 2
     try:
         spec = load_spec(args.spec)
@@ -137,8 +148,11 @@ def run_command(args: argparse.Namespace) -> int:
             scenarios = None
             if getattr(args, "robust", False):
                 scenarios = _robust_scenarios(spec, result, proxy, args)
+            where = Path(args.proxy).name
+            if getattr(args, "published_tables", None) and scenarios:
+                where += f" raked to {Path(args.published_tables).name}"
             document = result.narrowed_document(spec, args.min_pass, n=result.n,
-                                                proxy=Path(args.proxy).name,
+                                                proxy=where,
                                                 n_max=sized.sizes[-1], scenarios=scenarios)
             digest = save_spec(document, args.write_narrowed)
             print(f"narrowed spec written, frozen: {args.write_narrowed} (sha256 {digest})")

@@ -14,6 +14,12 @@ task resamples its scenario's table to n, the bootstrap at n):
 * ``rare thinned`` / ``rare thickened``: rows in a 1-way cell holding under
   ``rare_share`` of the proxy kept with probability ½, or one more copy of every second one.
 
+With the registry's own published 1-way tables (:mod:`workbench.dryrun.published`) the 1-way
+distributions are known up to the tables' rounding, so the scenarios are ``published`` (the
+proxy raked to the tables) and ``flatter`` / ``sharper`` moved from the tables by the TV their
+rounding allows, column by column; the rare cells' shares are published, so thinning or
+thickening them is no longer a defensible doubt (a request for it is refused).
+
 The range is [lowest p, highest p]; `workbench design` aims at its low end. Public data only.
 """
 
@@ -28,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.dryrun.proxy import prepare_proxy
+from workbench.dryrun.published import PublishedTables
 from workbench.dryrun.result import DryRunResult
 from workbench.dryrun.size import SizeSpec
 from workbench.dryrun.sized import dry_run_at
@@ -35,6 +42,8 @@ from workbench.spec import Configuration, Spec
 from workbench.trial import bind
 
 SCENARIOS = ("proxy", "flatter", "sharper", "rare thinned", "rare thickened")
+#: The scenarios when the registry's published 1-way tables are given.
+PUBLISHED_SCENARIOS = ("published", "flatter", "sharper")
 #: The declared shift of every column's 1-way distribution (total variation).
 DEFAULT_TOLERANCE = 0.03
 #: A 1-way cell under this share of the proxy is rare.
@@ -59,7 +68,10 @@ class RobustForecast:
     def words(self) -> str:
         """'p 0.80 on the proxy, range 0.62–0.85 (flatter 0.62, …)'."""
         parts = ", ".join(f"{k} {v:.2f}" for k, v in self.scenarios.items())
-        return (f"p {self.scenarios.get('proxy', self.low):.2f} on the proxy, range "
+        anchor = "published" if "published" in self.scenarios else "proxy"
+        where = ("the proxy raked to the published tables" if anchor == "published"
+                 else "the proxy")
+        return (f"p {self.scenarios.get(anchor, self.low):.2f} on {where}, range "
                 f"{self.low:.2f}–{self.high:.2f} over proxy scenarios ({parts})")
 
 
@@ -86,25 +98,34 @@ def _tilted(p: np.ndarray, tolerance: float, sharper: bool) -> np.ndarray:
     return (1 - lam) * p + lam * uniform
 
 
-def _reweighted(frame: pd.DataFrame, codes: np.ndarray, tolerance: float, sharper: bool,
-                rng: np.random.Generator, sweeps: int = 50) -> pd.DataFrame:
-    """Rows resampled with weights raked (IPF) so that every column's weighted 1-way is its
-    tilted target q_c: a plain product of the ratios q_c/p_c would also move the marginals of
+def _raked(frame: pd.DataFrame, codes: np.ndarray, targets: Mapping[int, np.ndarray],
+           rng: np.random.Generator, sweeps: int = 50) -> pd.DataFrame:
+    """Rows resampled with weights raked (IPF) so that each targeted column's weighted 1-way is
+    its target: a plain product of the ratios q_c/p_c would also move the marginals of
     correlated columns, past the declared tolerance (0.055 for 0.03 on the shipped proxy)."""
-    columns = range(codes.shape[1])
-    targets = []
-    for j in columns:
-        counts = np.bincount(codes[:, j])
-        targets.append(_tilted(counts / counts.sum(), tolerance, sharper))
     weights = np.ones(len(frame))
     for _ in range(sweeps):
-        for j in columns:
-            now = np.bincount(codes[:, j], weights=weights, minlength=len(targets[j]))
+        for j, target in targets.items():
+            now = np.bincount(codes[:, j], weights=weights, minlength=len(target))
             now = now / now.sum()
-            ratio = np.divide(targets[j], now, out=np.ones_like(now), where=now > 0)
+            ratio = np.divide(target, now, out=np.ones_like(now), where=now > 0)
             weights *= ratio[codes[:, j]]
     rows = rng.choice(len(frame), size=len(frame), replace=True, p=weights / weights.sum())
     return frame.iloc[np.sort(rows)].reset_index(drop=True)
+
+
+def _one_way_targets(spec: Spec, codes: np.ndarray,
+                     published: PublishedTables | None) -> dict[int, np.ndarray]:
+    """Each column's 1-way distribution to start from: published where given, else the
+    proxy's own."""
+    out = {}
+    for j, name in enumerate(spec.column_names):
+        if published is not None and name in published.shares:
+            out[j] = published.target(name)
+        else:
+            counts = np.bincount(codes[:, j])
+            out[j] = counts / counts.sum()
+    return out
 
 
 def _rare_rows(codes: np.ndarray, rare_share: float) -> np.ndarray:
@@ -116,24 +137,39 @@ def _rare_rows(codes: np.ndarray, rare_share: float) -> np.ndarray:
     return rare
 
 
-def scenario_frames(spec: Spec, frame: pd.DataFrame, *, tolerance: float = DEFAULT_TOLERANCE,
-                    rare_share: float = RARE_SHARE, seed: int = 0,
-                    names: Sequence[str] = SCENARIOS) -> dict[str, pd.DataFrame]:
-    """The cleaned proxy ``frame`` under each scenario (module docstring), seeded."""
-    if not 0 <= tolerance < 1 or not 0 < rare_share < 1:
+def scenario_frames(spec: Spec, frame: pd.DataFrame, *,
+                    tolerance: float | None = None, rare_share: float = RARE_SHARE,
+                    seed: int = 0, names: Sequence[str] | None = None,
+                    published: PublishedTables | None = None) -> dict[str, pd.DataFrame]:
+    """The cleaned proxy ``frame`` under each scenario (module docstring), seeded.
+
+    ``tolerance``: the declared TV shift of flatter/sharper (default 0.03; with ``published``,
+    each column's rounding tolerance, and the columns it does not give stay as the proxy)."""
+    known = PUBLISHED_SCENARIOS if published is not None else SCENARIOS
+    names = list(known if names is None else names)
+    if (tolerance is not None and not 0 <= tolerance < 1) or not 0 < rare_share < 1:
         raise ValueError("tolerance must lie in [0, 1) and rare_share in (0, 1)")
-    unknown = [s for s in names if s not in SCENARIOS]
+    unknown = [s for s in names if s not in known]
     if unknown:
-        raise ValueError(f"unknown proxy scenario(s) {unknown}; known: {list(SCENARIOS)}")
+        why = (" (the published tables fix the 1-way shares, rare cells included)"
+               if published is not None else "")
+        raise ValueError(f"unknown proxy scenario(s) {unknown}{why}; known: {list(known)}")
     codes = _codes(spec, frame)
-    rng = np.random.default_rng([int(seed), 0x5CE7])
     rare = _rare_rows(codes, rare_share)
+    base = _one_way_targets(spec, codes, published)
     out: dict[str, pd.DataFrame] = {}
     for name in names:
+        # a stream per scenario: a staged rehearsal draws the same frame as a full one
+        rng = np.random.default_rng([int(seed), 0x5CE7, known.index(name)])
         if name == "proxy":
             out[name] = frame
+        elif name == "published":
+            out[name] = _raked(frame, codes, base, rng)
         elif name in ("flatter", "sharper"):
-            out[name] = _reweighted(frame, codes, tolerance, name == "sharper", rng)
+            out[name] = _raked(frame, codes, {
+                j: _tilted(p, _tolerance(spec, j, tolerance, published), name == "sharper")
+                for j, p in base.items()
+                if published is None or spec.column_names[j] in published.shares}, rng)
         elif name == "rare thinned":
             keep = ~rare | (rng.random(len(frame)) < 0.5)
             out[name] = frame[keep].reset_index(drop=True)
@@ -143,33 +179,50 @@ def scenario_frames(spec: Spec, frame: pd.DataFrame, *, tolerance: float = DEFAU
     return out
 
 
+def _tolerance(spec: Spec, j: int, tolerance: float | None,
+               published: PublishedTables | None) -> float:
+    """The declared shift of column j: given, else its published rounding, else the default."""
+    if tolerance is not None:
+        return tolerance
+    if published is not None:
+        return published.tolerance(spec.column_names[j])
+    return DEFAULT_TOLERANCE
+
+
 def robust_forecast(spec: Spec, proxy: pd.DataFrame | str | os.PathLike[str],
                     configurations: Sequence[Configuration] | None = None, n: SizeSpec = None,
                     *, repetitions: int = 5, seed: int = 0, noise: str = "seeded",
-                    names: Sequence[str] = SCENARIOS, tolerance: float = DEFAULT_TOLERANCE,
-                    stop_below: float | None = None, **options: object) -> RobustForecast:
+                    names: Sequence[str] | None = None, tolerance: float | None = None,
+                    stop_below: float | None = None,
+                    published: PublishedTables | None = None,
+                    **options: object) -> RobustForecast:
     """Seeded dry runs of ``spec`` at n on the proxy and each scenario; p per scenario is the
     mean P(all pass) over ``configurations`` (at the low end of a range of n).
 
-    ``stop_below``: rehearse the proxy (else the first scenario) first and stop there when its
-    p is below this (the range's low end cannot be higher); the scenarios it does rehearse get
-    the same frames as without it (the proxy scenario draws nothing from the seeded stream)."""
+    ``published``: the registry's own 1-way tables; the scenarios are then
+    :data:`PUBLISHED_SCENARIOS` (module docstring). ``stop_below``: rehearse the anchor (the
+    proxy, or the proxy raked to the published tables; else the first scenario) first and stop
+    there when its p is below this (the range's low end cannot be higher); every scenario has
+    its own seeded stream, so the ones it does rehearse get the same frames as without it."""
     frame = prepare_proxy(spec, proxy)
-    head = list(names) if stop_below is None else (
-        [s for s in names if s == "proxy"] or list(names[:1]))
+    names = list((PUBLISHED_SCENARIOS if published is not None else SCENARIOS)
+                 if names is None else names)
+    head = names if stop_below is None else (
+        [s for s in names if s in ("proxy", "published")][:1] or names[:1])
     stages = [head, [s for s in names if s not in head]]
     ps: dict[str, float] = {}
-    proxy_result: DryRunResult | None = None
+    anchor: DryRunResult | None = None
     for stage in stages:
         if not stage or (ps and stop_below is not None and min(ps.values()) < stop_below):
             break
-        frames = scenario_frames(spec, frame, tolerance=tolerance, seed=seed, names=stage)
+        frames = scenario_frames(spec, frame, tolerance=tolerance, seed=seed, names=stage,
+                                 published=published)
         for name, scenario in frames.items():
             sized = dry_run_at(spec, scenario, configurations, n, repetitions=repetitions,
                                seed=seed, noise=noise, progress=False, **options)
             rates = sized.result.pass_probabilities()
             ps[name] = float(np.mean(list(rates.values()))) if rates else math.nan
-            if name == "proxy" or proxy_result is None:
-                proxy_result = sized.result
-    assert proxy_result is not None
-    return RobustForecast(ps, proxy_result)
+            if name in ("proxy", "published") or anchor is None:
+                anchor = sized.result
+    assert anchor is not None
+    return RobustForecast(ps, anchor)
