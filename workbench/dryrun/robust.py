@@ -10,9 +10,15 @@ task resamples its scenario's table to n, the bootstrap at n):
 * ``proxy``: the proxy as it is;
 * ``flatter`` / ``sharper``: every column's 1-way distribution (in the configuration's
   cells) moved by a declared total-variation ``tolerance`` towards uniform, or away from it
-  (p^(1+a), renormalised), by re-weighting rows with the product of the per-column ratios;
+  (p^(1+a), renormalised), by raking rows' inclusion probabilities to every column's target;
 * ``rare thinned`` / ``rare thickened``: rows in a 1-way cell holding under
-  ``rare_share`` of the proxy kept with probability ½, or one more copy of every second one.
+  ``rare_share`` of the proxy weighted ½ or 1½.
+
+Every scenario but ``proxy`` is realised as a population of the rehearsal's size that copies a
+proxy row only where the scenario asks for more of its kind than the proxy holds
+(:mod:`workbench.dryrun.population`): copies are clumps no registry has, and copying rows
+everywhere (a resample with replacement) alone failed the lean design's faithfulness on the US
+sample; the copied share is reported with the range.
 
 With the registry's own published 1-way tables (:mod:`workbench.dryrun.published`) the 1-way
 distributions are known up to the tables' rounding, so the scenarios are ``published`` (the
@@ -25,6 +31,7 @@ The range is [lowest p, highest p]; `workbench design` aims at its low end. Publ
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from collections.abc import Mapping, Sequence
@@ -33,10 +40,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from workbench.dryrun.population import draw_population
 from workbench.dryrun.proxy import prepare_proxy
 from workbench.dryrun.published import PublishedTables
 from workbench.dryrun.result import DryRunResult
-from workbench.dryrun.size import SizeSpec
+from workbench.dryrun.size import SizeSpec, size_ends
 from workbench.dryrun.sized import dry_run_at
 from workbench.spec import Configuration, Spec
 from workbench.trial import bind
@@ -48,6 +56,8 @@ PUBLISHED_SCENARIOS = ("published", "flatter", "sharper")
 DEFAULT_TOLERANCE = 0.03
 #: A 1-way cell under this share of the proxy is rare.
 RARE_SHARE = 0.01
+#: The weight of a rare row in the rare thinned / thickened scenarios.
+RARE_WEIGHTS = {"rare thinned": 0.5, "rare thickened": 1.5}
 
 
 @dataclass(frozen=True)
@@ -56,6 +66,7 @@ class RobustForecast:
 
     scenarios: Mapping[str, float]
     result: DryRunResult
+    copied: Mapping[str, float] = dataclasses.field(default_factory=dict)
 
     @property
     def low(self) -> float:
@@ -71,8 +82,11 @@ class RobustForecast:
         anchor = "published" if "published" in self.scenarios else "proxy"
         where = ("the proxy raked to the published tables" if anchor == "published"
                  else "the proxy")
+        copies = {k: v for k, v in self.copied.items() if v >= 0.005}
+        note = ("; rows copied where the proxy holds too few of a kind: " + ", ".join(
+            f"{k} {v:.1%}" for k, v in copies.items()) if copies else "")
         return (f"p {self.scenarios.get(anchor, self.low):.2f} on {where}, range "
-                f"{self.low:.2f}–{self.high:.2f} over proxy scenarios ({parts})")
+                f"{self.low:.2f}–{self.high:.2f} over proxy scenarios ({parts}){note}")
 
 
 def _codes(spec: Spec, frame: pd.DataFrame) -> np.ndarray:
@@ -98,22 +112,6 @@ def _tilted(p: np.ndarray, tolerance: float, sharper: bool) -> np.ndarray:
     return (1 - lam) * p + lam * uniform
 
 
-def _raked(frame: pd.DataFrame, codes: np.ndarray, targets: Mapping[int, np.ndarray],
-           rng: np.random.Generator, sweeps: int = 50) -> pd.DataFrame:
-    """Rows resampled with weights raked (IPF) so that each targeted column's weighted 1-way is
-    its target: a plain product of the ratios q_c/p_c would also move the marginals of
-    correlated columns, past the declared tolerance (0.055 for 0.03 on the shipped proxy)."""
-    weights = np.ones(len(frame))
-    for _ in range(sweeps):
-        for j, target in targets.items():
-            now = np.bincount(codes[:, j], weights=weights, minlength=len(target))
-            now = now / now.sum()
-            ratio = np.divide(target, now, out=np.ones_like(now), where=now > 0)
-            weights *= ratio[codes[:, j]]
-    rows = rng.choice(len(frame), size=len(frame), replace=True, p=weights / weights.sum())
-    return frame.iloc[np.sort(rows)].reset_index(drop=True)
-
-
 def _one_way_targets(spec: Spec, codes: np.ndarray,
                      published: PublishedTables | None) -> dict[int, np.ndarray]:
     """Each column's 1-way distribution to start from: published where given, else the
@@ -137,11 +135,31 @@ def _rare_rows(codes: np.ndarray, rare_share: float) -> np.ndarray:
     return rare
 
 
+@dataclasses.dataclass(frozen=True)
+class Scenarios:
+    """Each scenario's frame, and the share of its rows that are copies."""
+
+    frames: dict[str, pd.DataFrame]
+    copied: dict[str, float]
+
+
 def scenario_frames(spec: Spec, frame: pd.DataFrame, *,
                     tolerance: float | None = None, rare_share: float = RARE_SHARE,
                     seed: int = 0, names: Sequence[str] | None = None,
-                    published: PublishedTables | None = None) -> dict[str, pd.DataFrame]:
-    """The cleaned proxy ``frame`` under each scenario (module docstring), seeded.
+                    published: PublishedTables | None = None,
+                    size: int | None = None) -> dict[str, pd.DataFrame]:
+    """The cleaned proxy ``frame`` under each scenario (module docstring), seeded."""
+    return scenarios_at(spec, frame, tolerance=tolerance, rare_share=rare_share, seed=seed,
+                        names=names, published=published, size=size).frames
+
+
+def scenarios_at(spec: Spec, frame: pd.DataFrame, *,
+                 tolerance: float | None = None, rare_share: float = RARE_SHARE,
+                 seed: int = 0, names: Sequence[str] | None = None,
+                 published: PublishedTables | None = None,
+                 size: int | None = None) -> Scenarios:
+    """Each scenario realised as about ``size`` rows (default: the proxy's size), copying a
+    row only where it must, seeded, with the copied share.
 
     ``tolerance``: the declared TV shift of flatter/sharper (default 0.03; with ``published``,
     each column's rounding tolerance, and the columns it does not give stay as the proxy)."""
@@ -155,28 +173,33 @@ def scenario_frames(spec: Spec, frame: pd.DataFrame, *,
                if published is not None else "")
         raise ValueError(f"unknown proxy scenario(s) {unknown}{why}; known: {list(known)}")
     codes = _codes(spec, frame)
+    m = len(frame) if size is None else int(size)
     rare = _rare_rows(codes, rare_share)
     base = _one_way_targets(spec, codes, published)
-    out: dict[str, pd.DataFrame] = {}
+    frames: dict[str, pd.DataFrame] = {}
+    copied: dict[str, float] = {}
     for name in names:
         # a stream per scenario: a staged rehearsal draws the same frame as a full one
         rng = np.random.default_rng([int(seed), 0x5CE7, known.index(name)])
         if name == "proxy":
-            out[name] = frame
-        elif name == "published":
-            out[name] = _raked(frame, codes, base, rng)
+            frames[name] = frame
+            continue
+        weights = None
+        if name == "published":
+            targets = base
         elif name in ("flatter", "sharper"):
-            out[name] = _raked(frame, codes, {
+            targets = {
                 j: _tilted(p, _tolerance(spec, j, tolerance, published), name == "sharper")
                 for j, p in base.items()
-                if published is None or spec.column_names[j] in published.shares}, rng)
-        elif name == "rare thinned":
-            keep = ~rare | (rng.random(len(frame)) < 0.5)
-            out[name] = frame[keep].reset_index(drop=True)
-        else:  # rare thickened: one more copy of every second rare row
-            extra = np.flatnonzero(rare)[::2]
-            out[name] = pd.concat([frame, frame.iloc[extra]], ignore_index=True)
-    return out
+                if published is None or spec.column_names[j] in published.shares}
+        else:
+            weights = np.where(rare, RARE_WEIGHTS[name], 1.0)
+            targets = {j: np.bincount(codes[:, j], weights=weights) / weights.sum()
+                       for j in range(codes.shape[1])}
+        drawn = draw_population(codes, m, rng, targets=targets, weights=weights)
+        frames[name] = frame.iloc[drawn.rows].reset_index(drop=True)
+        copied[name] = drawn.copied
+    return Scenarios(frames, copied)
 
 
 def _tolerance(spec: Spec, j: int, tolerance: float | None,
@@ -205,19 +228,23 @@ def robust_forecast(spec: Spec, proxy: pd.DataFrame | str | os.PathLike[str],
     there when its p is below this (the range's low end cannot be higher); every scenario has
     its own seeded stream, so the ones it does rehearse get the same frames as without it."""
     frame = prepare_proxy(spec, proxy)
+    ends = size_ends(n)
+    size = max(ends) if ends else None
     names = list((PUBLISHED_SCENARIOS if published is not None else SCENARIOS)
                  if names is None else names)
     head = names if stop_below is None else (
         [s for s in names if s in ("proxy", "published")][:1] or names[:1])
     stages = [head, [s for s in names if s not in head]]
     ps: dict[str, float] = {}
+    copied: dict[str, float] = {}
     anchor: DryRunResult | None = None
     for stage in stages:
         if not stage or (ps and stop_below is not None and min(ps.values()) < stop_below):
             break
-        frames = scenario_frames(spec, frame, tolerance=tolerance, seed=seed, names=stage,
-                                 published=published)
-        for name, scenario in frames.items():
+        drawn = scenarios_at(spec, frame, tolerance=tolerance, seed=seed, names=stage,
+                             published=published, size=size)
+        copied |= drawn.copied
+        for name, scenario in drawn.frames.items():
             sized = dry_run_at(spec, scenario, configurations, n, repetitions=repetitions,
                                seed=seed, noise=noise, progress=False, **options)
             rates = sized.result.pass_probabilities()
@@ -225,4 +252,4 @@ def robust_forecast(spec: Spec, proxy: pd.DataFrame | str | os.PathLike[str],
             if name in ("proxy", "published") or anchor is None:
                 anchor = sized.result
     assert anchor is not None
-    return RobustForecast(ps, anchor)
+    return RobustForecast(ps, anchor, copied)
