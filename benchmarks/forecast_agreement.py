@@ -2,7 +2,9 @@
 frozen file and seeded runs (`workbench run --rehearse SEED`) of the same file on the same
 public data agree within 2 standard errors.
 
-The dry run and the rehearsals are the same code path (a dry-run task is the run's iteration,
+The Israeli examples are checked on the shipped proxy at the n their forecast was made at (a
+seeded draw without replacement when it is smaller than the proxy). The dry run and the
+rehearsals are the same code path (a dry-run task is the run's iteration,
 `tests/test_rehearsal.py`), so they differ only by their seeds; the recorded forecast was made
 by `workbench design`/`dryrun` on the data the example was designed on, so it is the one that
 can miss. The survey example is checked on an Adult split of another size than its design's.
@@ -40,7 +42,17 @@ def data_for(example: str, work: Path) -> Path:
     """The public file each example is checked on (the survey: an Adult split of another
     size than its design's; the PD example: the confidential half its scripts make)."""
     if example.startswith("israel_births"):
-        return REPO / "data_public" / "proxy_sample_166k.csv.gz"
+        proxy = REPO / "data_public" / "proxy_sample_166k.csv.gz"
+        recorded = load_spec(REPO / "examples" / f"{example}.frozen.json").selection.forecast
+        n = None if recorded is None else recorded.n
+        if n is None or n >= 166_000:
+            return proxy
+        # the size the forecast was made at: a seeded draw of the proxy without replacement
+        import pandas as pd
+
+        frame = pd.read_csv(proxy).sample(n=n, random_state=26).sort_index()
+        frame.to_csv(work / f"proxy_{n}.csv", index=False)
+        return work / f"proxy_{n}.csv"
     if example == "us_birth_weight_continuous":
         return SHARED / "us_births_2019_singleton_sample160k.csv.gz"
     if example == "adult_survey":

@@ -14,10 +14,13 @@ from workbench.dryrun.published import published_tables
 from workbench.dryrun.robust import (
     PUBLISHED_SCENARIOS,
     SCENARIOS,
+    copied_share,
     robust_forecast,
     scenario_frames,
-    scenarios_at,
+    scenario_weights,
 )
+from workbench.dryrun.size import size_seed
+from workbench.dryrun.worker import task_frame
 from workbench.proxy import sample_proxy
 from workbench.trial import bind
 from workbench.validation import build_spec
@@ -64,14 +67,25 @@ def test_scenarios_move_the_one_way_marginals_as_declared(spec, proxy) -> None:
     # raked, not a product of per-column ratios: on 20× the rows the noise is gone and each
     # column moves by the tolerance itself (the product moved correlated columns by 0.055)
     big = prepare_proxy(spec, sample_proxy(120_000, seed=12))
-    drawn = scenarios_at(spec, big, tolerance=0.03, seed=5, names=["flatter"], size=60_000)
+    flat = scenario_frames(spec, big, tolerance=0.03, seed=5, names=["flatter"],
+                           size=60_000)["flatter"]
     tvs = [0.5 * np.abs(m - b).sum()
-           for m, b in zip(_one_ways(spec, drawn.frames["flatter"]), _one_ways(spec, big),
-                           strict=True)]
+           for m, b in zip(_one_ways(spec, flat), _one_ways(spec, big), strict=True)]
     assert max(tvs) < 0.036, tvs
     # at half the proxy's size hardly a row is copied; at its own size, re-weighting must copy
-    whole = scenarios_at(spec, big, tolerance=0.03, seed=5, names=["flatter"])
-    assert drawn.copied["flatter"] < 0.05 < whole.copied["flatter"], (drawn.copied, whole.copied)
+    w = scenario_weights(spec, big, tolerance=0.03, names=["flatter"])["flatter"]
+    assert copied_share(w, 60_000) < 0.05 < copied_share(w, len(big))
+
+
+def test_every_task_of_a_scenario_draws_its_own_population(proxy) -> None:
+    """A weighted dry run's task rehearses on its own draw at n: none of a weight-0 row, no
+    copies where every expected count is below 1, different rows for another seed."""
+    weights = np.where(np.arange(len(proxy)) % 3 == 0, 0.0, 1.0)
+    one, two = (task_frame(proxy, 2_000, weights, seed) for seed in (1, 2))
+    assert abs(len(one) - 2_000) <= 1 and not one.equals(two)
+    rows = systematic_sample(2_000 * weights / weights.sum(), size_seed(1, 2_000))
+    assert np.all(rows % 3 != 0) and len(np.unique(rows)) == len(rows)
+    assert task_frame(proxy, None, weights, 1) is proxy
     with pytest.raises(ValueError, match="unknown proxy scenario"):
         scenario_frames(spec, proxy, names=["warmer"])
 

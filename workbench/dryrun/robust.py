@@ -14,11 +14,11 @@ task resamples its scenario's table to n, the bootstrap at n):
 * ``rare thinned`` / ``rare thickened``: rows in a 1-way cell holding under
   ``rare_share`` of the proxy weighted ½ or 1½.
 
-Every scenario but ``proxy`` is realised as a population of the rehearsal's size that copies a
-proxy row only where the scenario asks for more of its kind than the proxy holds
-(:mod:`workbench.dryrun.population`): copies are clumps no registry has, and copying rows
-everywhere (a resample with replacement) alone failed the lean design's faithfulness on the US
-sample; the copied share is reported with the range.
+Every scenario but ``proxy`` is a set of row weights; each rehearsal task draws its own
+population of n rows from them, copying a proxy row only where the scenario asks for more of
+its kind than the proxy holds (:mod:`workbench.dryrun.population`): copies are clumps no
+registry has, and copying rows everywhere (a resample with replacement) alone failed the lean
+design's faithfulness on the US sample; the expected copied share is reported with the range.
 
 With the registry's own published 1-way tables (:mod:`workbench.dryrun.published`) the 1-way
 distributions are known up to the tables' rounding, so the scenarios are ``published`` (the
@@ -36,11 +36,12 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from workbench.dryrun.population import draw_population
+from workbench.dryrun.population import raked_weights, systematic_sample
 from workbench.dryrun.proxy import prepare_proxy
 from workbench.dryrun.published import PublishedTables
 from workbench.dryrun.result import DryRunResult
@@ -135,31 +136,12 @@ def _rare_rows(codes: np.ndarray, rare_share: float) -> np.ndarray:
     return rare
 
 
-@dataclasses.dataclass(frozen=True)
-class Scenarios:
-    """Each scenario's frame, and the share of its rows that are copies."""
-
-    frames: dict[str, pd.DataFrame]
-    copied: dict[str, float]
-
-
-def scenario_frames(spec: Spec, frame: pd.DataFrame, *,
-                    tolerance: float | None = None, rare_share: float = RARE_SHARE,
-                    seed: int = 0, names: Sequence[str] | None = None,
-                    published: PublishedTables | None = None,
-                    size: int | None = None) -> dict[str, pd.DataFrame]:
-    """The cleaned proxy ``frame`` under each scenario (module docstring), seeded."""
-    return scenarios_at(spec, frame, tolerance=tolerance, rare_share=rare_share, seed=seed,
-                        names=names, published=published, size=size).frames
-
-
-def scenarios_at(spec: Spec, frame: pd.DataFrame, *,
-                 tolerance: float | None = None, rare_share: float = RARE_SHARE,
-                 seed: int = 0, names: Sequence[str] | None = None,
-                 published: PublishedTables | None = None,
-                 size: int | None = None) -> Scenarios:
-    """Each scenario realised as about ``size`` rows (default: the proxy's size), copying a
-    row only where it must, seeded, with the copied share.
+def scenario_weights(spec: Spec, frame: pd.DataFrame, *,
+                     tolerance: float | None = None, rare_share: float = RARE_SHARE,
+                     names: Sequence[str] | None = None,
+                     published: PublishedTables | None = None
+                     ) -> dict[str, np.ndarray | None]:
+    """Each scenario as row weights of the cleaned proxy ``frame`` (None: the proxy as it is).
 
     ``tolerance``: the declared TV shift of flatter/sharper (default 0.03; with ``published``,
     each column's rounding tolerance, and the columns it does not give stay as the proxy)."""
@@ -173,33 +155,45 @@ def scenarios_at(spec: Spec, frame: pd.DataFrame, *,
                if published is not None else "")
         raise ValueError(f"unknown proxy scenario(s) {unknown}{why}; known: {list(known)}")
     codes = _codes(spec, frame)
-    m = len(frame) if size is None else int(size)
     rare = _rare_rows(codes, rare_share)
     base = _one_way_targets(spec, codes, published)
-    frames: dict[str, pd.DataFrame] = {}
-    copied: dict[str, float] = {}
+    out: dict[str, np.ndarray | None] = {}
     for name in names:
-        # a stream per scenario: a staged rehearsal draws the same frame as a full one
-        rng = np.random.default_rng([int(seed), 0x5CE7, known.index(name)])
         if name == "proxy":
-            frames[name] = frame
-            continue
-        weights = None
-        if name == "published":
-            targets = base
+            out[name] = None
+        elif name == "published":
+            out[name] = raked_weights(codes, base)
         elif name in ("flatter", "sharper"):
-            targets = {
+            out[name] = raked_weights(codes, {
                 j: _tilted(p, _tolerance(spec, j, tolerance, published), name == "sharper")
                 for j, p in base.items()
-                if published is None or spec.column_names[j] in published.shares}
+                if published is None or spec.column_names[j] in published.shares})
         else:
-            weights = np.where(rare, RARE_WEIGHTS[name], 1.0)
-            targets = {j: np.bincount(codes[:, j], weights=weights) / weights.sum()
-                       for j in range(codes.shape[1])}
-        drawn = draw_population(codes, m, rng, targets=targets, weights=weights)
-        frames[name] = frame.iloc[drawn.rows].reset_index(drop=True)
-        copied[name] = drawn.copied
-    return Scenarios(frames, copied)
+            out[name] = np.where(rare, RARE_WEIGHTS[name], 1.0)
+    return out
+
+
+def scenario_frames(spec: Spec, frame: pd.DataFrame, *, seed: int = 0,
+                    size: int | None = None, **options: Any) -> dict[str, pd.DataFrame]:
+    """Each scenario realised as one population of about ``size`` rows (default the proxy's
+    size) of the cleaned proxy ``frame``, seeded (as a rehearsal's task draws its own);
+    ``options`` are :func:`scenario_weights`'s."""
+    m = len(frame) if size is None else int(size)
+    out = {}
+    for name, weights in scenario_weights(spec, frame, **options).items():
+        if weights is None:
+            out[name] = frame
+        else:
+            rng = np.random.default_rng([int(seed), 0x5CE7, m])
+            rows = systematic_sample(m * weights / weights.sum(), rng)
+            out[name] = frame.iloc[rows].reset_index(drop=True)
+    return out
+
+
+def copied_share(weights: np.ndarray, m: int) -> float:
+    """The expected share of a size-m population's rows that copy another: Σ(π−1)⁺ / m."""
+    pi = m * weights / weights.sum()
+    return float(np.clip(pi - 1, 0, None).sum() / m)
 
 
 def _tolerance(spec: Spec, j: int, tolerance: float | None,
@@ -222,14 +216,16 @@ def robust_forecast(spec: Spec, proxy: pd.DataFrame | str | os.PathLike[str],
     """Seeded dry runs of ``spec`` at n on the proxy and each scenario; p per scenario is the
     mean P(all pass) over ``configurations`` (at the low end of a range of n).
 
-    ``published``: the registry's own 1-way tables; the scenarios are then
-    :data:`PUBLISHED_SCENARIOS` (module docstring). ``stop_below``: rehearse the anchor (the
-    proxy, or the proxy raked to the published tables; else the first scenario) first and stop
-    there when its p is below this (the range's low end cannot be higher); every scenario has
-    its own seeded stream, so the ones it does rehearse get the same frames as without it."""
+    Every task of a scenario draws its own population at n from the scenario's row weights
+    (the bootstrap at n, copying a row only where it must). ``published``: the registry's own
+    1-way tables; the scenarios are then :data:`PUBLISHED_SCENARIOS` (module docstring).
+    ``stop_below``: rehearse the anchor (the proxy, or the proxy raked to the published
+    tables; else the first scenario) first and stop there when its p is below this (the
+    range's low end cannot be higher); a scenario's tasks do not depend on the others, so the
+    ones it does rehearse get the same populations as without it."""
     frame = prepare_proxy(spec, proxy)
     ends = size_ends(n)
-    size = max(ends) if ends else None
+    size = max(ends) if ends else len(frame)
     names = list((PUBLISHED_SCENARIOS if published is not None else SCENARIOS)
                  if names is None else names)
     head = names if stop_below is None else (
@@ -241,12 +237,14 @@ def robust_forecast(spec: Spec, proxy: pd.DataFrame | str | os.PathLike[str],
     for stage in stages:
         if not stage or (ps and stop_below is not None and min(ps.values()) < stop_below):
             break
-        drawn = scenarios_at(spec, frame, tolerance=tolerance, seed=seed, names=stage,
-                             published=published, size=size)
-        copied |= drawn.copied
-        for name, scenario in drawn.frames.items():
-            sized = dry_run_at(spec, scenario, configurations, n, repetitions=repetitions,
-                               seed=seed, noise=noise, progress=False, **options)
+        weighted = scenario_weights(spec, frame, tolerance=tolerance, names=stage,
+                                    published=published)
+        for name, weights in weighted.items():
+            if weights is not None:
+                copied[name] = copied_share(weights, size)
+            sized = dry_run_at(spec, frame, configurations, n, repetitions=repetitions,
+                               seed=seed, noise=noise, progress=False, weights=weights,
+                               **options)
             rates = sized.result.pass_probabilities()
             ps[name] = float(np.mean(list(rates.values()))) if rates else math.nan
             if name in ("proxy", "published") or anchor is None:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from workbench.dryrun.cache import DryRunCache, frame_fingerprint, iteration_digest, record_key
@@ -124,6 +125,7 @@ def dry_run(
     *,
     noise: NoiseMode = "opendp",
     n: int | None = None,
+    weights: np.ndarray | None = None,
 ) -> DryRunResult:
     """Run every configuration ``repetitions`` times on the proxy and collect the outcomes.
 
@@ -134,6 +136,8 @@ def dry_run(
     False for none, or a callback ``(done, total)``. ``n``: rehearse at that many records,
     each task on its own resample of the cleaned proxy (:mod:`workbench.dryrun.size`; for a
     range of sizes use :func:`dry_run_at`); None rehearses on the proxy as it is.
+    ``weights`` (one per row of the cleaned proxy, a proxy scenario's): each task draws its
+    own population of n rows (default the proxy's size) with expected counts ∝ weights.
     """
     if noise not in NOISE_MODES:
         raise ValueError(f"noise must be one of {', '.join(NOISE_MODES)}")
@@ -145,8 +149,15 @@ def dry_run(
     if isinstance(n, tuple):
         raise ValueError("dry_run takes one size n; use dry_run_at for a range (low, high)")
     frame = prepare_proxy(spec, proxy_frame)
+    if weights is not None:
+        weights = np.asarray(weights, dtype=float)
+        if weights.shape != (len(frame),) or not np.all(np.isfinite(weights)) \
+                or np.any(weights < 0) or weights.sum() <= 0:
+            raise ValueError("weights: one finite weight ≥ 0 per row of the cleaned proxy, "
+                             "not all 0")
+        n = len(frame) if n is None else n
     document = spec.to_document()
-    payload = Payload(_payload_id(document, frame, n), document, frame, n)
+    payload = Payload(_payload_id(document, frame, n, weights), document, frame, n, weights)
     tasks = plan_tasks(payload.payload_id, [c.to_dict() for c in configs],
                        [c.key for c in configs], repetitions, seed, noise)
     store = _cache(cache)
@@ -185,10 +196,15 @@ def dry_run(
     )
 
 
-def _payload_id(document: Mapping[str, Any], frame: pd.DataFrame, n: int | None = None) -> str:
+def _payload_id(document: Mapping[str, Any], frame: pd.DataFrame, n: int | None = None,
+                weights: np.ndarray | None = None) -> str:
     """Identity of what a task's outcome depends on besides its own fields."""
     from workbench import __version__
 
     parts = [iteration_digest(document), frame_fingerprint(frame), __version__]
-    text = "\x1f".join(parts if n is None else [*parts, f"n={n}"])
+    if n is not None:
+        parts.append(f"n={n}")
+    if weights is not None:
+        parts.append("weights=" + hashlib.sha256(weights.tobytes()).hexdigest())
+    text = "\x1f".join(parts)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()

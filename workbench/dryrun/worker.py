@@ -16,10 +16,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from workbench.criteria import exact_errors
 from workbench.dryrun.noise import noise_source
+from workbench.dryrun.population import systematic_sample
 from workbench.dryrun.size import resample_to_n, size_seed
 from workbench.dryrun.tasks import CriterionOutcome, Task, TaskRecord
 from workbench.engine import run_iteration
@@ -40,15 +42,20 @@ class Payload:
     document: Mapping[str, Any]
     frame: pd.DataFrame
     n: int | None = None
+    #: a proxy scenario's row weights (:mod:`workbench.dryrun.robust`): each task then draws
+    #: its own population of n rows with expected counts ∝ weights, copying a row only where
+    #: it must (:func:`workbench.dryrun.population.systematic_sample`)
+    weights: np.ndarray | None = None
 
 
-_INSTALLED: dict[str, tuple[Spec, pd.DataFrame, int | None]] = {}
+_INSTALLED: dict[str, tuple[Spec, pd.DataFrame, int | None, np.ndarray | None]] = {}
 
 
 def install(payload: Payload) -> None:
     """Build the spec once in this process and keep it with the frame under the payload id."""
     if payload.payload_id not in _INSTALLED:
-        _INSTALLED[payload.payload_id] = (build_spec(payload.document), payload.frame, payload.n)
+        _INSTALLED[payload.payload_id] = (build_spec(payload.document), payload.frame, payload.n,
+                                          payload.weights)
 
 
 def install_from_file(path: str) -> None:
@@ -65,14 +72,26 @@ def uninstall(payload_id: str) -> None:
     _INSTALLED.pop(payload_id, None)
 
 
+def task_frame(frame: pd.DataFrame, n: int | None, weights: np.ndarray | None,
+               seed: int) -> pd.DataFrame:
+    """The records a task rehearses on: its own resample of the proxy at n, or its own
+    population of a proxy scenario at n (expected counts ∝ weights); the proxy itself when
+    n is None."""
+    if n is None:
+        return frame
+    if weights is None:
+        return resample_to_n(frame, n, size_seed(seed, n))
+    rows = systematic_sample(n * weights / weights.sum(), size_seed(seed, n))
+    return frame.iloc[rows].reset_index(drop=True)
+
+
 def run_task(task: Task) -> TaskRecord:
     """Rehearse one iteration for one (configuration, repetition) and record the outcome."""
     try:
-        spec, frame, n = _INSTALLED[task.payload_id]
+        spec, frame, n, weights = _INSTALLED[task.payload_id]
     except KeyError:
         raise RuntimeError("dry-run payload not installed in this worker") from None
-    if n is not None:  # each task rehearses on its own resample of the proxy at size n
-        frame = resample_to_n(frame, n, size_seed(task.seed, n))
+    frame = task_frame(frame, n, weights, task.seed)
     ctx = PrivacyContext.simulation(task.seed, neighbour=spec.budget.neighbour,
                                     noise=noise_source(task.noise, task.seed))
     start = time.perf_counter()
