@@ -8,8 +8,10 @@ rehearsals are the same code path (a dry-run task is the run's iteration,
 `tests/test_rehearsal.py`), so they differ only by their seeds; the recorded forecast was made
 by `workbench design`/`dryrun` on the data the example was designed on, so it is the one that
 can miss. The survey example is checked on an Adult split of another size than its design's.
-For a single attempt (T = 1) a run's outcome is "released"; for a loop, its first iteration's
-decision (from the rehearsal's enclave ledger).
+For a single attempt (T = 1) a run's outcome is "released"; for a loop, every iteration's
+decision (from the rehearsal's enclave ledger): with γ = 0 each iteration is a draw of the
+per-iteration p the forecast states, so p is passes / iterations. Standard errors count the
+dry run's iterations (repetitions × configurations) and the runs' decisions.
 
 Usage: python benchmarks/forecast_agreement.py [--examples …] [--reps 20] [--runs 20]
 """
@@ -67,10 +69,11 @@ def data_for(example: str, work: Path) -> Path:
     return SHARED / "adult" / "adult_train.csv.gz"
 
 
-def first_decision(out: Path) -> bool:
-    """A rehearsal's first iteration: did it pass?"""
+def loop_decisions(out: Path) -> list[bool]:
+    """A rehearsal's iteration decisions, in order (a loop with γ = 0 repeats one seeded
+    iteration until one passes: each is a draw of the per-iteration p the forecast states)."""
     lines = Ledger.read(out / "enclave" / "ledger.jsonl")
-    return bool(next(e for e in lines if e.get("event") == "rehearsal_iteration")["passed"])
+    return [bool(e["passed"]) for e in lines if e.get("event") == "rehearsal_iteration"]
 
 
 def main() -> None:
@@ -93,21 +96,23 @@ def main() -> None:
                          executor=executor, progress=False)
         rates = result.pass_probabilities()
         p_dry = float(np.mean(list(rates.values())))
-        passes = []
+        passes: list[bool] = []
         for s in range(args.runs):
             out = work / f"run{s}"
             outcome = run(frozen, data, out, quiet=True, rehearsal=1000 + s,
                           allow_unbounded=True)
-            passes.append(outcome.status == "complete" if spec.selection.max_iterations == 1
-                          else first_decision(out))
+            passes += ([outcome.status == "complete"] if spec.selection.max_iterations == 1
+                       else loop_decisions(out))
         p_run = float(np.mean(passes))
-        se = math.sqrt(max(p_dry * (1 - p_dry), 1 / args.reps) / args.reps
-                       + max(p_run * (1 - p_run), 1 / args.runs) / args.runs)
+        trials = len(result.records)
+        se = math.sqrt(max(p_dry * (1 - p_dry), 1 / trials) / trials
+                       + max(p_run * (1 - p_run), 1 / len(passes)) / len(passes))
         p_rec = None if recorded is None else recorded.p
         agree = p_rec is None or abs(p_rec - p_run) <= 2 * se
         rows.append((example, p_rec, p_dry, p_run, se, abs(p_dry - p_run) <= 2 * se, agree))
-        print(f"{example}: recorded {p_rec}, dry run {p_dry:.2f}, runs {p_run:.2f} "
-              f"(2 SE {2 * se:.2f})", flush=True)
+        print(f"{example}: recorded {p_rec}, dry run {p_dry:.2f} ({trials} iterations), runs "
+              f"{p_run:.2f} ({len(passes)} iterations of {args.runs} runs) (2 SE {2 * se:.2f})",
+              flush=True)
     print("\nexample                          recorded  dry run  runs   2·SE  dry≈runs  "
           "recorded≈runs")
     for example, p_rec, p_dry, p_run, se, a, b in rows:
