@@ -11,7 +11,8 @@ can miss. The survey example is checked on an Adult split of another size than i
 For a single attempt (T = 1) a run's outcome is "released"; for a loop, every iteration's
 decision (from the rehearsal's enclave ledger): with γ = 0 each iteration is a draw of the
 per-iteration p the forecast states, so p is passes / iterations. Standard errors count the
-dry run's iterations (repetitions × configurations) and the runs' decisions.
+dry run's iterations (repetitions × configurations) and the runs' decisions; the recorded
+forecast's comparison counts its own repetitions × configurations instead of the dry run's.
 
 Usage: python benchmarks/forecast_agreement.py [--examples …] [--reps 20] [--runs 20]
 """
@@ -108,17 +109,24 @@ def main() -> None:
         se = math.sqrt(max(p_dry * (1 - p_dry), 1 / trials) / trials
                        + max(p_run * (1 - p_run), 1 / len(passes)) / len(passes))
         p_rec = None if recorded is None else recorded.p
-        agree = p_rec is None or abs(p_rec - p_run) <= 2 * se
-        rows.append((example, p_rec, p_dry, p_run, se, abs(p_dry - p_run) <= 2 * se, agree))
+        # the recorded forecast is an estimate too: its own repetitions × configurations
+        k = 0 if recorded is None else recorded.repetitions * len(list(spec.configurations()))
+        se_rec = (None if recorded is None else math.sqrt(
+            max(p_rec * (1 - p_rec), 1 / k) / k
+            + max(p_run * (1 - p_run), 1 / len(passes)) / len(passes)))
+        agree = p_rec is None or abs(p_rec - p_run) <= 2 * se_rec
+        rows.append((example, p_rec, p_dry, p_run, se, se_rec, abs(p_dry - p_run) <= 2 * se,
+                     agree))
         print(f"{example}: recorded {p_rec}, dry run {p_dry:.2f} ({trials} iterations), runs "
               f"{p_run:.2f} ({len(passes)} iterations of {args.runs} runs) (2 SE {2 * se:.2f})",
               flush=True)
     print("\nexample                          recorded  dry run  runs   2·SE  dry≈runs  "
-          "recorded≈runs")
-    for example, p_rec, p_dry, p_run, se, a, b in rows:
+          "2·SE(rec)  recorded≈runs")
+    for example, p_rec, p_dry, p_run, se, se_rec, a, b in rows:
         rec = "—" if p_rec is None else f"{p_rec:.2f}"
+        two = "—" if se_rec is None else f"{2 * se_rec:.2f}"
         print(f"{example:<32} {rec:>8}  {p_dry:7.2f}  {p_run:5.2f}  {2 * se:5.2f}  "
-              f"{'yes' if a else 'NO':<8}  {'yes' if b else 'NO'}")
+              f"{'yes' if a else 'NO':<8}  {two:>9}  {'yes' if b else 'NO'}")
 
 
 if __name__ == "__main__":
