@@ -195,3 +195,36 @@ def test_a_robust_forecast_with_published_tables_rehearses_the_raked_proxy(spec,
                          executor=InlineExecutor(), published=tables)
     assert list(fc.scenarios) == list(PUBLISHED_SCENARIOS)
     assert "the proxy raked to the published tables" in fc.words()
+
+
+def test_cli_records_a_forecast_anchored_on_published_tables(tmp_path, spec, proxy, capsys) -> None:
+    """`workbench dryrun --robust --published-tables FILE` records the range over the published
+    scenarios and says the proxy was raked; without --robust, or with a table that does not
+    fit the spec, it refuses naming why."""
+    import json
+
+    from test_dryrun import _cheap_document
+
+    from workbench.cli.main import main
+
+    spec_path, proxy_path = tmp_path / "spec.json", tmp_path / "proxy.csv"
+    spec_path.write_text(json.dumps(_cheap_document()))
+    proxy.to_csv(proxy_path, index=False)
+    tables = tmp_path / "tables.json"
+    tables.write_text(json.dumps(_published_from(spec, proxy, spec.column_names[0])))
+    base = ["dryrun", str(spec_path), str(proxy_path), "--repetitions", "1", "--seed", "2",
+            "--noise", "seeded", "--workers", "0", "--no-cache", "--quiet", "--floor-draws", "0",
+            "--n", "2000"]
+    assert main([*base, "--published-tables", str(tables)]) == 2
+    assert "--published-tables needs --robust" in capsys.readouterr().err
+    out = tmp_path / "narrowed.frozen.json"
+    assert main([*base, "--min-pass", "0", "--write-narrowed", str(out), "--robust",
+                 "--published-tables", str(tables)]) == 0
+    recorded = json.loads(out.read_text())["selection"]["forecast"]
+    assert list(recorded["range"]["scenarios"]) == list(PUBLISHED_SCENARIOS)
+    assert recorded["proxy"] == "proxy.csv raked to tables.json"
+    assert "the proxy as it is" in capsys.readouterr().out
+    tables.write_text(json.dumps({"columns": {"no_such": [1.0]}}))
+    assert main([*base, "--min-pass", "0", "--write-narrowed", str(out), "--robust",
+                 "--published-tables", str(tables)]) == 2
+    assert "column 'no_such' is not in the spec" in capsys.readouterr().err
