@@ -9,12 +9,11 @@ import pytest
 from test_dryrun import _cheap_document
 
 from workbench.dryrun import InlineExecutor, prepare_proxy
-from workbench.dryrun.population import draw_population, systematic_sample
+from workbench.dryrun.population import copied_share, raked_weights, systematic_sample
 from workbench.dryrun.published import published_tables
 from workbench.dryrun.robust import (
     PUBLISHED_SCENARIOS,
     SCENARIOS,
-    copied_share,
     robust_forecast,
     scenario_frames,
     scenario_weights,
@@ -115,14 +114,18 @@ def test_a_population_copies_a_row_only_where_it_must() -> None:
     for w in (1.0, 3.0):
         assert abs(hits[weights == w].mean() / 400 - pi[weights == w].mean()) < 0.01
     target = {1: np.array([0.4, 0.3, 0.2, 0.1])}
-    drawn = draw_population(codes, 1_000, np.random.default_rng(1), targets=target)
-    assert drawn.copied == 0 and abs(len(drawn.rows) - 1_000) <= 1
-    got = np.bincount(codes[drawn.rows, 1], minlength=4) / len(drawn.rows)
+    w = raked_weights(codes, target)
+    rows = systematic_sample(1_000 * w / w.sum(), np.random.default_rng(1))
+    assert len(np.unique(rows)) == len(rows) and abs(len(rows) - 1_000) <= 1
+    assert copied_share(w, 1_000) == 0
+    got = np.bincount(codes[rows, 1], minlength=4) / len(rows)
     assert 0.5 * np.abs(got - target[1]).sum() < 0.03
     # 2,000 rows with 40% of code 0 when it is a quarter of the sample: those rows are copied
-    whole = draw_population(codes, 2_000, np.random.default_rng(1), targets=target)
-    got = np.bincount(codes[whole.rows, 1], minlength=4) / len(whole.rows)
-    assert 0.5 * np.abs(got - target[1]).sum() < 0.01 and 0.05 < whole.copied < 0.2
+    whole = systematic_sample(2_000 * w / w.sum(), np.random.default_rng(1))
+    got = np.bincount(codes[whole, 1], minlength=4) / len(whole)
+    copied = 1 - len(np.unique(whole)) / len(whole)
+    assert 0.5 * np.abs(got - target[1]).sum() < 0.01 and 0.05 < copied < 0.2
+    assert abs(copied_share(w, 2_000) - copied) < 0.02  # the reported share is the realised one
     resampled = np.random.default_rng(2).integers(0, 2_000, size=1_000)  # with replacement
     assert 1 - len(np.unique(resampled)) / 1_000 > 0.2  # the copies this avoids
 

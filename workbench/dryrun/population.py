@@ -15,17 +15,8 @@ Public data only.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 import numpy as np
-
-
-@dataclass(frozen=True)
-class Population:
-    """Rows drawn and the share of them that are copies of another drawn row."""
-
-    rows: np.ndarray
-    copied: float
 
 
 def raked_weights(codes: np.ndarray, targets: Mapping[int, np.ndarray],
@@ -60,13 +51,7 @@ def systematic_sample(pi: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.sort(rows)
 
 
-def draw_population(codes: np.ndarray, m: int, rng: np.random.Generator, *,
-                    targets: Mapping[int, np.ndarray] | None = None,
-                    weights: np.ndarray | None = None) -> Population:
-    """About ``m`` rows whose expected 1-way shares are ``targets`` (raked from ``weights``,
-    default equal) or, without targets, drawn with expected counts ∝ ``weights``."""
-    w = raked_weights(codes, targets, weights) if targets else (
-        np.ones(codes.shape[0]) if weights is None else np.asarray(weights, dtype=float))
-    rows = systematic_sample(m * w / w.sum(), rng)
-    copied = 1 - len(np.unique(rows)) / len(rows) if len(rows) else 0.0
-    return Population(rows, float(copied))
+def copied_share(weights: np.ndarray, m: int) -> float:
+    """The expected share of a size-m population's rows that copy another: Σ(π−1)⁺ / m."""
+    pi = m * weights / weights.sum()
+    return float(np.clip(pi - 1, 0, None).sum() / m)

@@ -10,7 +10,7 @@ task resamples its scenario's table to n, the bootstrap at n):
 * ``proxy``: the proxy as it is;
 * ``flatter`` / ``sharper``: every column's 1-way distribution (in the configuration's
   cells) moved by a declared total-variation ``tolerance`` towards uniform, or away from it
-  (p^(1+a), renormalised), by raking rows' inclusion probabilities to every column's target;
+  (p^(1+a), renormalised), by raking rows' weights to every column's target;
 * ``rare thinned`` / ``rare thickened``: rows in a 1-way cell holding under
   ``rare_share`` of the proxy weighted ½ or 1½.
 
@@ -31,17 +31,16 @@ The range is [lowest p, highest p]; `workbench design` aims at its low end. Publ
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from workbench.dryrun.population import raked_weights, systematic_sample
+from workbench.dryrun.population import copied_share, raked_weights, systematic_sample
 from workbench.dryrun.proxy import prepare_proxy
 from workbench.dryrun.published import PublishedTables
 from workbench.dryrun.result import DryRunResult
@@ -67,7 +66,7 @@ class RobustForecast:
 
     scenarios: Mapping[str, float]
     result: DryRunResult
-    copied: Mapping[str, float] = dataclasses.field(default_factory=dict)
+    copied: Mapping[str, float] = field(default_factory=dict)
 
     @property
     def low(self) -> float:
@@ -188,12 +187,6 @@ def scenario_frames(spec: Spec, frame: pd.DataFrame, *, seed: int = 0,
             rows = systematic_sample(m * weights / weights.sum(), rng)
             out[name] = frame.iloc[rows].reset_index(drop=True)
     return out
-
-
-def copied_share(weights: np.ndarray, m: int) -> float:
-    """The expected share of a size-m population's rows that copy another: Σ(π−1)⁺ / m."""
-    pi = m * weights / weights.sum()
-    return float(np.clip(pi - 1, 0, None).sum() / m)
 
 
 def _tolerance(spec: Spec, j: int, tolerance: float | None,
