@@ -142,20 +142,26 @@ def rare_rows(frame: pd.DataFrame, share: float = RARE_SHARE) -> np.ndarray:
     return rare
 
 
-def published_document(item: StandIn, spec_path: Path, step: float = 0.001) -> dict:
-    """The stand-in's own 1-way tables as its statistics office would publish them: shares in
-    the design's cells (the spec's first configuration), rounded to ``step`` (one decimal of a
-    percentage). Public for a real registry (annual abstracts); here made from the stand-in,
-    which is what a stand-in of a registry's published year is."""
+def published_document(item: StandIn, spec_path: Path, step: float | None = None) -> dict:
+    """The stand-in's own 1-way tables as its statistics office publishes them: births per
+    cell of the design (the spec's first configuration), exact (``step`` None, the default,
+    as annual abstracts print counts), or shares rounded to ``step`` (0.001: one decimal of a
+    percentage, which publishes a rare cell of 26 in 95,000 as 0). Public for a real
+    registry; here made from the stand-in, which is what a stand-in of a registry's
+    published year is."""
     from workbench.validation import load_spec
 
     spec = load_spec(spec_path)
     table = spec.table_codec(next(spec.configurations()))
     codes = table.encode(item.frame)
-    columns = {}
-    for j, (name, size) in enumerate(zip(spec.column_names, table.domain.sizes, strict=True)):
-        shares = np.bincount(codes[:, j], minlength=size) / len(codes)
-        columns[name] = [round(round(float(x) / step) * step, 6) for x in shares]
+    counts = {name: np.bincount(codes[:, j], minlength=size)
+              for j, (name, size) in enumerate(zip(spec.column_names, table.domain.sizes,
+                                                   strict=True))}
+    if step is None:
+        return {"source": f"{item.name}: its own 1-way tables (births per cell)",
+                "counts": {name: [int(x) for x in c] for name, c in counts.items()}}
+    columns = {name: [round(round(float(x) / len(codes) / step) * step, 6) for x in c]
+               for name, c in counts.items()}
     return {"source": f"{item.name}: its own 1-way tables, rounded to {step:g}", "step": step,
             "columns": columns}
 

@@ -14,6 +14,7 @@ from workbench.dryrun.published import published_tables
 from workbench.dryrun.robust import (
     PUBLISHED_SCENARIOS,
     SCENARIOS,
+    default_scenarios,
     robust_forecast,
     scenario_frames,
     scenario_weights,
@@ -190,6 +191,41 @@ def test_published_tables_that_do_not_fit_the_spec_fail_naming_the_column(spec, 
         published_tables(spec, {"columns": {column: wrong}})
     with pytest.raises(ValueError, match="'columns'"):
         published_tables(spec, {"step": 0.001})
+
+
+def test_published_counts_are_exact_and_keep_a_rare_cell_that_rounding_erases(spec) -> None:
+    """Counts (as an office publishes births per cell) give the shares exactly: a cell of 3
+    births in 30,000, which rounded shares publish as 0, keeps its share in the raked
+    population; the one scenario is the tables themselves; a bad count names its column."""
+    big = prepare_proxy(spec, sample_proxy(60_000, seed=12))
+    codes = bind(spec, next(iter(spec.configurations()))).encode(big)
+    j = next(j for j in range(codes.shape[1]) if (np.bincount(codes[:, j]) > 0).sum() > 3)
+    column = spec.column_names[j]
+    counts = np.bincount(codes[:, j]).astype(int)
+    rare = int(np.argmin(np.where(counts > 0, counts, counts.max() + 1)))
+    counts = counts * 10
+    counts[rare] = 3  # 3 in ≈ 600,000: 0.0005%, rounded to 0.1 points it is 0
+    document = {"source": "test", "counts": {column: [int(c) for c in counts]}}
+    tables = published_tables(spec, document)
+    assert tables.step == 0 and tables.tolerance(column) == 0
+    assert tables.shares[column][rare] == pytest.approx(3 / counts.sum())
+    rounded = published_tables(spec, {"step": 0.001, "columns": {column: [
+        round(round(c / counts.sum() / 0.001) * 0.001, 6) for c in counts]}})
+    assert rounded.shares[column][rare] == 0
+    assert default_scenarios(tables) == ("published",)
+    assert default_scenarios(rounded) == PUBLISHED_SCENARIOS
+    frames = scenario_frames(spec, big, seed=4, published=tables, size=600_000)
+    assert list(frames) == ["published"]
+    got = np.bincount(bind(spec, next(iter(spec.configurations()))).encode(
+        frames["published"])[:, j], minlength=len(counts))
+    assert got[rare] == pytest.approx(3, abs=2) and got[rare] > 0
+    erased = scenario_frames(spec, big, seed=4, published=rounded, size=60_000)["published"]
+    assert np.bincount(bind(spec, next(iter(spec.configurations()))).encode(erased)[:, j],
+                       minlength=len(counts))[rare] == 0
+    with pytest.raises(ValueError, match=f"column '{column}': every count must be a whole"):
+        published_tables(spec, {"counts": {column: [1.5] * len(counts)}})
+    with pytest.raises(ValueError, match=f"column '{column}': the counts are all 0"):
+        published_tables(spec, {"counts": {column: [0] * len(counts)}})
 
 
 def test_a_robust_forecast_with_published_tables_rehearses_the_raked_proxy(spec, proxy) -> None:

@@ -287,9 +287,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "scenarios (flatter, sharper 1-way marginals; rare cells thinned, "
                    "thickened) and record the range of p")
     p.add_argument("--published-tables", default=None, metavar="TABLES.json",
-                   help="with --robust: the registry's own published 1-way tables (shares in "
-                   "the design's cells, their rounding 'step'); the scenarios become the proxy "
-                   "raked to them and shifts within their rounding")
+                   help="with --robust: the registry's own published 1-way tables in the "
+                   "design's cells: 'counts' (births per cell, exact) or 'columns' shares with "
+                   "their rounding 'step'; the scenarios become the proxy raked to them (and "
+                   "shifts within the shares' rounding)")
     p.add_argument("--noise", choices=("opendp", "seeded"), default="opendp",
                    help="'seeded': reproducible numpy noise instead of OpenDP's (public "
                    "simulation only; for comparing runs)")

@@ -8,15 +8,21 @@ forecast on a proxy of another population (issue 26: relative 1-way error 1.33 o
 1.82 on the registry). :mod:`workbench.dryrun.robust` rehearses on the raked proxy and on
 shifts within the tables' own rounding.
 
-File form (JSON)::
+File form (JSON), shares or counts::
 
     {"source": "CBS Statistical Abstract 2015, table 3.12", "step": 0.001,
      "columns": {"mother_age": [0.021, 0.052, …], …}}
+    {"source": "CBS Statistical Abstract 2015, table 3.12",
+     "counts": {"mother_age": [3460, 8571, …], …}}
 
 ``columns`` gives each column's shares in the cells of the spec's first configuration (the
 design's bins, in the order ``workbench describe`` lists them); ``step`` is the rounding of the
-published shares (0.001: one decimal of a percentage). Columns that are not given keep the
-proxy's own 1-way distribution. Nothing here reads confidential data: the tables are public
+published shares (0.001: one decimal of a percentage). ``counts`` gives the births per cell, as
+an office publishes them: exact, so ``step`` is 0 and the 1-way distributions are known. That
+matters for rare cells: rounded to 0.1 points, a cell of 26 births in 95,000 (0.027%) is
+published as 0 and a forecast raked to it has none (issue 26's transfer check: 0.00 forecast
+against 0.30 on the thinned stand-in). Columns that are not given keep the proxy's own 1-way
+distribution. Nothing here reads confidential data: the tables are public
 by construction, and a file that does not fit the spec fails naming the column.
 """
 
@@ -57,8 +63,11 @@ def published_tables(spec: Spec, document: Mapping[str, Any], *,
                      where: str = "published tables") -> PublishedTables:
     """Check ``document`` against ``spec`` (columns, cell counts, shares) and wrap it; every
     problem names the column."""
+    if isinstance(document, Mapping) and "counts" in document:
+        document = _shares_of_counts(document, where)
     if not isinstance(document, Mapping) or not isinstance(document.get("columns"), Mapping):
-        raise ValueError(f"{where}: needs an object 'columns' (column → shares)")
+        raise ValueError(f"{where}: needs an object 'columns' (column → shares) or 'counts' "
+                         "(column → counts)")
     step = document.get("step", 0.001)
     if not isinstance(step, (int, float)) or not 0 <= step < 0.1:
         raise ValueError(f"{where}: 'step' (the shares' rounding) must be a number in [0, 0.1)")
@@ -82,6 +91,27 @@ def published_tables(spec: Spec, document: Mapping[str, Any], *,
     if not shares:
         raise ValueError(f"{where}: 'columns' is empty")
     return PublishedTables(shares, float(step), str(document.get("source", "")))
+
+
+def _shares_of_counts(document: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """The shares form of a counts document (exact: step 0); a count that is not a whole
+    number ≥ 0, or a column without births, names its column."""
+    counts = document["counts"]
+    if not isinstance(counts, Mapping) or "columns" in document:
+        raise ValueError(f"{where}: 'counts' must be an object (column → counts), given "
+                         "instead of 'columns'")
+    columns = {}
+    for column, values in counts.items():
+        if not isinstance(values, list) or not all(
+                isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values):
+            raise ValueError(f"{where}: column {column!r}: every count must be a whole "
+                             "number ≥ 0")
+        total = sum(values)
+        if total == 0:
+            raise ValueError(f"{where}: column {column!r}: the counts are all 0")
+        columns[column] = [v / total for v in values]
+    return {**{k: v for k, v in document.items() if k != "counts"}, "columns": columns,
+            "step": 0.0}
 
 
 def read_published_tables(spec: Spec, path: str | os.PathLike[str]) -> PublishedTables:

@@ -24,7 +24,10 @@ With the registry's own published 1-way tables (:mod:`workbench.dryrun.published
 distributions are known up to the tables' rounding, so the scenarios are ``published`` (the
 proxy raked to the tables) and ``flatter`` / ``sharper`` moved from the tables by the TV their
 rounding allows, column by column; the rare cells' shares are published, so thinning or
-thickening them is no longer a defensible doubt (a request for it is refused).
+thickening them is no longer a defensible doubt (a request for it is refused). Published
+counts are exact (rounding 0): the shifts are then the tables themselves, and ``published`` is
+the one scenario (what is left unknown is how the columns depend on one another, which the
+bootstrap at n and each task's own population carry).
 
 The range is [lowest p, highest p]; `workbench design` aims at its low end. Public data only.
 """
@@ -145,7 +148,7 @@ def scenario_weights(spec: Spec, frame: pd.DataFrame, *,
     ``tolerance``: the declared TV shift of flatter/sharper (default 0.03; with ``published``,
     each column's rounding tolerance, and the columns it does not give stay as the proxy)."""
     known = PUBLISHED_SCENARIOS if published is not None else SCENARIOS
-    names = list(known if names is None else names)
+    names = list(default_scenarios(published) if names is None else names)
     if (tolerance is not None and not 0 <= tolerance < 1) or not 0 < rare_share < 1:
         raise ValueError("tolerance must lie in [0, 1) and rare_share in (0, 1)")
     unknown = [s for s in names if s not in known]
@@ -199,6 +202,14 @@ def _tolerance(spec: Spec, j: int, tolerance: float | None,
     return DEFAULT_TOLERANCE
 
 
+def default_scenarios(published: PublishedTables | None) -> tuple[str, ...]:
+    """The scenarios a forecast rehearses: the proxy's five, the published tables' three, or
+    the tables alone when they are exact (counts: no rounding to shift within)."""
+    if published is None:
+        return SCENARIOS
+    return PUBLISHED_SCENARIOS if published.step > 0 else PUBLISHED_SCENARIOS[:1]
+
+
 def robust_forecast(spec: Spec, proxy: pd.DataFrame | str | os.PathLike[str],
                     configurations: Sequence[Configuration] | None = None, n: SizeSpec = None,
                     *, repetitions: int = 5, seed: int = 0, noise: str = "seeded",
@@ -219,8 +230,7 @@ def robust_forecast(spec: Spec, proxy: pd.DataFrame | str | os.PathLike[str],
     frame = prepare_proxy(spec, proxy)
     ends = size_ends(n)
     size = max(ends) if ends else len(frame)
-    names = list((PUBLISHED_SCENARIOS if published is not None else SCENARIOS)
-                 if names is None else names)
+    names = list(default_scenarios(published) if names is None else names)
     head = names if stop_below is None else (
         [s for s in names if s in ("proxy", "published")][:1] or names[:1])
     stages = [head, [s for s in names if s not in head]]
