@@ -53,6 +53,9 @@ PARITY_GROUPS = {"1": 1, "2-3": 3, ">=4": 99}
 AGE_SHIFT = {"<=24": -3.0, "25-29": -2.0, "30-34": 1.0, ">=35": 4.0}
 PARITY_SHIFT = {"1": -3.0, "2-3": 1.0, ">=4": 2.0}
 TOLERANCE = 0.5  # points
+#: The cross-tables a natality report publishes: births by mother's age and birth order, and
+#: by gestation week and birth weight.
+PUBLISHED_PAIRS = (("mother_age", "parity"), ("gestation_week", "birth_weight"))
 
 
 @dataclass(frozen=True)
@@ -143,9 +146,10 @@ def rare_rows(frame: pd.DataFrame, share: float = RARE_SHARE) -> np.ndarray:
 
 
 def published_document(item: StandIn, spec_path: Path, step: float | None = None) -> dict:
-    """The stand-in's own 1-way tables as its statistics office publishes them: births per
-    cell of the design (the spec's first configuration), exact (``step`` None, the default,
-    as annual abstracts print counts), or shares rounded to ``step`` (0.001: one decimal of a
+    """The stand-in's own tables as its statistics office publishes them: births per cell of
+    the design (the spec's first configuration), exact (``step`` None, the default, as annual
+    abstracts print counts), with the two cross-tables every natality report prints
+    (:data:`PUBLISHED_PAIRS`); or 1-way shares alone rounded to ``step`` (0.001: one decimal of a
     percentage, which publishes a rare cell of 26 in 95,000 as 0). Public for a real
     registry; here made from the stand-in, which is what a stand-in of a registry's
     published year is."""
@@ -158,8 +162,17 @@ def published_document(item: StandIn, spec_path: Path, step: float | None = None
               for j, (name, size) in enumerate(zip(spec.column_names, table.domain.sizes,
                                                    strict=True))}
     if step is None:
-        return {"source": f"{item.name}: its own 1-way tables (births per cell)",
-                "counts": {name: [int(x) for x in c] for name, c in counts.items()}}
+        index = {name: j for j, name in enumerate(spec.column_names)}
+        pairs = {}
+        for a, b in PUBLISHED_PAIRS:
+            sizes = (table.domain.sizes[index[a]], table.domain.sizes[index[b]])
+            cross = np.zeros(sizes, dtype=np.int64)
+            np.add.at(cross, (codes[:, index[a]], codes[:, index[b]]), 1)
+            pairs[f"{a}|{b}"] = cross.tolist()
+        return {"source": f"{item.name}: its own 1-way tables and the cross-tables "
+                f"{', '.join(' × '.join(p) for p in PUBLISHED_PAIRS)} (births per cell)",
+                "counts": {name: [int(x) for x in c] for name, c in counts.items()},
+                "pairs": pairs}
     columns = {name: [round(round(float(x) / len(codes) / step) * step, 6) for x in c]
                for name, c in counts.items()}
     return {"source": f"{item.name}: its own 1-way tables, rounded to {step:g}", "step": step,

@@ -3,7 +3,8 @@
 For each example (a frozen spec), size n and stand-in, the forecast is the frozen file
 rehearsed at n on the SHIPPED proxy raked to the stand-in's own published 1-way tables
 (`_standins.published_document`: births per cell of the design, as a statistics office
-publishes its registry's year; exact, so the range is that one scenario's bootstrap at n;
+publishes its registry's year, with the cross-tables of mother's age × birth order and
+gestation × birth weight; exact, so the range is that one scenario's bootstrap at n;
 ``--rounded 0.001`` publishes shares rounded to 0.1 points instead and adds the shifts within
 that rounding) (`workbench.dryrun.robust`, ``published=``): its low end is what
 `workbench design` aims at. Rounded shares erase rare cells (26 births in 95,000 is 0.0%), which
@@ -101,7 +102,8 @@ def main() -> None:
                                      seed=args.seed, executor=executor, published=tables)
                 p, binding, rate = outcome(spec, item.frame, configs, args.runs,
                                            args.seed + 1, executor)
-                se = math.sqrt(max(p * (1 - p), 1 / args.runs) / args.runs)
+                iterations = args.runs * len(configs)
+                se = math.sqrt(max(p * (1 - p), 1 / iterations) / iterations)
                 rows.append((name, spec.epsilon_total, which, n, fc.low, fc.high, p, se,
                              binding, rate, fc.scenarios["published"]))
                 print(f"  n = {n:,} {which:<14} forecast {fc.words()}\n"

@@ -3,6 +3,8 @@ staged rehearsal (``stop_below``) rehearses exactly what a full one would, or st
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -226,6 +228,41 @@ def test_published_counts_are_exact_and_keep_a_rare_cell_that_rounding_erases(sp
         published_tables(spec, {"counts": {column: [1.5] * len(counts)}})
     with pytest.raises(ValueError, match=f"column '{column}': the counts are all 0"):
         published_tables(spec, {"counts": {column: [0] * len(counts)}})
+
+
+def test_published_cross_tables_fix_how_two_columns_co_occur(spec) -> None:
+    """A published cross-table (counts, "a|b") is hit by the raked population as well as the
+    1-way tables — here one that reverses the proxy's dependence between two columns — and a
+    table that does not fit names its pair."""
+    big = prepare_proxy(spec, sample_proxy(60_000, seed=12))
+    codes = bind(spec, next(iter(spec.configurations()))).encode(big)
+    sizes = codes.max(axis=0) + 1
+    a, b = [j for j in range(codes.shape[1]) if sizes[j] >= 3][:2]
+    na, nb = spec.column_names[a], spec.column_names[b]
+    table_sizes = bind(spec, next(iter(spec.configurations()))).table.domain.sizes
+    cross = np.zeros((table_sizes[a], table_sizes[b]), dtype=np.int64)
+    np.add.at(cross, (codes[:, a], codes[:, b]), 1)
+    target = cross[:, ::-1].copy()  # column b's cells reversed within every row of a
+    document = {"counts": {na: [int(x) for x in cross.sum(axis=1)]},
+                "pairs": {f"{na}|{nb}": target.tolist()}}
+    tables = published_tables(spec, document)
+    assert set(tables.pairs) == {(na, nb)}
+    frame = scenario_frames(spec, big, seed=5, published=tables)["published"]
+    got = np.zeros_like(cross)
+    c2 = bind(spec, next(iter(spec.configurations()))).encode(frame)
+    np.add.at(got, (c2[:, a], c2[:, b]), 1)
+    want = target / target.sum()
+    assert np.abs(got / got.sum() - want).sum() / 2 < 0.01  # TV to the published table
+    assert np.abs(cross / cross.sum() - want).sum() / 2 > 0.05  # and the proxy was far from it
+    ones = {na: [1] * int(table_sizes[a])}
+    with pytest.raises(ValueError, match=re.escape("pair 'no|such' must be two different columns")):
+        published_tables(spec, {"counts": ones, "pairs": {"no|such": []}})
+    shape = re.escape(f"pair '{na}|{nb}' needs {table_sizes[a]} rows")
+    with pytest.raises(ValueError, match=shape):
+        published_tables(spec, {"counts": ones, "pairs": {f"{na}|{nb}": [[1]]}})
+    bad = [[0.5] * int(table_sizes[b])] * int(table_sizes[a])
+    with pytest.raises(ValueError, match="every count must be a whole number"):
+        published_tables(spec, {"counts": ones, "pairs": {f"{na}|{nb}": bad}})
 
 
 def test_a_robust_forecast_with_published_tables_rehearses_the_raked_proxy(spec, proxy) -> None:

@@ -289,8 +289,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--published-tables", default=None, metavar="TABLES.json",
                    help="with --robust: the registry's own published 1-way tables in the "
                    "design's cells: 'counts' (births per cell, exact) or 'columns' shares with "
-                   "their rounding 'step'; the scenarios become the proxy raked to them (and "
-                   "shifts within the shares' rounding)")
+                   "their rounding 'step', and optional cross-tables 'pairs' ('a|b' → counts); "
+                   "the scenarios become the proxy raked to them (and shifts within the "
+                   "shares' rounding)")
     p.add_argument("--noise", choices=("opendp", "seeded"), default="opendp",
                    help="'seeded': reproducible numpy noise instead of OpenDP's (public "
                    "simulation only; for comparing runs)")

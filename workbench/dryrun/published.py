@@ -32,7 +32,7 @@ import json
 import math
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -43,11 +43,13 @@ from workbench.trial import bind
 
 @dataclass(frozen=True)
 class PublishedTables:
-    """Published 1-way shares per column (the design's cells), their rounding and source."""
+    """Published 1-way shares per column (the design's cells), their rounding and source, and
+    any published cross-tables (shares, exact) per pair of columns."""
 
     shares: Mapping[str, tuple[float, ...]]
     step: float
     source: str
+    pairs: Mapping[tuple[str, str], np.ndarray] = field(default_factory=dict)
 
     def tolerance(self, column: str) -> float:
         """The total variation the rounding allows: each share is off by at most step/2."""
@@ -90,7 +92,35 @@ def published_tables(spec: Spec, document: Mapping[str, Any], *,
         shares[column] = tuple(float(v) for v in values)
     if not shares:
         raise ValueError(f"{where}: 'columns' is empty")
-    return PublishedTables(shares, float(step), str(document.get("source", "")))
+    pairs = _pairs(document.get("pairs", {}), sizes, where)
+    return PublishedTables(shares, float(step), str(document.get("source", "")), pairs)
+
+
+def _pairs(document: Any, sizes: Mapping[str, int],
+           where: str) -> dict[tuple[str, str], np.ndarray]:
+    """Published cross-tables ("a|b" → counts, rows a's cells), as exact shares; a table that
+    does not fit names its pair."""
+    if not isinstance(document, Mapping):
+        raise ValueError(f"{where}: 'pairs' must be an object (\"a|b\" → counts)")
+    out = {}
+    for key, rows in document.items():
+        names = str(key).split("|")
+        if len(names) != 2 or names[0] == names[1] or any(n not in sizes for n in names):
+            raise ValueError(f"{where}: pair {key!r} must be two different columns of the "
+                             f"spec as \"a|b\" (columns: {', '.join(sizes)})")
+        a, b = names
+        if (not isinstance(rows, list) or len(rows) != sizes[a]
+                or not all(isinstance(r, list) and len(r) == sizes[b] for r in rows)):
+            raise ValueError(f"{where}: pair {key!r} needs {sizes[a]} rows of {sizes[b]} "
+                             f"counts ({a}'s cells × {b}'s cells)")
+        if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                   for r in rows for v in r):
+            raise ValueError(f"{where}: pair {key!r}: every count must be a whole number ≥ 0")
+        table = np.asarray(rows, dtype=float)
+        if table.sum() == 0:
+            raise ValueError(f"{where}: pair {key!r}: the counts are all 0")
+        out[(a, b)] = table / table.sum()
+    return out
 
 
 def _shares_of_counts(document: Mapping[str, Any], where: str) -> dict[str, Any]:

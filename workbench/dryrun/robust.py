@@ -26,8 +26,9 @@ proxy raked to the tables) and ``flatter`` / ``sharper`` moved from the tables b
 rounding allows, column by column; the rare cells' shares are published, so thinning or
 thickening them is no longer a defensible doubt (a request for it is refused). Published
 counts are exact (rounding 0): the shifts are then the tables themselves, and ``published`` is
-the one scenario (what is left unknown is how the columns depend on one another, which the
-bootstrap at n and each task's own population carry).
+the one scenario. What 1-way tables leave unknown is how the columns depend on one another;
+published cross-tables (``pairs``) fix that for their pairs, and ``published`` is raked to them
+as well.
 
 The range is [lowest p, highest p]; `workbench design` aims at its low end. Public data only.
 """
@@ -129,6 +130,15 @@ def _one_way_targets(spec: Spec, codes: np.ndarray,
     return out
 
 
+def _pair_targets(spec: Spec, published: PublishedTables | None
+                  ) -> dict[tuple[int, int], np.ndarray]:
+    """The published cross-tables as raking targets, by column index."""
+    if published is None:
+        return {}
+    index = {name: j for j, name in enumerate(spec.column_names)}
+    return {(index[a], index[b]): table for (a, b), table in published.pairs.items()}
+
+
 def _rare_rows(codes: np.ndarray, rare_share: float) -> np.ndarray:
     """Rows with a code in a rare 1-way cell of any column."""
     rare = np.zeros(codes.shape[0], dtype=bool)
@@ -164,7 +174,7 @@ def scenario_weights(spec: Spec, frame: pd.DataFrame, *,
         if name == "proxy":
             out[name] = None
         elif name == "published":
-            out[name] = raked_weights(codes, base)
+            out[name] = raked_weights(codes, {**base, **_pair_targets(spec, published)})
         elif name in ("flatter", "sharper"):
             out[name] = raked_weights(codes, {
                 j: _tilted(p, _tolerance(spec, j, tolerance, published), name == "sharper")
