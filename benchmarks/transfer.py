@@ -15,12 +15,16 @@ scenarios), one per size: a single number cannot match stand-ins whose outcomes 
 registry (`benchmarks/_standins.py`:
 the separate 160k US sample; re-weighted 1-way marginals; rare cells thinned and thickened) is
 the share of seeded iterations that pass every criterion, by the run's own iteration (a dry-run
-task is the run's iteration: `tests/test_rehearsal.py`). The binding criterion is the one that
-fails most often. Target: |forecast low − outcome| ≤ 0.15 everywhere, and a lean-style design
+task is the run's iteration: `tests/test_rehearsal.py`). The outcome's runs use the forecast's
+task seeds (common random numbers: iteration k of both draws the same noise, so their
+difference is the registries' and not the noise's; each is still an unbiased estimate of its
+own p; ``--independent-seeds`` seeds them apart). The binding criterion is the one that fails
+most often. Target: |forecast low − outcome| ≤ 0.15 everywhere, and a lean-style design
 at ε_total ≤ 3.5 with outcome ≥ 0.7 on every stand-in.
 
 Usage: python benchmarks/transfer.py [--examples lean_designed paper] [--sizes 95k 158k]
        [--runs 20] [--forecast-reps 10] [--workers 2] [--proxy-only] [--rounded STEP]
+       [--independent-seeds]
 """
 
 from __future__ import annotations
@@ -50,6 +54,12 @@ EXAMPLES = {
 STANDINS = ("us_sample", "us_reweighted", "us_thinned", "us_thickened")
 
 
+def within_target(forecast: float, outcome: float, target: float = 0.15) -> bool:
+    """|forecast − outcome| ≤ target, with shares of whole counts compared as decimals (0.75 −
+    0.60 is 0.15000000000000002 in floats)."""
+    return abs(forecast - outcome) <= target + 1e-9
+
+
 def outcome(spec, frame, configs, runs: int, seed: int, executor) -> tuple[float, str, float]:
     """(P(all pass) per iteration, the binding criterion, its pass rate) on one stand-in."""
     result = dry_run(spec, frame, configs, repetitions=runs, seed=seed, noise="seeded",
@@ -72,6 +82,9 @@ def main() -> None:
     parser.add_argument("--forecast-reps", type=int, default=10)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--independent-seeds", action="store_true",
+                        help="seed the outcome's runs apart from the forecast's (default: the "
+                        "same task seeds, common random numbers)")
     parser.add_argument("--rounded", type=float, default=None, metavar="STEP",
                         help="publish shares rounded to STEP instead of exact counts")
     parser.add_argument("--proxy-only", action="store_true",
@@ -101,7 +114,7 @@ def main() -> None:
                 fc = robust_forecast(spec, PROXY, configs, n, repetitions=args.forecast_reps,
                                      seed=args.seed, executor=executor, published=tables)
                 p, binding, rate = outcome(spec, item.frame, configs, args.runs,
-                                           args.seed + 1, executor)
+                                           args.seed + args.independent_seeds, executor)
                 iterations = args.runs * len(configs)
                 se = math.sqrt(max(p * (1 - p), 1 / iterations) / iterations)
                 rows.append((name, spec.epsilon_total, which, n, fc.low, fc.high, p, se,
@@ -112,13 +125,13 @@ def main() -> None:
     print("\nexample          ε_total  stand-in        n        forecast (low–high)  published"
           "  outcome        |low − outcome|  |published − outcome|  binding criterion")
     for name, eps, which, n, low, high, p, se, binding, rate, anchor in rows:
-        ok = "ok" if abs(low - p) <= 0.15 else "MISS"
-        ok_anchor = "ok" if abs(anchor - p) <= 0.15 else "MISS"
+        ok = "ok" if within_target(low, p) else "MISS"
+        ok_anchor = "ok" if within_target(anchor, p) else "MISS"
         print(f"{name:<16} {eps:7.4g}  {which:<14} {n:>8,}  {low:.2f}–{high:.2f}          "
               f"{anchor:.2f}       {p:.2f} ± {se:.2f}    {abs(low - p):.2f} {ok:<4}       "
               f"{abs(anchor - p):.2f} {ok_anchor:<4}             {binding} ({rate:.2f})")
-    within = sum(abs(r[4] - r[6]) <= 0.15 for r in rows)
-    anchored = sum(abs(r[10] - r[6]) <= 0.15 for r in rows)
+    within = sum(within_target(r[4], r[6]) for r in rows)
+    anchored = sum(within_target(r[10], r[6]) for r in rows)
     print(f"\n{within} of {len(rows)} (example, stand-in, n) within 0.15 of the forecast's low "
           f"end; {anchored} of {len(rows)} within 0.15 of the published-tables anchor")
     for name in specs:
