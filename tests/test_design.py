@@ -185,6 +185,48 @@ def test_cli_prints_the_derivation_and_writes_the_draft(tmp_path: Path, proxy,
     assert load_spec(frozen, require_frozen=True).selection.forecast is not None
 
 
+def test_cli_design_anchors_its_rehearsal_on_published_tables(tmp_path: Path, proxy,
+                                                              capsys: pytest.CaptureFixture
+                                                              ) -> None:
+    """`workbench design --published-tables`: every draft is rehearsed on the proxy raked to
+    the registry's tables, as `dryrun --robust --published-tables` does, and the recorded
+    forecast is that rehearsal (its one scenario, the proxy named as raked); a table that does
+    not fit the spec is refused naming its column, before any rehearsal."""
+    import numpy as np
+
+    from workbench.dryrun import prepare_proxy
+    from workbench.trial import bind
+
+    doc = _document()
+    spec = build_spec(doc)
+    codes = bind(spec, next(iter(spec.configurations()))).encode(prepare_proxy(spec, proxy))
+    column = spec.column_names[1]
+    counts = np.bincount(codes[:, 1]).tolist()
+    counts[0] += 50  # the registry has more of the first cell than the proxy
+    spec_path, proxy_path = tmp_path / "spec.json", tmp_path / "proxy.csv"
+    tables = tmp_path / "tables.json"
+    spec_path.write_text(json.dumps(doc))
+    proxy.to_csv(proxy_path, index=False)
+    tables.write_text(json.dumps({"source": "abstract 2015", "counts": {column: counts}}))
+    draft = tmp_path / "draft.json"
+    base = ["design", str(spec_path), str(proxy_path), "--n", "2000", "--target-p", "0.5",
+            "--eps-gen", "2", "--divisors", "3", "--repetitions", "1", "--draws", "2",
+            "--check-repetitions", "2", "--quiet"]
+    code = main([*base, "--published-tables", str(tables), "--out", str(draft)])
+    out = capsys.readouterr().out
+    assert code in (0, 1)
+    assert "the proxy raked to the published tables" in out
+    document = json.loads(draft.read_text())
+    recorded = build_spec(document).selection.forecast
+    assert recorded.proxy == "proxy.csv raked to abstract 2015"
+    scenarios = document["selection"]["forecast"]["range"]["scenarios"]
+    assert set(scenarios) == {"published"}
+    assert recorded.p == recorded.low == scenarios["published"]
+    tables.write_text(json.dumps({"counts": {column: counts[:-1]}}))
+    assert main([*base, "--published-tables", str(tables)]) == 2
+    assert f"column '{column}' needs {len(counts)} shares" in capsys.readouterr().err
+
+
 # --- the Budget tab's button ---------------------------------------------------------------
 def test_budget_tab_button_designs_and_applies_the_draft(proxy) -> None:
     from conftest import widget_by_class

@@ -39,6 +39,7 @@ from workbench.design.facts import CandidateFacts, candidate_facts
 from workbench.design.rehearse import DEFAULT_CHECKS, rehearse_drafts
 from workbench.design.rules import needed_epsilon, pass_probability
 from workbench.dryrun.proxy import prepare_proxy
+from workbench.dryrun.published import PublishedTables
 from workbench.dryrun.robust import SCENARIOS, RobustForecast
 from workbench.dryrun.size import resample_to_n, size_seed
 from workbench.engine.before_loop import release_before_loop
@@ -248,12 +249,13 @@ def design(spec: Spec, proxy: pd.DataFrame | str | os.PathLike[str], n: int | No
            seed: int = 0, configuration: Configuration | None = None,
            progress: Progress | None = None, check_repetitions: int = 10,
            scenarios: Sequence[str] = SCENARIOS, checks: int = DEFAULT_CHECKS,
-           executor: Any = None) -> DesignResult:
+           executor: Any = None, published: PublishedTables | None = None) -> DesignResult:
     """Derive each criterion's ε, ε_gen and the selection mode on the proxy at n (module doc);
     the drafts are then rehearsed as frozen (``check_repetitions`` seeded dry-run iterations
     on the proxy and each of ``scenarios``, up to ``checks`` drafts cheapest first) and the
     first whose low end reaches the target is written, with that rehearsal as its forecast;
-    ``executor``: the dry run's, default two local processes)."""
+    ``executor``: the dry run's, default two local processes; ``published``: the registry's
+    published tables, which anchor the rehearsal's scenarios instead of ``scenarios``)."""
     if not 0 < target_p < 1:
         raise ValueError("target_p must lie in (0, 1)")
     if repetitions < 1 or draws < 1 or not epsilon_generators or not divisors:
@@ -296,7 +298,8 @@ def design(spec: Spec, proxy: pd.DataFrame | str | os.PathLike[str], n: int | No
     rehearsed = rehearse_drafts([_draft(spec, config, a, tuned) for a in order[:checks]],
                                 prepared, int(n), target_p=target_p,
                                 repetitions=check_repetitions, seed=seed, scenarios=scenarios,
-                                checks=checks, proxy_name=name, say=say, executor=executor)
+                                checks=checks, proxy_name=name, say=say, executor=executor,
+                                published=published)
     return DesignResult(int(n), target_p, config, alternatives, order[rehearsed.index],
                         rehearsed.reached, margins, rehearsed.document, tuned,
                         rehearsed.forecast)

@@ -30,6 +30,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "these generators instead of its own, at its ε (equal ε_total), keep the "
                    "one that passes its criteria with the strongest guarantee, then design it "
                    "(e.g. bayesian bayesian:mechanism=censor_w perturbed_histogram)")
+    p.add_argument("--published-tables", default=None, metavar="TABLES.json",
+                   help="the registry's own published tables (as for `workbench dryrun "
+                   "--robust --published-tables`): every draft is rehearsed on the proxy "
+                   "raked to them, and the recorded forecast says so")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=None, metavar="DRAFT.json",
                    help="write the draft spec here (and --freeze also frozen)")
@@ -53,6 +57,10 @@ def run_command(args: argparse.Namespace) -> int:
                    "repetitions": args.repetitions, "draws": args.draws, "seed": args.seed,
                    "check_repetitions": args.check_repetitions,
                    "progress": None if args.quiet else lambda m: print(m, file=sys.stderr)}
+        if getattr(args, "published_tables", None):
+            from workbench.dryrun.published import read_published_tables
+
+            kwargs["published"] = read_published_tables(spec, args.published_tables)
         choice = None
         if args.families:
             from workbench.design.families import design_families, parse_candidates

@@ -45,7 +45,13 @@ from workbench.design.candidates import (
     parse_candidates,
 )
 from workbench.dryrun.proxy import prepare_proxy
-from workbench.dryrun.robust import SCENARIOS, RobustForecast, robust_forecast
+from workbench.dryrun.published import PublishedTables
+from workbench.dryrun.robust import (
+    SCENARIOS,
+    RobustForecast,
+    default_scenarios,
+    robust_forecast,
+)
 from workbench.generators import MCMC_KIND, Guarantee, guarantee_for
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.spec import Spec
@@ -91,7 +97,8 @@ class Compared:
 
     @property
     def p(self) -> float:
-        return self.forecast.scenarios.get("proxy", self.forecast.low)
+        scenarios = self.forecast.scenarios
+        return scenarios.get("published", scenarios.get("proxy", self.forecast.low))
 
     @property
     def low(self) -> float:
@@ -163,21 +170,25 @@ class FamilyChoice:
 
 
 def _rehearse(spec: Spec, proxy: pd.DataFrame, n: int, target_p: float, repetitions: int,
-              seed: int, scenarios: Sequence[str], executor: Any
-              ) -> tuple[RobustForecast, bool]:
-    """The proxy first; the other scenarios only if the proxy's p reaches the target; and
-    whether every scenario was rehearsed."""
+              seed: int, scenarios: Sequence[str], executor: Any,
+              published: PublishedTables | None = None) -> tuple[RobustForecast, bool]:
+    """The anchor first (the proxy, or the proxy raked to the published tables); the other
+    scenarios only if its p reaches the target; and whether every scenario was rehearsed."""
+    names = default_scenarios(published) if published is not None else scenarios
     rf = robust_forecast(spec, proxy, list(spec.configurations()), n, repetitions=repetitions,
-                         seed=seed, names=scenarios, stop_below=target_p, executor=executor)
-    return rf, len(rf.scenarios) == len(scenarios)
+                         seed=seed, names=names, stop_below=target_p, executor=executor,
+                         published=published)
+    return rf, len(rf.scenarios) == len(names)
 
 
 def compare_families(spec: Spec, proxy: pd.DataFrame | str, n: int | None,
                      candidates: Sequence[Candidate], *, target_p: float = 0.6,
                      repetitions: int = 10, seed: int = 0,
                      scenarios: Sequence[str] = SCENARIOS, executor: Any = None,
-                     progress: Callable[[str], None] | None = None) -> FamilyChoice:
-    """Rehearse every candidate at the spec's ε and choose (module docstring, steps 1–3)."""
+                     progress: Callable[[str], None] | None = None,
+                     published: PublishedTables | None = None) -> FamilyChoice:
+    """Rehearse every candidate at the spec's ε and choose (module docstring, steps 1–3);
+    ``published``: anchor the rehearsals on the registry's published tables."""
     if not candidates:
         raise ValueError(f"{OPTION}: name at least one generator family")
     say = progress or (lambda _m: None)
@@ -190,7 +201,7 @@ def compare_families(spec: Spec, proxy: pd.DataFrame | str, n: int | None,
         variant = build_spec(doc)
         say(f"comparing {_label(c, doc)} at ε_total {variant.epsilon_total:.4g}, n = {n:,}")
         rf, complete = _rehearse(variant, prepared, int(n), target_p, repetitions, seed,
-                                 scenarios, executor)
+                                 scenarios, executor, published)
         records = rf.result.records
         rates = {cid: statistics.fmean(bool(r.criteria.get(cid) and r.criteria[cid].passed)
                                        for r in records) for cid in rf.result.criteria}
@@ -244,7 +255,8 @@ def design_families(spec: Spec, proxy: pd.DataFrame | str, n: int | None,
     (:func:`workbench.design.assistant.design` with ``design_options``)."""
     choice = compare_families(spec, proxy, n, candidates, target_p=target_p,
                               repetitions=check_repetitions, seed=seed, scenarios=scenarios,
-                              executor=executor, progress=progress)
+                              executor=executor, progress=progress,
+                              published=design_options.get("published"))
     result = design(chosen_spec(choice), proxy, choice.n, target_p=target_p,
                     check_repetitions=check_repetitions, seed=seed, scenarios=scenarios,
                     executor=executor, progress=progress, **design_options)

@@ -5,8 +5,10 @@ model can be wrong about the spec it writes (the workload family, for one, weigh
 criterion's marginals by its ε, which the model holds fixed). So every draft it would write is
 rehearsed as written: a seeded dry run of the draft itself at n, on the proxy and on the
 proxy scenarios of :mod:`workbench.dryrun.robust`, and the draft is accepted only when the
-LOW end of that range reaches the target. The recorded forecast is that dry run's (p, its
-interval, the range, n, proxy, seed, and the hash of the draft it belongs to).
+LOW end of that range reaches the target. With the registry's own published tables
+(:mod:`workbench.dryrun.published`) the range is over the proxy raked to them instead, as
+`workbench dryrun --robust --published-tables` rehearses. The recorded forecast is that dry
+run's (p, its interval, the range, n, proxy, seed, and the hash of the draft it belongs to).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 import pandas as pd
 
 from workbench.dryrun.forecast import forecast_record
+from workbench.dryrun.published import PublishedTables
 from workbench.dryrun.robust import SCENARIOS, RobustForecast, robust_forecast
 from workbench.validation import build_spec
 
@@ -40,17 +43,20 @@ def rehearse_drafts(drafts: Sequence[dict[str, Any]], proxy: pd.DataFrame, n: in
                     scenarios: Sequence[str] = SCENARIOS, checks: int = DEFAULT_CHECKS,
                     proxy_name: str | None = None,
                     say: Callable[[str], None] | None = None,
-                    executor: Any = None) -> Rehearsed:
+                    executor: Any = None,
+                    published: PublishedTables | None = None) -> Rehearsed:
     """Rehearse ``drafts`` (in the order to try) until one's low end reaches ``target_p``;
-    else keep the one with the highest low end. Its document gets the recorded forecast."""
+    else keep the one with the highest low end. Its document gets the recorded forecast
+    (``published``: anchored on the registry's published tables, their scenarios)."""
     say = say or (lambda _m: None)
     best: tuple[float, int, RobustForecast] | None = None
     for i, draft in enumerate(drafts[:max(1, checks)]):
         spec = build_spec(draft)
         say(f"rehearsing draft {i + 1} (ε_total {spec.epsilon_total:.4g}) as frozen")
         rf = robust_forecast(spec, proxy, list(spec.configurations()), n,
-                             repetitions=repetitions, seed=seed, names=scenarios,
-                             executor=executor)
+                             repetitions=repetitions, seed=seed,
+                             names=None if published is not None else scenarios,
+                             executor=executor, published=published)
         if best is None or rf.low > best[0]:
             best = (rf.low, i, rf)
         if rf.low >= target_p:
@@ -59,8 +65,11 @@ def rehearse_drafts(drafts: Sequence[dict[str, Any]], proxy: pd.DataFrame, n: in
     low, index, rf = best
     document = dict(drafts[index])
     records = rf.result.records
+    anchor = rf.scenarios.get("published", rf.scenarios.get("proxy", low))
+    if published is not None and proxy_name:
+        proxy_name = f"{proxy_name} raked to {published.source or 'the published tables'}"
     document["selection"] = {**document["selection"], "forecast": forecast_record(
-        document, rf.scenarios.get("proxy", low), sum(r.passed for r in records),
+        document, anchor, sum(r.passed for r in records),
         len(records), repetitions=repetitions, min_pass=0.0, n=int(n), proxy=proxy_name,
         seed=seed, noise="seeded", scenarios=rf.scenarios)}
     build_spec(document)
