@@ -260,6 +260,9 @@ def test_published_cross_tables_fix_how_two_columns_co_occur(spec) -> None:
     shape = re.escape(f"pair '{na}|{nb}' needs {table_sizes[a]} rows")
     with pytest.raises(ValueError, match=shape):
         published_tables(spec, {"counts": ones, "pairs": {f"{na}|{nb}": [[1]]}})
+    skewed = {na: [int(x) for x in cross.sum(axis=1) * 2], nb: [1] * int(table_sizes[b])}
+    with pytest.raises(ValueError, match=re.escape(f"its margin of '{nb}' differs")):
+        published_tables(spec, {"counts": skewed, "pairs": {f"{na}|{nb}": target.tolist()}})
     bad = [[0.5] * int(table_sizes[b])] * int(table_sizes[a])
     with pytest.raises(ValueError, match="every count must be a whole number"):
         published_tables(spec, {"counts": ones, "pairs": {f"{na}|{nb}": bad}})

@@ -19,7 +19,7 @@ File form (JSON), shares or counts::
 design's bins, in the order ``workbench describe`` lists them); ``step`` is the rounding of the
 published shares (0.001: one decimal of a percentage). ``counts`` gives the births per cell, as
 an office publishes them: exact, so ``step`` is 0 and the 1-way distributions are known. That
-matters for rare cells: rounded to 0.1 points, a cell of 26 births in 95,000 (0.027%) is
+matters for rare cells: rounded to 0.1 points, a cell of 24 births in 95,000 (0.025%) is
 published as 0 and a forecast raked to it has none (issue 26's transfer check: 0.00 forecast
 against 0.30 on the thinned stand-in). Columns that are not given keep the proxy's own 1-way
 distribution. Nothing here reads confidential data: the tables are public
@@ -93,7 +93,25 @@ def published_tables(spec: Spec, document: Mapping[str, Any], *,
     if not shares:
         raise ValueError(f"{where}: 'columns' is empty")
     pairs = _pairs(document.get("pairs", {}), sizes, where)
+    _check_pair_margins(pairs, shares, float(step), where)
     return PublishedTables(shares, float(step), str(document.get("source", "")), pairs)
+
+
+def _check_pair_margins(pairs: Mapping[tuple[str, str], np.ndarray],
+                        shares: Mapping[str, tuple[float, ...]], step: float,
+                        where: str) -> None:
+    """A cross-table's margins must be the 1-way tables published beside it (within their
+    rounding): raking to tables that disagree cannot meet both."""
+    for (a, b), table in pairs.items():
+        for column, margin in ((a, table.sum(axis=1)), (b, table.sum(axis=0))):
+            if column not in shares:
+                continue
+            one_way = np.asarray(shares[column], dtype=float)
+            tv = 0.5 * float(np.abs(margin - one_way / one_way.sum()).sum())
+            if tv > max(len(one_way) * step / 4, 1e-6):
+                raise ValueError(f"{where}: pair '{a}|{b}': its margin of {column!r} differs "
+                                 f"from the 1-way table of {column!r} (total variation "
+                                 f"{tv:.4g})")
 
 
 def _pairs(document: Any, sizes: Mapping[str, int],
