@@ -254,6 +254,41 @@ def test_budget_tab_button_designs_and_applies_the_draft(proxy) -> None:
     assert session.undo() and session.spec.selection.forecast is None
 
 
+def test_budget_tab_button_anchors_on_published_tables_or_names_the_bad_column(
+        tmp_path: Path, proxy) -> None:
+    """The design panel's published-tables path: a file that does not fit is reported naming
+    its column and nothing is designed; a fitting one anchors the rehearsal (its one
+    scenario) and the applied draft's forecast names the tables."""
+    import numpy as np
+
+    from workbench.dryrun import prepare_proxy
+    from workbench.trial import bind
+    from workbench.widgets.editors.design_panel import DesignPanel
+    from workbench.widgets.model.lab import ProxyLab
+    from workbench.widgets.model.session import Session
+
+    session = Session(_document(), proxy)
+    spec = session.spec
+    codes = bind(spec, next(iter(spec.configurations()))).encode(prepare_proxy(spec, proxy))
+    column = spec.column_names[1]
+    counts = np.bincount(codes[:, 1]).tolist()
+    tables = tmp_path / "tables.json"
+    tables.write_text(json.dumps({"source": "abstract 2015", "counts": {column: counts[:-1]}}))
+    panel = DesignPanel(session, ProxyLab(proxy), epsilon_generators=(3.0,), divisors=(10.0,),
+                        repetitions=1, draws=2, check_repetitions=2)
+    panel.target.value = 0.5
+    panel.tables.value = str(tables)
+    panel.button.click()
+    assert panel.result is None and panel.apply_button.disabled
+    assert f"column &#x27;{column}&#x27; needs {len(counts)} shares" in panel.output.value
+    tables.write_text(json.dumps({"source": "abstract 2015", "counts": {column: counts}}))
+    panel.button.click()
+    assert panel.result is not None and "raked to the published tables" in panel.output.value
+    assert set(panel.result.forecast.scenarios) == {"published"}
+    panel.apply_button.click()
+    assert session.spec.selection.forecast.proxy == "the proxy raked to abstract 2015"
+
+
 def test_the_designed_lean_example_records_its_derivation() -> None:
     """examples/israel_births_2014_lean_designed.*: made by `workbench design` (a new file; the
     earlier examples keep their hashes)."""

@@ -66,8 +66,9 @@ def rehearse_drafts(drafts: Sequence[dict[str, Any]], proxy: pd.DataFrame, n: in
     document = dict(drafts[index])
     records = rf.result.records
     anchor = rf.scenarios.get("published", rf.scenarios.get("proxy", low))
-    if published is not None and proxy_name:
-        proxy_name = f"{proxy_name} raked to {published.source or 'the published tables'}"
+    if published is not None:
+        proxy_name = (f"{proxy_name or 'the proxy'} raked to "
+                      f"{published.source or 'the published tables'}")
     document["selection"] = {**document["selection"], "forecast": forecast_record(
         document, anchor, sum(r.passed for r in records),
         len(records), repetitions=repetitions, min_pass=0.0, n=int(n), proxy=proxy_name,

@@ -4,8 +4,11 @@ It calls the public :func:`workbench.design.design` on the session's spec and th
 (at the low end of ``schema.expected_n`` when declared), shows the derivation as two formatted
 tables — the (ε_gen, K) alternatives, cheapest first, and each criterion's margin and ε for the
 chosen ε_gen — with every "∞" explained beneath, and "apply" replaces the draft by the designed
-one (undoable like any edit). Kept apart from the budget planner so the planner's layout can
-change freely.
+one (undoable like any edit). A path to the registry's published tables
+(:mod:`workbench.dryrun.published`), when given, anchors the rehearsal of every draft on the
+proxy raked to them, as ``workbench design --published-tables`` does; a file that does not fit
+is reported naming its column, and nothing is designed. Kept apart from the budget planner so
+the planner's layout can change freely.
 """
 
 from __future__ import annotations
@@ -105,6 +108,11 @@ class DesignPanel:
         self.apply_button = widgets.Button(description="apply the designed draft",
                                            disabled=True, layout=widgets.Layout(width="auto")
                                            ).add_class("wb-design-apply")
+        self.tables = widgets.Text(placeholder="optional: published tables (JSON path)",
+                                   description="published tables",
+                                   style={"description_width": "initial"},
+                                   layout=widgets.Layout(width="420px")).add_class(
+                                       "wb-design-published")
         self.output = widgets.HTML().add_class("wb-design-table")
         self.result: Any = None
         self.button.on_click(lambda _b: self.run())
@@ -115,6 +123,7 @@ class DesignPanel:
                               "proxy, at the registry's expected size, reaches the target; "
                               "the target is also the one the export checks")),
             widgets.HBox([self.target, self.button, self.apply_button]),
+            self.tables,
             self.output,
         ])
 
@@ -128,11 +137,23 @@ class DesignPanel:
             self.output.value = "<i>add a criterion first: there is nothing to design ε for</i>"
             return None
         from workbench.design import design
+        from workbench.dryrun.published import read_published_tables
 
+        options = dict(self.options)
+        path = self.tables.value.strip()
+        if path:
+            try:
+                options["published"] = read_published_tables(spec, path)
+            except ValueError as exc:
+                self.result = None
+                self.apply_button.disabled = True
+                self.output.value = f"<b>not designed:</b> {html.escape(str(exc))}"
+                return None
         self.result = design(spec, self.lab.proxy, target_p=float(self.target.value),
-                             **self.options)
+                             **options)
         c = self.result.chosen
-        head = (f"n = {self.result.n:,}; chosen: ε_gen {c.epsilon_generator:g}, {c.mode}, "
+        anchor = ("; rehearsed on the proxy raked to the published tables" if path else "")
+        head = (f"n = {self.result.n:,}{anchor}; chosen: ε_gen {c.epsilon_generator:g}, {c.mode}, "
                 f"forecast P(all pass) = {percent(c.p)}, ε_total {c.epsilon_total:.4g}"
                 + ("" if self.result.reached else
                    f" — the target {percent(self.result.target_p)} is not reached; this is "
