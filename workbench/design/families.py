@@ -97,8 +97,7 @@ class Compared:
 
     @property
     def p(self) -> float:
-        scenarios = self.forecast.scenarios
-        return scenarios.get("published", scenarios.get("proxy", self.forecast.low))
+        return self.forecast.anchor_p
 
     @property
     def low(self) -> float:

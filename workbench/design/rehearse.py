@@ -65,12 +65,11 @@ def rehearse_drafts(drafts: Sequence[dict[str, Any]], proxy: pd.DataFrame, n: in
     low, index, rf = best
     document = dict(drafts[index])
     records = rf.result.records
-    anchor = rf.scenarios.get("published", rf.scenarios.get("proxy", low))
     if published is not None:
         proxy_name = (f"{proxy_name or 'the proxy'} raked to "
                       f"{published.source or 'the published tables'}")
     document["selection"] = {**document["selection"], "forecast": forecast_record(
-        document, anchor, sum(r.passed for r in records),
+        document, rf.anchor_p, sum(r.passed for r in records),
         len(records), repetitions=repetitions, min_pass=0.0, n=int(n), proxy=proxy_name,
         seed=seed, noise="seeded", scenarios=rf.scenarios)}
     build_spec(document)

@@ -131,14 +131,19 @@ def _pairs(document: Any, sizes: Mapping[str, int],
                 or not all(isinstance(r, list) and len(r) == sizes[b] for r in rows)):
             raise ValueError(f"{where}: pair {key!r} needs {sizes[a]} rows of {sizes[b]} "
                              f"counts ({a}'s cells × {b}'s cells)")
-        if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
-                   for r in rows for v in r):
-            raise ValueError(f"{where}: pair {key!r}: every count must be a whole number ≥ 0")
+        _check_counts([v for r in rows for v in r], f"pair {key!r}", where)
         table = np.asarray(rows, dtype=float)
-        if table.sum() == 0:
-            raise ValueError(f"{where}: pair {key!r}: the counts are all 0")
         out[(a, b)] = table / table.sum()
     return out
+
+
+def _check_counts(values: Any, label: str, where: str) -> None:
+    """Published counts: a list of whole numbers ≥ 0, not all 0 (the error names ``label``)."""
+    if not isinstance(values, list) or not all(
+            isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values):
+        raise ValueError(f"{where}: {label}: every count must be a whole number ≥ 0")
+    if sum(values) == 0:
+        raise ValueError(f"{where}: {label}: the counts are all 0")
 
 
 def _shares_of_counts(document: Mapping[str, Any], where: str) -> dict[str, Any]:
@@ -150,13 +155,8 @@ def _shares_of_counts(document: Mapping[str, Any], where: str) -> dict[str, Any]
                          "instead of 'columns'")
     columns = {}
     for column, values in counts.items():
-        if not isinstance(values, list) or not all(
-                isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values):
-            raise ValueError(f"{where}: column {column!r}: every count must be a whole "
-                             "number ≥ 0")
+        _check_counts(values, f"column {column!r}", where)
         total = sum(values)
-        if total == 0:
-            raise ValueError(f"{where}: column {column!r}: the counts are all 0")
         columns[column] = [v / total for v in values]
     return {**{k: v for k, v in document.items() if k != "counts"}, "columns": columns,
             "step": 0.0}

@@ -80,16 +80,24 @@ class RobustForecast:
     def high(self) -> float:
         return max(self.scenarios.values())
 
+    @property
+    def anchor_p(self) -> float:
+        """p on the anchor: the proxy raked to the published tables, else the proxy as it is
+        (else the low end); what a recorded forecast states."""
+        for name in ("published", "proxy"):
+            if name in self.scenarios:
+                return self.scenarios[name]
+        return self.low
+
     def words(self) -> str:
         """'p 0.80 on the proxy, range 0.62–0.85 (flatter 0.62, …)'."""
         parts = ", ".join(f"{k} {v:.2f}" for k, v in self.scenarios.items())
-        anchor = "published" if "published" in self.scenarios else "proxy"
-        where = ("the proxy raked to the published tables" if anchor == "published"
+        where = ("the proxy raked to the published tables" if "published" in self.scenarios
                  else "the proxy")
         copies = {k: v for k, v in self.copied.items() if v >= 0.005}
         note = ("; rows copied where the proxy holds too few of a kind: " + ", ".join(
             f"{k} {v:.1%}" for k, v in copies.items()) if copies else "")
-        return (f"p {self.scenarios.get(anchor, self.low):.2f} on {where}, range "
+        return (f"p {self.anchor_p:.2f} on {where}, range "
                 f"{self.low:.2f}–{self.high:.2f} over proxy scenarios ({parts}){note}")
 
 
