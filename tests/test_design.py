@@ -316,8 +316,9 @@ def _bin_shares(spec, frame) -> dict[str, list[float]]:
 
 def test_the_robust_lean_example_merges_every_rare_tail_of_the_lean_design() -> None:
     """examples/israel_births_2014_lean_robust.*: issue 26, must-show 3(b). The lean design's
-    bins under 1% of births (mother's age 43–44 and 45+, parity 11+, gestation under 32 weeks,
-    birth weight 1500–2299 g and 4300–4499 g in 100 g cells) are sparse regions where a smooth
+    interior runs of rare bins (mother's age 43–44 and 45+, parity 11+, gestation under 32 weeks,
+    birth weight 1500–2299 g and 4300–4499 g in 100 g cells; each under 1% of births on the US
+    samples, from 0.1% to 0.87% on the proxy) are sparse regions where a smooth
     generator cannot match rows one-to-one on a registry whose rare cells are thicker than the
     proxy's; the robust design merges each run of them into one bin, keeps every other bin, and
     is made by `workbench design` at ε_total ≤ 3.5."""
