@@ -232,9 +232,14 @@ def test_guarantees_labels_and_asymptotic_dp_needs_the_budget_flag() -> None:
     promise = generator_for(spec, config).guarantee()
     assert promise == mcmc_guarantee(20000, 5000) and promise.kind == MCMC_KIND
     assert promise.label == MCMC_LABEL == ("ε-DP for an exact posterior draw; released from "
-                                           "MCMC (R̂, ESS in the bundle)")
-    assert not promise.is_pure and promise.strict and "finite adaptive MCMC" in promise.caveat
+                                           "MCMC (R̂, ESS of a re-run on the released records "
+                                           "in the bundle)")
+    assert not promise.is_pure and "finite adaptive MCMC" in promise.caveat
+    # issue 34: the proof covers an exact draw, not what ran: a machine reader sees it
+    assert (promise.strict, promise.proven_for_release, promise.opt_in) == (
+        False, False, "allow_mcmc_draw")
     assert ADP.label == "aDP, not a guarantee" and not ADP.strict
+    assert (ADP.proven_for_release, ADP.opt_in) == (False, "allow_asymptotic_dp")
     doc = _doc()
     doc["generator"]["search_space"][0]["mechanism"] = ["weighted"]
     with pytest.raises(SpecError) as err:

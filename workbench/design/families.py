@@ -229,10 +229,8 @@ def chosen_spec(choice: FamilyChoice) -> Spec:
     """The chosen variant, without opt-ins for guarantees it does not need."""
     doc = copy.deepcopy(choice.winner.document)
     g = choice.winner.guarantee
-    if g.kind != MCMC_KIND:
-        doc["budget"].pop("allow_mcmc_draw", None)
-    if g.strict:
-        doc["budget"].pop("allow_asymptotic_dp", None)
+    for flag in {"allow_mcmc_draw", "allow_asymptotic_dp"} - {g.opt_in}:
+        doc["budget"].pop(flag, None)
     return build_spec(doc)
 
 

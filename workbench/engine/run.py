@@ -45,7 +45,7 @@ from workbench.engine.survey_step import (
     weight_release,
 )
 from workbench.engine.unbounded import check_bounded, check_size
-from workbench.generators import Guarantee
+from workbench.generators import Guarantee, records_plan
 from workbench.privacy import Accountant, Ledger, PrivacyContext, private_selection
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.budget_store import BudgetStoreError, DatasetBudget
@@ -357,8 +357,7 @@ def _budget(spec: Spec, plan: BudgetPlan, dataset: str,
     records = promise is not None and not promise.dataset_level and {
         "epsilon", "delta"} <= set(promise.parameters)
     if records:
-        plan = plan.with_records(promise.label, float(promise.parameters["epsilon"]),
-                                 float(promise.parameters["delta"]))
+        plan = records_plan(plan, promise)
     out: dict[str, Any] = {
         "dataset": dataset,
         "epsilon_generator": plan.epsilon_generator,
@@ -374,7 +373,7 @@ def _budget(spec: Spec, plan: BudgetPlan, dataset: str,
     if promise is not None and not promise.is_pure:
         out["guarantee"] = promise.label
     if records:
-        out["records_epsilon"] = plan.record_epsilon
+        out["records_epsilon"] = plan.record_epsilon_total
         out["records_delta"] = plan.record_delta
     if plan.once_reused:
         out["once_statistics"] = ("reused: released and charged by an earlier run of this "

@@ -28,7 +28,7 @@ from workbench.engine.bundle import (
 )
 from workbench.engine.forecast_check import forecast_problem, forecast_words
 from workbench.engine.verify_criteria import check_criteria
-from workbench.generators import MCMC_KIND, Guarantee, guarantee_for
+from workbench.generators import MCMC_KIND, Guarantee, guarantee_for, guarantee_problems
 from workbench.postprocess import distinct_rows, reject_counts, semantics_for
 from workbench.privacy import Ledger
 from workbench.privacy.budget_plan import BudgetPlan
@@ -210,16 +210,22 @@ def _check_guarantee(root: Path, v: Verification, spec: Spec, config: Configurat
     except (OSError, json.JSONDecodeError, KeyError, TypeError, AttributeError, ValueError):
         v.failed("guarantee", "guarantee.json is not a guarantee")
         return
+    from workbench.report.guarantee import record_loss_text
+
     declared = guarantee_for(spec, config)
-    problems = []
-    if stated != json.loads(json.dumps(declared.as_dict())):
+    problems = guarantee_problems(stated)  # fields vs kind vs label, naming the field
+    expected = json.loads(json.dumps(declared.as_dict()))
+    if stated != expected:
         problems.append(f"the bundle states {stated.get('label')!r} "
                         f"({stated.get('kind')}), its family declares {declared.label!r} "
-                        f"({declared.kind})")
+                        f"({declared.kind}): {_differences(stated, expected)}")
+    records = record_loss_text(declared)
     for name in ("README.md", "report.html"):
         text = (root / name).read_text(encoding="utf-8")
         if declared.label not in text and declared.label.replace("&", "&amp;") not in text:
             problems.append(f"{name} does not show the guarantee {declared.label!r}")
+        if records and records not in text:
+            problems.append(f"{name} does not state the per-record figure ({records})")
     numbers = _mcmc_diagnostics(root, problems) if declared.kind == MCMC_KIND else ""
     if problems:
         v.failed("guarantee", "; ".join(problems))
@@ -227,11 +233,28 @@ def _check_guarantee(root: Path, v: Verification, spec: Spec, config: Configurat
     v.passed("guarantee", declared.label)
     if declared.kind == MCMC_KIND:
         v.flags.append(f"{declared.label}: the ε-DP proof covers an exact posterior draw, and "
-                       f"this draw comes from a finite MCMC chain; {numbers} "
-                       f"({DIAGNOSTICS_FILE})")
+                       f"this draw comes from a finite MCMC chain (strict false, "
+                       f"proven_for_release false); {numbers} ({DIAGNOSTICS_FILE})")
     elif not declared.is_pure:
         v.flags.append(f"the released records are NOT ε-DP over the dataset: {declared.label}"
-                       + ("" if declared.strict else " (not a worst-case guarantee)"))
+                       + ("" if declared.strict else " (not a worst-case guarantee)")
+                       + (f"; {records}" if records else ""))
+
+
+def _differences(stated: dict[str, Any], expected: dict[str, Any]) -> str:
+    """The fields (and parameters) whose values differ, by name: 'field strict: …'."""
+    out = []
+    for key in sorted(set(stated) | set(expected)):
+        a, b = stated.get(key), expected.get(key)
+        if key == "parameters" and isinstance(a, dict) and isinstance(b, dict):
+            out += [f"field parameters.{k}: {a.get(k)!r} stated, {b.get(k)!r} declared"
+                    for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+        elif a != b and (key in ("kind", "label") or not isinstance(a, str)):
+            out.append(f"field {key}: {json.dumps(a, ensure_ascii=False)} stated, "
+                       f"{json.dumps(b, ensure_ascii=False)} declared")
+        elif a != b:
+            out.append(f"field {key}: the text differs from the family's")
+    return "; ".join(out)
 
 
 def _mcmc_diagnostics(root: Path, problems: list[str]) -> str:

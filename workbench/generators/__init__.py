@@ -16,6 +16,7 @@ from workbench.generators.family import (
     GeneratorShortfall,
     Guarantee,
 )
+from workbench.generators.guarantee_rules import guarantee_problems, records_plan
 from workbench.generators.independent import IndependentMarginals
 from workbench.generators.perturbed_histogram import PerturbedHistogram
 from workbench.generators.privbayes import PrivBayes
@@ -53,8 +54,10 @@ __all__ = [
     "family_class",
     "generator_for",
     "guarantee_for",
+    "guarantee_problems",
     "hyperparameters",
     "make_generator",
+    "records_plan",
     "register",
     "registered",
     "unregister",

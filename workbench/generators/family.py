@@ -57,15 +57,22 @@ class Guarantee:
     ``kind``: a stable machine name (``pure_epsilon_dp``, ``per_record_plausible_deniability``,
     ``adp_pseudo_posterior`` …) that ``verify`` compares; ``label``: the words every report and
     dashboard shows; ``parameters``: the numbers behind the label (e.g. ε and δ per record).
-    ``strict``: a worst-case bound proven for every dataset (ε-DP, or (ε, δ) per record), as
-    opposed to a figure computed on the data itself (asymptotic DP, "aDP, not a guarantee").
-    ``dataset_level``: the bound composes over the whole dataset (pure ε-DP under the budget),
-    as opposed to a bound stated per released record. ``caveat``: what else a reader must
-    know, shown with the label everywhere and flagged by ``verify`` (e.g. a proof that covers
-    an exact posterior draw, released from a finite MCMC chain).
+    ``strict``: a worst-case bound proven, for every dataset, for the mechanism that made the
+    release (ε-DP, or (ε, δ) per record) — false for a figure computed on the data itself
+    (asymptotic DP, "aDP, not a guarantee") and for an MCMC release, whose proof covers an
+    exact posterior draw that was not what ran. ``dataset_level``: the bound composes over the
+    whole dataset (pure ε-DP under the budget), as opposed to a bound stated per released
+    record. ``proven_for_release``: the stated bound is proven for the release as published,
+    as a whole (true only for pure ε-DP; false for MCMC, aDP, and per-record plausible
+    deniability, whose bound is proven for each released record alone). ``caveat``: what else
+    a reader must know, shown with the label everywhere and flagged by ``verify`` (e.g. a
+    proof that covers an exact posterior draw, released from a finite MCMC chain).
+    :mod:`workbench.generators.guarantee_rules` states which combinations ``verify`` accepts.
 
     >>> PURE_EPSILON_DP.label, PURE_EPSILON_DP.strict, PURE_EPSILON_DP.is_pure
     ('ε-DP', True, True)
+    >>> PURE_EPSILON_DP.as_dict()["proven_for_release"]
+    True
     >>> Guarantee.from_dict(PURE_EPSILON_DP.as_dict()) == PURE_EPSILON_DP
     True
     """
@@ -77,17 +84,27 @@ class Guarantee:
     kind: str = "pure_epsilon_dp"
     parameters: Mapping[str, float | int | str] = field(default_factory=dict)
     caveat: str = ""
+    proven_for_release: bool = True
 
     @property
     def is_pure(self) -> bool:
         """Pure ε-DP over the whole dataset, charged to the budget (nothing to flag)."""
-        return self.kind == PURE_KIND and self.strict and self.dataset_level
+        return (self.kind == PURE_KIND and self.strict and self.dataset_level
+                and self.proven_for_release)
+
+    @property
+    def opt_in(self) -> str | None:
+        """The budget flag a spec must set to accept this guarantee (None: none needed)."""
+        if self.kind == MCMC_KIND:
+            return "allow_mcmc_draw"
+        return None if self.strict else "allow_asymptotic_dp"
 
     def as_dict(self) -> dict[str, object]:
         """JSON-ready form, as the bundle's ``guarantee.json`` records it."""
         out: dict[str, object] = {
             "kind": self.kind, "label": self.label, "strict": self.strict,
-            "dataset_level": self.dataset_level, "explanation": self.explanation,
+            "dataset_level": self.dataset_level, "proven_for_release": self.proven_for_release,
+            "explanation": self.explanation,
             "parameters": dict(self.parameters)}
         if self.caveat:
             out["caveat"] = self.caveat
@@ -95,13 +112,14 @@ class Guarantee:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, object]) -> Guarantee:
-        """Read :meth:`as_dict`'s form back (KeyError/TypeError on a malformed one)."""
+        """Read :meth:`as_dict`'s form back (KeyError/TypeError on a malformed one; a missing
+        ``proven_for_release``, from a bundle made before issue 34, reads as false)."""
         params = data.get("parameters", {})
         if not isinstance(params, Mapping):
             raise TypeError("guarantee parameters must be an object")
         return cls(str(data["label"]), bool(data["strict"]), bool(data["dataset_level"]),
                    str(data.get("explanation", "")), str(data["kind"]), dict(params),
-                   str(data.get("caveat", "")))
+                   str(data.get("caveat", "")), bool(data.get("proven_for_release", False)))
 
 
 class GeneratorShortfall(RuntimeError):

@@ -26,8 +26,12 @@ composition), with P(release) = p for a single attempt.
 A family whose released records carry a per-record bound instead of dataset-level ε-DP
 (plausible deniability: (ε, δ) per record, Thm 1) reports ε_total in two parts
 (:meth:`BudgetPlan.with_records`): the pure ε of the model, the criteria and the selection,
-composed as above, and the records' per-record (ε, δ), which is *not* added to it — the paper
-gives no dataset-level composition, so no sum of the two is ever stated.
+composed as above, and the records' per-record (ε, δ), which is *not* added to ε_total — the
+paper gives no dataset-level composition. When the records' seeds are disjoint from the model's
+data (``gated``: PD's D_S), the per-record part is ε_rec + ε_statistics (issue 34): a seed
+record also enters every criterion evaluated on R (and every other DP statistic of R the run
+releases, :attr:`BudgetPlan.epsilon_statistics`), and the release is gated on them, so by basic
+composition a released record, with the values that let it out, costs its seed the sum.
 """
 
 from __future__ import annotations
@@ -77,10 +81,13 @@ class BudgetPlan:
     epsilon_prior: float = 0.0
     once_reused: bool = False
     epsilon_survey: float = 0.0
-    #: The second part, for per-record guarantees: its label and (ε, δ) per released record.
+    #: The second part, for per-record guarantees: its label and (ε, δ) per released record
+    #: (``record_epsilon``: the records' own mechanism, e.g. PD's Theorem 1; ``record_gated``:
+    #: a seed also enters the statistics of R that gate the release, so they are added).
     record_label: str = ""
     record_epsilon: float | None = None
     record_delta: float | None = None
+    record_gated: bool = False
     #: the DP cleaning counts' ε (``cleaning_counts``), charged by every run like the survey's
     epsilon_cleaning: float = 0.0
 
@@ -165,15 +172,20 @@ class BudgetPlan:
         reused = self.once_reused if once_reused is None else once_reused
         return replace(self, epsilon_prior=float(prior), once_reused=reused)
 
-    def with_records(self, label: str, epsilon: float, delta: float) -> BudgetPlan:
-        """The same plan whose released records carry a per-record (ε, δ) bound (second part).
+    def with_records(self, label: str, epsilon: float, delta: float, *,
+                     gated: bool = False) -> BudgetPlan:
+        """The same plan whose released records carry a per-record (ε, δ) bound (second part);
+        ``gated``: the records come from seeds outside the model's data that also enter every
+        statistic of R (PD), so the per-record figure is ε + :attr:`epsilon_statistics`.
 
         >>> p = BudgetPlan(1.0, 0.5, max_iterations=1).with_records("per-record (ε, δ)", 1.4, 1e-9)
         >>> p.epsilon_total, p.parts()["records"]["epsilon"]
         (1.5, 1.4)
+        >>> p.with_records("per-record (ε, δ)", 1.4, 1e-9, gated=True).record_epsilon_total
+        1.9
         """
         return replace(self, record_label=str(label), record_epsilon=float(epsilon),
-                       record_delta=float(delta))
+                       record_delta=float(delta), record_gated=bool(gated))
 
     # --- the numbers -----------------------------------------------------------------------
     @property
@@ -207,6 +219,23 @@ class BudgetPlan:
         return round(compose(self.epsilon_selection, self.epsilon_before_loop), 12)
 
     @property
+    def epsilon_statistics(self) -> float:
+        """ε of every DP statistic of R besides the generator's model, what a record outside
+        the model's data still pays: f·Σ in-loop criterion ε + ε₀ + Σ once + survey + cleaning
+        (ε_total − f·ε_gen; with the generator out, Liu–Talwar's loop costs f·Σ in-loop + ε₀)."""
+        return round(math.fsum((self.loop_factor * self.epsilon_criteria_loop, self.epsilon_0,
+                                self.epsilon_before_loop)), 12)
+
+    @property
+    def record_epsilon_total(self) -> float | None:
+        """The per-record figure stated: the records' own ε, plus :attr:`epsilon_statistics`
+        when gated (None without a per-record part)."""
+        if self.record_epsilon is None:
+            return None
+        extra = self.epsilon_statistics if self.record_gated else 0.0
+        return round(self.record_epsilon + extra, 12)
+
+    @property
     def epsilon_once_charged(self) -> float:
         """The once-statistics' ε this run charges (0 when an earlier run released them) plus
         the survey's and the cleaning counts', which every run releases anew."""
@@ -228,8 +257,11 @@ class BudgetPlan:
         out: dict[str, Any] = {"pure": {"epsilon_total": self.epsilon_total,
                                         "covers": "generator model, criteria, selection"}}
         if self.record_epsilon is not None:
-            out["records"] = {"label": self.record_label, "epsilon": self.record_epsilon,
+            out["records"] = {"label": self.record_label, "epsilon": self.record_epsilon_total,
                               "delta": self.record_delta, "composed_over_dataset": False}
+            if self.record_gated:
+                out["records"].update(epsilon_records_test=self.record_epsilon,
+                                      epsilon_criteria=self.epsilon_statistics)
         return out
 
     def probability_release(self, p: float) -> float:
@@ -273,10 +305,15 @@ class BudgetPlan:
 
     def records_text(self, *, ascii: bool = False) -> str:
         """The second part in words: 'records: <label>, ε = …, δ = … per record (not composed)'."""
-        if self.record_epsilon is None:
+        if self.record_epsilon is None or self.record_epsilon_total is None:
             return ""
         eps, delta = ("epsilon", "delta") if ascii else ("ε", "δ")
-        return (f"released records: {self.record_label}, {eps} = {_num(self.record_epsilon)}, "
+        value = _num(self.record_epsilon_total)
+        if self.record_gated:
+            value = (f"{_num(self.record_epsilon)} (the records' test) + "
+                     f"{_num(self.epsilon_statistics)} (criteria on R, which gate the release) "
+                     f"= {value}")
+        return (f"released records: {self.record_label}, {eps} = {value}, "
                 f"{delta} = {self.record_delta:.3g} per record (not composed over the dataset, "
                 f"not part of {'epsilon_total' if ascii else 'ε_total'})")
 

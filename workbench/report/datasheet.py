@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from workbench.generators import MCMC_KIND
-from workbench.report.guarantee import as_guarantee, guarantee_markdown
+from workbench.report.guarantee import as_guarantee, guarantee_markdown, record_loss_text
 from workbench.report.own_data import cleaning_markdown, pilot_markdown
 from workbench.report.spec_summary import format_number
 from workbench.spec import Spec
@@ -137,10 +137,11 @@ def total_loss_line(eps: float, guarantee: Mapping[str, Any] | None) -> str:
     if g.kind == MCMC_KIND:
         return (f"Total privacy loss: ε_total = {format_number(eps)} (δ = 0) if the posterior "
                 "draw were exact; it is released from MCMC (see the guarantee above).")
+    records = record_loss_text(g)
     return (f"Pure ε-DP part: ε_total = {format_number(eps)} (δ = 0) covers the generator's "
             "model and the acceptance criteria (and private selection, for a loop); the "
-            f"released records carry {g.label} instead (see the guarantee above), which is "
-            "not added to it.")
+            f"released records also carry {g.label} (see the guarantee above), which is not "
+            "added to ε_total" + (f": {records}." if records else "."))
 
 
 def epsilon_words(eps: float, guarantee: Mapping[str, Any] | None) -> str:
@@ -150,8 +151,10 @@ def epsilon_words(eps: float, guarantee: Mapping[str, Any] | None) -> str:
         return plain_epsilon(eps)
     if g.kind == MCMC_KIND:
         return f"For an exact posterior draw: {plain_epsilon(eps)}"
+    records = record_loss_text(g)
     return ("For the pure ε-DP part only (model and criteria — not the released "
-            f"records): {plain_epsilon(eps)}")
+            f"records): {plain_epsilon(eps)}" + (f" For the released records, {records}."
+                                                 if records else ""))
 
 
 def datasheet_markdown(

@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from workbench.spec import Spec
 
 #: Parameter names shown with their mathematical symbol.
-_SYMBOLS = {"epsilon": "ε", "delta": "δ", "epsilon_0": "ε₀", "gamma": "γ"}
+_SYMBOLS = {"epsilon": "ε", "delta": "δ", "epsilon_0": "ε₀", "gamma": "γ", "epsilon_pd": "ε_PD",
+            "epsilon_criteria": "Σε_criteria"}
 
 
 def as_guarantee(value: Guarantee | Mapping[str, Any] | None) -> Guarantee:
@@ -65,7 +66,7 @@ def caveats(value: Guarantee | Mapping[str, Any] | None) -> list[str]:
     """What a reader must know when the guarantee is not pure ε-DP over the dataset."""
     g = as_guarantee(value)
     out = []
-    if not g.strict:
+    if g.opt_in == "allow_asymptotic_dp":
         out.append("This is not a worst-case guarantee: the figure is computed on the data "
                    "itself and holds only asymptotically.")
     if not g.dataset_level:
@@ -73,7 +74,33 @@ def caveats(value: Guarantee | Mapping[str, Any] | None) -> list[str]:
                    "over the released dataset, and the release is not ε-DP as a whole.")
     if g.caveat:
         out.append(g.caveat)
+    if not g.proven_for_release:
+        out.append("No proof covers this release as published, as a whole (guarantee.json: "
+                   "proven_for_release false" + (", strict false" if not g.strict else "")
+                   + ").")
     return out
+
+
+def record_loss_text(value: Guarantee | Mapping[str, Any] | None) -> str:
+    """A per-record guarantee's figure and its composition in one sentence ('' if none):
+    'a released record costs its seed ε = ε_PD + Σε_criteria = 1.129 + 0.0684 = 1.197, …'.
+
+    >>> record_loss_text({"kind": "k", "label": "l", "strict": True, "dataset_level": False,
+    ...     "parameters": {"epsilon": 1.2, "delta": 1e-9, "epsilon_pd": 1.1,
+    ...                    "epsilon_criteria": 0.1}})[:70]
+    'a released record costs its seed ε = ε_PD + Σε_criteria = 1.1 + 0.1 = '
+    """
+    g = as_guarantee(value)
+    p = g.parameters
+    if g.dataset_level or not {"epsilon", "delta"} <= set(p):
+        return ""
+    delta = _number(float(p["delta"]))
+    if "epsilon_criteria" not in p:
+        return f"each released record: ε = {_number(float(p['epsilon']))}, δ = {delta}"
+    return (f"a released record costs its seed ε = ε_PD + Σε_criteria = "
+            f"{_number(float(p['epsilon_pd']))} + {_number(float(p['epsilon_criteria']))} = "
+            f"{_number(float(p['epsilon']))}, with δ = {delta}: the seed also enters every "
+            "criterion evaluated on R, and the release is gated on them (basic composition)")
 
 
 def diagnostics_text(diagnostics: Mapping[str, Any] | None) -> str:
@@ -99,7 +126,9 @@ def spec_guarantees(spec: Spec) -> list[Guarantee]:
     found: list[Guarantee] = []
     for params in spec.generator.hyperparameter_sets():
         own = {k: v for k, v in params.items() if k != "epsilon"}
-        g = make_generator(spec.generator.family, **own).guarantee()
+        generator = make_generator(spec.generator.family, **own)
+        generator.bind_spec(spec, None)  # a per-record figure adds the spec's criteria
+        g = generator.guarantee()
         if g not in found:
             found.append(g)
     return found

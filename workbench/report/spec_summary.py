@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import textwrap
 
+from workbench.generators import Guarantee, records_plan
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.report.amplification import amplification_figure
 from workbench.report.own_data import cleaning_describe_line, pilot_describe_lines
@@ -46,17 +47,12 @@ def _family_lines(spec: Spec) -> list[str]:
     return out
 
 
-def _record_parts(spec: Spec) -> list[tuple[str, float, float]]:
-    """(label, ε, δ) of every distinct per-record guarantee the hyperparameter sets declare."""
+def _record_parts(spec: Spec) -> list[Guarantee]:
+    """Every distinct per-record guarantee the hyperparameter sets declare."""
     from workbench.report.guarantee import spec_guarantees
 
-    found: list[tuple[str, float, float]] = []
-    for g in spec_guarantees(spec):
-        if not g.dataset_level and {"epsilon", "delta"} <= set(g.parameters):
-            part = (g.label, float(g.parameters["epsilon"]), float(g.parameters["delta"]))
-            if part not in found:
-                found.append(part)
-    return found
+    return [g for g in spec_guarantees(spec)
+            if not g.dataset_level and {"epsilon", "delta"} <= set(g.parameters)]
 
 
 def family_words(spec: Spec) -> str:
@@ -157,8 +153,8 @@ def describe_spec(spec: Spec) -> str:
     out.append(f"  neighbour relation       {b.neighbour}")
     plan = BudgetPlan.of_spec(spec)
     out.append(f"  {plan.formula(ascii=True)}")
-    for label, eps, delta in _record_parts(spec):  # the second part, never added to the first
-        out.append(f"  {plan.with_records(label, eps, delta).records_text(ascii=True)}")
+    for g in _record_parts(spec):  # the second part, never added to the first
+        out.append(f"  {records_plan(plan, g).records_text(ascii=True)}")
     figure = amplification_figure(spec)
     if figure is not None:
         out += [textwrap.fill(line, width=96, initial_indent="  ", subsequent_indent="    ")

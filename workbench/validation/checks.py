@@ -82,7 +82,6 @@ def _guarantee_opt_ins(ctx: BuildContext, spec: Spec) -> None:
     confidential data only if the budget says ``allow_asymptotic_dp: true``; one whose ε-DP
     proof covers an exact posterior draw released from a finite MCMC chain only if it says
     ``allow_mcmc_draw: true`` (the spec states the caveat it accepts)."""
-    from workbench.generators import MCMC_KIND
     from workbench.generators.registry import family_class
 
     selectable = (spec.selection.configurations if spec.selection.configurations is not None
@@ -94,8 +93,7 @@ def _guarantee_opt_ins(ctx: BuildContext, spec: Spec) -> None:
             guarantee = family_class(c.family)(**c.generator_params).guarantee()
         except (TypeError, ValueError):
             continue  # the generator section reports bad hyperparameters
-        field = ("allow_asymptotic_dp" if not guarantee.strict else
-                 "allow_mcmc_draw" if guarantee.kind == MCMC_KIND else None)
+        field = guarantee.opt_in
         if field is not None and wanted[field]:
             ctx.problem(f"budget.{field}",
                         f"configuration {c.key!r} uses a generator labelled "

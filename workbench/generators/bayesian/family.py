@@ -12,7 +12,9 @@ from the clamped posterior. The release is the last state of a fixed-length adap
 Metropolis chain started near a data-dependent mode (:mod:`.sampler`): its law approaches the
 posterior but is not it, and no sampler known to us is exact for these models at n ≥ 10⁵ within
 the time budget. So the label is not "strict ε-DP" but :data:`MCMC_LABEL`, kind
-:data:`~workbench.generators.family.MCMC_KIND` (never ``PURE_KIND``): a spec must opt in with
+:data:`~workbench.generators.family.MCMC_KIND` (never ``PURE_KIND``), and ``guarantee.json``
+says ``strict: false, proven_for_release: false`` (issue 34: the proof does not cover what
+ran; ``verify`` fails a bundle that says otherwise): a spec must opt in with
 ``budget.allow_mcmc_draw: true`` (the validator refuses it otherwise, and ``fit`` in a
 confidential context), ``verify`` flags it, and the bundle carries R̂ and ESS in
 ``diagnostics.json`` — of the same sampler re-run on the *released* records
@@ -48,7 +50,8 @@ if TYPE_CHECKING:
     from workbench.transform import Codec, Domain
 
 #: The censored mechanisms' label: the issue-24 words, shown everywhere through report.guarantee.
-MCMC_LABEL = "ε-DP for an exact posterior draw; released from MCMC (R̂, ESS in the bundle)"
+MCMC_LABEL = ("ε-DP for an exact posterior draw; released from MCMC (R̂, ESS of a re-run on the "
+              "released records in the bundle)")
 MCMC_CAVEAT = ("The ε-DP proof covers an exact draw from the clamped posterior; the released "
                "draw is the last state of a finite adaptive MCMC chain, which only approximates "
                "it. How close it came is judged by R̂ and ESS of the same sampler re-run on the "
@@ -61,11 +64,12 @@ def mcmc_guarantee(iterations: int, burn_in: int) -> Guarantee:
     return Guarantee(
         MCMC_LABEL, explanation="one draw from a posterior whose every log-likelihood term is "
         "clamped to an interval fixed by ε and the neighbour relation is ε-DP for every "
-        "dataset; the release is an MCMC approximation of that draw", kind=MCMC_KIND,
+        "dataset; the release is an MCMC approximation of that draw, which the proof does not "
+        "cover", strict=False, proven_for_release=False, kind=MCMC_KIND,
         parameters={"iterations": int(iterations), "burn_in": int(burn_in), "chains": CHAINS},
         caveat=MCMC_CAVEAT)
 ADP = Guarantee(
-    "aDP, not a guarantee", strict=False,
+    "aDP, not a guarantee", strict=False, proven_for_release=False,
     explanation="a risk-weighted pseudo-posterior: its ε is computed on the data itself "
     "(asymptotic DP), so the run's ε is a nominal figure, not a proven bound",
     kind="adp_pseudo_posterior")

@@ -28,7 +28,8 @@ CSPRNG-seeded in a confidential run, after the draw is charged).
   exactly π, whatever the start and whatever the burn-in chose;
 * an unconverged chain: the proof covers an exact posterior draw, so the output is only as
   private as the chain is close to π — which is why the release is labelled "ε-DP for an
-  exact posterior draw; released from MCMC (R̂, ESS in the bundle)", never strict ε-DP, and a
+  exact posterior draw; released from MCMC (R̂, ESS of a re-run on the released records in
+  the bundle)", never strict ε-DP (``strict: false`` in guarantee.json), and a
   spec must opt in (``budget.allow_mcmc_draw``; issue 24). Burn-in and length are fixed in the
   spec and checked on public proxy data (R̂ < 1.01 over the two chains, ESS, acceptance; see
   ``benchmarks/bayesian_birth_weight.py``) and, in every bundle, on the released records (the

@@ -196,21 +196,41 @@ class PlausibleDeniability(GeneratorFamily):
         return structure_words(self.get_params(), "noisy-entropy CFS on D_T")
 
     def guarantee(self) -> Guarantee:
-        """Per released record (ε, δ) by Thm 1; the paper gives no dataset-level composition."""
+        """Per released record (ε_PD + Σε_criteria, δ): Thm 1 composed with the criteria that
+        gate the release (bound to a spec; unbound, Thm 1 alone); never dataset-level.
+
+        A seed (D_S) is outside the model's data (D_T, D_P), but it enters every criterion
+        evaluated on R, and the release is gated on them: by basic composition a released
+        record with those values costs its seed ε_PD + Σε_criteria, with Thm 1's δ
+        (:meth:`~workbench.privacy.budget_plan.BudgetPlan.with_records`, ``gated``). Not
+        ``proven_for_release``: no bound is proven for the released set as a whole (several
+        records may share a seed; whether enough candidates pass, else ⊥, depends on R)."""
+        from workbench.privacy.budget_plan import BudgetPlan
+
         b = self.record_bound()
         source = f"; the network's {self.structure_words()}" if self.public else ""
+        spec = getattr(self, "_bound", (None, None))[0]
+        parameters: dict[str, float | int | str] = {
+            "epsilon": round(b.epsilon, 12), "delta": b.delta, "epsilon_pd": round(b.epsilon, 12)}
+        if spec is not None:
+            plan = BudgetPlan.of_spec(spec).with_records(LABEL, b.epsilon, b.delta, gated=True)
+            parameters.update(epsilon=plan.record_epsilon_total,
+                              epsilon_criteria=plan.epsilon_statistics)
+        parameters.update({"t": b.t, "k": self.k, "gamma": float(self.gamma),
+                           "epsilon_0": float(self.epsilon_0)})
         return Guarantee(
-            LABEL, strict=True, dataset_level=False, kind=KIND,
-            explanation=("each released record is (ε, δ)-DP (Thm 1, randomized privacy test); "
-                         "no composition over the released dataset is known, so the release "
-                         "as a whole is not ε-DP; the model is ε-DP and each criterion's "
-                         "value is ε-DP given the candidate, both in ε_total; the candidate "
-                         "is not ε-DP, so there is no private selection: a single attempt "
-                         "(T = 1), which may end in ⊥ when too few candidates pass the test"
-                         + source),
-            parameters={"epsilon": round(b.epsilon, 12), "delta": b.delta, "t": b.t,
-                        "k": self.k, "gamma": float(self.gamma),
-                        "epsilon_0": float(self.epsilon_0)})
+            LABEL, strict=True, dataset_level=False, kind=KIND, proven_for_release=False,
+            explanation=("each released record is (ε_PD, δ)-DP by Thm 1 (randomized privacy "
+                         "test), and its seed also enters every criterion evaluated on R, on "
+                         "which the release is gated, so by basic composition a released "
+                         "record costs its seed ε = ε_PD + Σε_criteria, with δ; no "
+                         "composition over the released dataset is known, so the release as a "
+                         "whole is not ε-DP; the model is ε-DP and each criterion's value is "
+                         "ε-DP given the candidate, both in ε_total (which covers the records "
+                         "of the model's part); the candidate is not ε-DP, so there is no "
+                         "private selection: a single attempt (T = 1), which may end in ⊥ "
+                         "when too few candidates pass the test" + source),
+            parameters=parameters)
 
     def describe(self, label: str, epsilon: float) -> list[str]:
         """Splits, what ε_gen pays for, where the structure comes from, the per-record bound."""
