@@ -134,7 +134,7 @@ def test_per_record_bundle_states_the_label_everywhere_and_verify_flags_it(
     v = verify_bundle(release)
     assert v.ok, v.problems
     assert v.flags == ["the released records are NOT ε-DP over the dataset: "
-                       "per-record toy (ε, δ)"]
+                       "per-record toy (ε, δ); each released record: ε = 1.5, δ = 2e-09"]
     assert main(["verify", str(release)]) == 0
     assert "NOTE: the released records are NOT ε-DP" in capsys.readouterr().out
 

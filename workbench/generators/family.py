@@ -63,8 +63,9 @@ class Guarantee:
     exact posterior draw that was not what ran. ``dataset_level``: the bound composes over the
     whole dataset (pure ε-DP under the budget), as opposed to a bound stated per released
     record. ``proven_for_release``: the stated bound is proven for the release as published,
-    as a whole (true only for pure ε-DP; false for MCMC, aDP, and per-record plausible
-    deniability, whose bound is proven for each released record alone). ``caveat``: what else
+    as a whole (true for pure ε-DP; false for MCMC, aDP, and per-record plausible
+    deniability, whose bound is proven for each released record alone; by default
+    ``strict and dataset_level``). ``caveat``: what else
     a reader must know, shown with the label everywhere and flagged by ``verify`` (e.g. a
     proof that covers an exact posterior draw, released from a finite MCMC chain).
     :mod:`workbench.generators.guarantee_rules` states which combinations ``verify`` accepts.
@@ -84,7 +85,14 @@ class Guarantee:
     kind: str = "pure_epsilon_dp"
     parameters: Mapping[str, float | int | str] = field(default_factory=dict)
     caveat: str = ""
-    proven_for_release: bool = True
+    #: None: derived, ``strict and dataset_level`` (a family sets False when its proof does
+    #: not cover what ran, e.g. an MCMC approximation of an exact draw).
+    proven_for_release: bool | None = None
+
+    def __post_init__(self) -> None:
+        """Resolve the derived default of ``proven_for_release``."""
+        if self.proven_for_release is None:
+            object.__setattr__(self, "proven_for_release", self.strict and self.dataset_level)
 
     @property
     def is_pure(self) -> bool:
