@@ -126,7 +126,9 @@ def test_run_releases_and_verify_passes_with_the_per_record_flag(adult_run: Path
     assert v.ok, v.problems
     assert v.checks["guarantee"] == LABEL
     guarantee_flags = [f for f in v.flags if "forecast" not in f]  # (an old forecast's note)
-    assert guarantee_flags == [f"the released records are NOT ε-DP over the dataset: {LABEL}"]
+    (flag,) = guarantee_flags
+    assert flag.startswith(f"the released records are NOT ε-DP over the dataset: {LABEL}; "
+                           "a released record costs its seed ε = ε_PD + Σε_criteria")
     guarantee = json.loads((adult_run / "guarantee.json").read_text())
     assert guarantee["kind"] == "per_record_plausible_deniability"
     assert guarantee["parameters"]["t"] == 29 and not guarantee["dataset_level"]
@@ -148,6 +150,54 @@ def test_run_releases_and_verify_passes_with_the_per_record_flag(adult_run: Path
     summary = lines[-1]
     assert summary["epsilon_total"] == pytest.approx(1.0684)  # 1 × (1 + 0.0684): one attempt
     assert "released records: " + LABEL in summary["epsilon_total_formula"]
+
+
+def test_the_per_record_figure_is_the_test_plus_the_criteria_everywhere(
+        adult_run: Path, tmp_path: Path) -> None:
+    """Issue 34: a seed also enters every criterion evaluated on R, which gate the release, so
+    the stated per-record ε is ε_PD (Thm 1) + Σ criteria ε, computed here from the spec;
+    guarantee.json, the README, report.html and the ledger's formula state it, and verify
+    fails a bundle that states Thm 1's ε alone (the words before issue 34)."""
+    import math
+    import shutil
+
+    from workbench.engine.bundle import MANIFEST, file_sha256
+    from workbench.privacy.plausible import smallest_epsilon
+
+    spec = load_spec(adult_run / "spec.json", require_frozen=True)
+    (params,) = {tuple(sorted(p.items())) for p in spec.generator.hyperparameter_sets()}
+    params = dict(params)
+    theorem = smallest_epsilon(params["k"], params["gamma"], params["epsilon_0"], 2.0 ** -30)
+    criteria = math.fsum(c.epsilon for c in spec.criteria)
+    assert round(criteria, 12) == 0.0684 and spec.selection.epsilon_0 == 0  # the example's
+    stated = json.loads((adult_run / "guarantee.json").read_text())["parameters"]
+    assert stated["epsilon_pd"] == pytest.approx(theorem.epsilon, abs=1e-12)
+    assert stated["epsilon_criteria"] == pytest.approx(criteria, abs=1e-12)
+    assert stated["epsilon"] == pytest.approx(theorem.epsilon + criteria, abs=1e-12)
+    assert stated["delta"] == pytest.approx(theorem.delta)
+    words = ("a released record costs its seed ε = ε_PD + Σε_criteria = 1.129 + 0.0684 = "
+             "1.198, with δ = 7.58e-10")
+    for name in ("README.md", "report.html"):
+        text = (adult_run / name).read_text()
+        assert words in text and f"carry {LABEL} instead" not in text, name
+    summary = [json.loads(x) for x in (adult_run / "ledger.jsonl").read_text().splitlines()][-1]
+    assert summary["records_epsilon"] == pytest.approx(theorem.epsilon + criteria, abs=1e-12)
+    assert ("ε = 1.12921 (the records' test) + 0.0684 (criteria on R, which gate the release) "
+            "= 1.19761, δ = 7.58e-10 per record") in summary["epsilon_total_formula"]
+    v = verify_bundle(adult_run)
+    assert v.ok and words in v.flags[-1]
+    root = tmp_path / "thm1-alone"  # the pre-issue-34 figure, manifest re-hashed
+    shutil.copytree(adult_run, root)
+    doc = json.loads((root / "guarantee.json").read_text())
+    doc["parameters"]["epsilon"] = doc["parameters"]["epsilon_pd"]
+    (root / "guarantee.json").write_text(json.dumps(doc, ensure_ascii=False))
+    manifest = json.loads((root / MANIFEST).read_text())
+    manifest["guarantee.json"] = file_sha256(root / "guarantee.json")
+    (root / MANIFEST).write_text(json.dumps(manifest))
+    v = verify_bundle(root)
+    assert [p.split(":")[0] for p in v.problems] == ["guarantee"]
+    assert "field 'parameters.epsilon' is 1.12921" in v.checks["guarantee"]
+    assert "ε_PD + Σε_criteria = 1.12921 + 0.0684 = 1.19761" in v.checks["guarantee"]
 
 
 @pytest.mark.slow

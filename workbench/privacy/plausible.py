@@ -14,7 +14,9 @@ bound Theorem 1's δ rests on. Discrete draws are also what makes 166k records a
 **Theorem 1.** For any integer 1 ≤ t < k, each released record is (ε, δ)-DP with
 ε = ε₀ + ln(1 + γ/t) and δ = e^{−ε₀(k − t)}. The bound is *per released record*; the paper
 gives no composition over the released dataset, so it is never reported as ε-DP and never
-added to ε_total (see :meth:`~workbench.privacy.budget_plan.BudgetPlan.with_records`).
+added to ε_total. A seed also enters every criterion evaluated on R, and the release is gated
+on them, so the per-record figure stated is ε + Σε_criteria, with δ (issue 34; see
+:meth:`~workbench.privacy.budget_plan.BudgetPlan.with_records`, ``gated``).
 
 The test's noise is not charged to the pure-ε accountant: its cost is the per-record bound.
 The ledger gets one ``plausible_deniability_test`` line per sampling plan

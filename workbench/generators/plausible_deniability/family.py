@@ -237,7 +237,8 @@ class PlausibleDeniability(GeneratorFamily):
         b = self.record_bound()
         f_t, f_p = self.shares(self.get_params())
         seeds = 1 - f_t - f_p
-        records = f"records: ε = {b.epsilon:.4g}, δ = {b.delta:.3g} each (t = {b.t})"
+        records = (f"records: ε_PD = {b.epsilon:.4g}, δ = {b.delta:.3g} each by Thm 1 (t = "
+                   f"{b.t}), plus the criteria's ε (the guarantee)")
         if self.public:
             return [f"Plausible deniability {label}: D_P {f_p:g} / D_S {seeds:.4g} of R; "
                     f"{self.structure_words()}; parameters ε {epsilon:g} on D_P; {records}"]
