@@ -243,7 +243,7 @@ def structure_comparison(reps: int, work: Path) -> None:
         rows.append([label, cell(found["LR"]), cell(found["LR"], less=majority),
                      cell(found["tree"]), cell(found["tree"], less=majority),
                      cell(found["dist"]), cell(found["pass"]),
-                     "—" if params is None else f"{bound['epsilon']:.4g}, {bound['delta']:.3g}"])
+                     "—" if params is None else f"{bound['epsilon_pd']:.4g}, {bound['delta']:.3g}"])
     print(f"\nStructure dp vs public (issue 28): R = {third:,} records of the unseen Adult half, "
           f"tested on its other {len(unseen) - third:,}; structure proxy = the public half "
           f"({len(public):,} records); model ε = 1, k = 50, γ = 4, ε₀ = 1, ω ∈ 5..10, "
