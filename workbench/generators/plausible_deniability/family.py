@@ -15,7 +15,8 @@ and its share given to D_P; why, and why Theorem 1's per-record (ε, δ) does no
 randomized Test 2 (:func:`workbench.privacy.plausible.privacy_test`) with fresh noise per
 candidate, until n pass (at most ``max_attempts``·n candidates, else the iteration fails).
 Its promise is Thm 1's per-record (ε, δ), stated by :meth:`guarantee` as "per-record plausible
-deniability (ε, δ)" — never ε-DP.
+deniability (ε, δ)" — never ε-DP — with ε = ε_PD + Σε_criteria (a seed also enters the
+criteria that gate the release; issue 34).
 
 **Nothing published varies with the data except DP outputs** (issue 24). Candidates are made
 in batches of a public size, :func:`batch_size` (a function of n and the declared cap
@@ -33,9 +34,10 @@ loop by composing ε₁-DP iterations, does not cover a loop that selects among 
 (the choice among tries would leak through which records are released). We restrict the
 family to T = 1 (the validator refuses ``selection.max_iterations`` ≠ 1 for it, naming the
 field): there is no selection to account for, ε_total = ε₁ (+ once-statistics) pays for the
-model and the criteria, and the records carry Thm 1's bound. The alternative — run the loop
-and state that selection is not covered — would publish a release whose budget line is not
-a bound at all; a curator who wants several tries can rehearse them on the public proxy.
+model and the criteria, and the records carry Thm 1's bound plus the criteria's ε. The
+alternative — run the loop and state that selection is not covered — would publish a release
+whose budget line is not a bound at all; a curator who wants several tries can rehearse them
+on the public proxy.
 """
 
 from __future__ import annotations
