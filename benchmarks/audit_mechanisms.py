@@ -167,6 +167,7 @@ def release_rows(trials: int, support: Support) -> None:
         sliding_epsilon,
         table_scenario,
         weighted_count_calls,
+        weighted_count_reach,
     )
 
     print()
@@ -189,8 +190,10 @@ def release_rows(trials: int, support: Support) -> None:
                  f"{scn.tightness:.2f}", full.epsilon_lower_bound, half.epsilon_lower_bound,
                  support["noisy_max"].cell(), words))
     at_ss, at_half = audit_weighted_count(trials=trials, seed=211)
-    eps = sliding_epsilon(weighted_count_calls())
-    print(custom("survey weighted count (ε₃)", "seeded", "SS_β", eps, "1.00",
+    calls = weighted_count_calls()
+    eps = sliding_epsilon(calls)
+    print(custom("survey weighted count (ε₃)", "seeded", "SS_β", eps,
+                 f"{weighted_count_reach(calls):.2f}",
                  at_ss.epsilon_lower_bound, at_half.epsilon_lower_bound,
                  support["smooth_cauchy"].cell(),
                  verdict(at_ss.violates, at_half.violates) + " (ε: the shift's part, "

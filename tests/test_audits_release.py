@@ -142,3 +142,10 @@ def test_normal_model_fast_posterior_audit() -> None:
     full, double = normal_fast_audit(1.0), normal_fast_audit(2.0)
     assert not full.violates, full.summary()
     assert double.violates, double.summary()
+
+
+def test_weighted_count_pair_reaches_the_smooth_bound() -> None:
+    """The benchmark's reach column for ε₃: the removed teen moves the count by S(D) = SS_β."""
+    from workbench.audits.survey import weighted_count_calls, weighted_count_reach
+
+    assert weighted_count_reach(weighted_count_calls()) == pytest.approx(1.0, rel=1e-9)

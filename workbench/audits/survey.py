@@ -40,7 +40,7 @@ from workbench.audits.harness import (
     scenario,
     seeded_source,
 )
-from workbench.privacy import PrivacyContext
+from workbench.privacy import PrivacyContext, smooth
 from workbench.privacy.audit import AllOf, AuditResult, Event, Threshold, audit_events
 from workbench.spec.model import Survey, SurveyMargin, WeightedCount
 from workbench.survey.pipeline import release_survey
@@ -131,6 +131,13 @@ def sliding_epsilon(calls: list[tuple[float, float, Any]], epsilon: float = _EPS
     (γ − 1)·|ln(S′/S)| of the small scale change they do make."""
     (_, s, _), (_, s2, _) = calls
     return epsilon / 2 + (gamma - 1) * abs(np.log(s2 / s))
+
+
+def weighted_count_reach(calls: list[tuple[float, float, Any]], epsilon: float = _EPS,
+                         gamma: float = 4.0) -> float:
+    """|f(D) − f(D′)| / S(D), S = the captured scale × α: 1 when the shift attains SS_β."""
+    (v, s, _), (v2, _, _) = calls
+    return abs(v - v2) / (s * smooth.calibrate(epsilon, gamma).alpha)
 
 
 def audit_weighted_count(trials: int = 20_000, seed: int = 0, confidence: float = 0.999
