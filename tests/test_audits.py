@@ -217,15 +217,32 @@ def test_knn_imputed_mean_smooth_release_audit() -> None:
 
 
 def test_float_support_of_every_primitive() -> None:
-    """No output under D is impossible under D′ (bit for bit) for any primitive on the
-    confidential path; the raw float f + s·z(u) published before issue 24 fails the same check
-    (its negative control: ~2% of issue 24's pair)."""
-    from workbench.audits.floats import SUPPORT, support_checks
+    """OpenDP's primitives are cited from the installed docstrings (not a dtype check); no
+    output of the snapped generalized Cauchy under D is impossible under D′ (bit for bit); the
+    raw float f + s·z(u) published before issue 24 fails the same check (its negative control:
+    ~2% of issue 24's pair)."""
+    from workbench.audits.floats import OPENDP, SUPPORT, support_checks
 
     checks = support_checks(draws=600)
-    assert set(checks) == set(SUPPORT)
+    assert set(checks) == set(SUPPORT) | set(OPENDP) == {
+        "laplace", "discrete_laplace", "noisy_max", "smooth_cauchy", "raw_float_cauchy"}
     for name, check in checks.items():
         if name == "raw_float_cauchy":
             assert check.unreachable > 0 and check.cell().startswith("FAILS")
+        elif name in OPENDP:
+            assert check.ok and check.cell() == "OpenDP, cited", check
         else:
             assert check.ok and check.draws >= 600, check
+
+
+def test_an_opendp_citation_that_the_docstring_no_longer_says_is_stale(monkeypatch) -> None:
+    """The citation is checked against the installed OpenDP: a changed quote is flagged."""
+    import dataclasses
+
+    from workbench.audits import floats
+
+    changed = dataclasses.replace(floats.OPENDP["laplace"], quote="All sampling is inexact.")
+    monkeypatch.setitem(floats.OPENDP, "laplace", changed)
+    cites = floats.opendp_citations()
+    assert not cites["laplace"].ok and cites["laplace"].cell() == "CITE STALE"
+    assert cites["noisy_max"].ok

@@ -306,3 +306,30 @@ def primitive_scenarios() -> list[Scenario]:
     ]
     return [Scenario(f"{p} (primitive)", m, how, 1.0, *pair(p, d, dp))  # type: ignore[arg-type]
             for p, m, how, d, dp in cases]
+
+
+def joint_scenario(name: str, mechanism: str, neighbours: str, documented_each: float,
+                   calls: tuple[list[Call], list[Call]]) -> Scenario:
+    """Several non-adaptive calls of one Laplace-type primitive at the same scale Δ/ε (a
+    mechanism's tables in sequence), audited as the one release they compose to.
+
+    Why: k calls of discrete Laplace at scale b = Δᵢ/εᵢ on vectors vᵢ are, in law, one call on
+    the concatenation (v₁, …, v_k) with L1 sensitivity ΣΔᵢ and ε = Σεᵢ (the same b per cell):
+    auditing that call audits the sequential composition the mechanism's ε promises. Each
+    call's Δ must be ``documented_each`` and every call the same scale (else ValueError).
+    """
+    pair = []
+    for side in calls:
+        if not side or any(c.primitive != side[0].primitive or c.primitive == "noisy_max"
+                           for c in side):
+            raise ValueError(f"{name}: a joint audit needs Laplace-type calls of one primitive")
+        for c in side:
+            if not math.isclose(c.sensitivity, documented_each, rel_tol=1e-9):
+                raise ValueError(f"{name}: a call used Δ = {c.sensitivity:g}, the documented "
+                                 f"Δ is {documented_each:g}")
+        scales = [c.sensitivity / c.epsilon for c in side]
+        if not all(math.isclose(s, scales[0], rel_tol=1e-9) for s in scales):
+            raise ValueError(f"{name}: the calls differ in scale Δ/ε; audit them one by one")
+        pair.append(Call(side[0].primitive, np.concatenate([c.values for c in side]),
+                         sum(c.sensitivity for c in side), sum(c.epsilon for c in side)))
+    return Scenario(name, mechanism, neighbours, pair[0].sensitivity, pair[0], pair[1])

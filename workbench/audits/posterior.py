@@ -14,6 +14,15 @@ with a seeded simulation source; events are fixed before any draw (tails of log 
 At the clamp width of :func:`~workbench.generators.bayesian.mechanisms.clamp_interval` the
 draw must be consistent with ε; at twice the width (the add/remove interval used under
 replace-one, the bug the notes warn about) the audit must flag it.
+
+The normal linear model's clamped posterior is computed by another code path, the per-cell
+prefix sums of :mod:`workbench.generators.bayesian.fast` (``log_posterior`` takes it for
+``normal_linear`` without weights), audited the same way (:func:`normal_fast_audit`):
+θ = (β₀, log σ), D = four records at 0 (the working scale's midpoint), D′ one of them replaced
+by 3 (the public upper bound). The replaced record's term reaches the clamp's top only where μ
+is within a few σ of it, a narrow strip, so these neighbours exercise less of the bound than the
+beta pair: over the grid's exact laws the box events {β₀ ≥ 2.5 or 2.75, log σ ≤ −1.25 or −1}
+lose 0.32ε at the clamp width and 1.22ε at twice it (flagged with 300,000 draws).
 """
 
 from __future__ import annotations
@@ -24,7 +33,7 @@ from workbench.generators.bayesian import mechanisms as mech
 from workbench.generators.bayesian.models import MODELS, ModelData, one_hot_design
 from workbench.generators.bayesian.posterior import log_posterior
 from workbench.privacy import PrivacyContext
-from workbench.privacy.audit import AuditResult, Threshold, audit_events
+from workbench.privacy.audit import AllOf, AuditResult, Event, Threshold, audit_events
 from workbench.privacy.noise import SamplerStream, SeededNoise
 
 D = (0.5,) * 6
@@ -39,13 +48,20 @@ def _grid() -> np.ndarray:
     return np.column_stack([a.ravel(), b.ravel()])
 
 
-def exact_draws(values: tuple[float, ...], interval: tuple[float, float],
-                stream: SamplerStream, trials: int) -> np.ndarray:
-    """``trials`` independent exact draws of θ from the clamped beta posterior on the grid."""
+def grid_law(values: tuple[float, ...], interval: tuple[float, float],
+             model: str = "beta") -> np.ndarray:
+    """The exact clamped posterior of ``model`` on the θ grid (probabilities, summing to 1)."""
     data = ModelData(np.asarray(values), np.zeros(len(values), np.int64), one_hot_design(()))
+    logp = log_posterior(MODELS[model], data, None, interval)(_grid())
+    p = np.exp(logp - logp.max())
+    return p / p.sum()
+
+
+def exact_draws(values: tuple[float, ...], interval: tuple[float, float],
+                stream: SamplerStream, trials: int, model: str = "beta") -> np.ndarray:
+    """``trials`` independent exact draws of θ from the clamped posterior on the grid."""
     theta = _grid()
-    logp = log_posterior(MODELS["beta"], data, None, interval)(theta)
-    cdf = np.cumsum(np.exp(logp - logp.max()))
+    cdf = np.cumsum(grid_law(values, interval, model))
     idx = np.searchsorted(cdf / cdf[-1], stream.uniform(trials), side="right")
     return theta[np.minimum(idx, len(theta) - 1)]
 
@@ -56,16 +72,54 @@ def events() -> list[Threshold]:
 
 
 def censor_uw_audit(width_factor: float = 1.0, *, epsilon: float = 2.0,
-                    trials: int = 300_000, seed: int = 0) -> AuditResult:
+                    trials: int = 300_000, seed: int = 0, model: str = "beta",
+                    pair: tuple[tuple[float, ...], tuple[float, ...]] = (D, D_PRIME),
+                    chosen: list[Event] | None = None, confidence: float = 0.99
+                    ) -> AuditResult:
     """Audit one draw at ``width_factor`` × the replace-one clamp width, against ``epsilon``."""
-    lo, hi = mech.clamp_interval(epsilon, "replace_one")
-    interval = (lo * width_factor, hi * width_factor)
+    interval = _interval(epsilon, width_factor)
     delta = mech.loglik_sensitivity(interval, "replace_one")
     samples = []
-    for k, values in enumerate((D, D_PRIME)):
+    for k, values in enumerate(pair):
         ctx = PrivacyContext.simulation(seed, noise=SeededNoise(2 * seed + k))
         noisy = ctx.posterior_draw(
-            lambda stream, v=values: exact_draws(v, interval, stream, trials),
-            sensitivity=delta, epsilon=2 * delta, purpose="audit: censor_uw draw")
+            lambda stream, v=values: exact_draws(v, interval, stream, trials, model),
+            sensitivity=delta, epsilon=2 * delta, purpose=f"audit: censor_uw draw ({model})")
         samples.append(noisy.value)
-    return audit_events(samples[0], samples[1], events(), epsilon)
+    return audit_events(samples[0], samples[1], chosen or events(), epsilon,
+                        confidence=confidence)
+
+
+def _interval(epsilon: float, width_factor: float) -> tuple[float, float]:
+    """The replace-one clamp interval at ``width_factor`` × its width."""
+    lo, hi = mech.clamp_interval(epsilon, "replace_one")
+    return (lo * width_factor, hi * width_factor)
+
+
+#: The normal model's pair (working scale): four records at 0; one replaced by 3.
+NORMAL_D = (0.0,) * 4
+NORMAL_D_PRIME = (3.0,) + (0.0,) * 3
+
+
+def normal_events() -> list[Event]:
+    """Boxes {β₀ ≥ a, log σ ≤ b}: the replaced record's clamp strip moved to the new value."""
+    return [AllOf((Threshold(a, ">=", 0), Threshold(b, "<=", 1)))
+            for a in (2.5, 2.75) for b in (-1.25, -1.0)]
+
+
+def normal_exact_loss(width_factor: float = 1.0, epsilon: float = 2.0) -> float:
+    """The largest |ln P_D(E)/P_D′(E)| over :func:`normal_events` on the grid's exact laws."""
+    interval = _interval(epsilon, width_factor)
+    p, q = (grid_law(v, interval, "normal_linear") for v in (NORMAL_D, NORMAL_D_PRIME))
+    theta = _grid()
+    return max(abs(float(np.log(p[e(theta)].sum() / q[e(theta)].sum())))
+               for e in normal_events())
+
+
+def normal_fast_audit(width_factor: float = 1.0, *, epsilon: float = 2.0,
+                      trials: int = 300_000, seed: int = 0, confidence: float = 0.99
+                      ) -> AuditResult:
+    """Censor_uw on ``normal_linear`` (the fast clamped path) at ``width_factor`` × width."""
+    return censor_uw_audit(width_factor, epsilon=epsilon, trials=trials, seed=seed,
+                           model="normal_linear", pair=(NORMAL_D, NORMAL_D_PRIME),
+                           chosen=normal_events(), confidence=confidence)

@@ -11,17 +11,36 @@
   and at half of it, and audited on events fixed in advance from the two values, against the
   ε the shift can exercise (:func:`sliding_epsilon`): ε/2 of the calibration pays for the
   shift, ε/2 for the scale's change between neighbours, which one step barely moves.
+* The binning choice (ε₁, :mod:`workbench.survey.binning`): OpenDP's noisy max over the
+  scores f(D, 𝒮) = |𝒮|/W₀^𝒮(D), Δ = 2·max_𝒮 |𝒮|·g_max/(g_min·min N̂) under replace-one
+  (Eq. 7.2 doubled). Margin of four cells c0…c3, N̂ = 100 each, base weights 1; candidates
+  "rows" {c0, c1}, {c2, c3} and "cols" {c0, c2}, {c1, c3} (|𝒮|/min N̂ = 0.01 each, Δ = 0.02).
+  With equal weights W₀ = max over bins N̂/c, so f = |𝒮|·min over bins c/N̂. D has counts
+  (5, 1, 5, 3): scores (0.06, 0.04); D′ moves one record from c0 to c3: (0.05, 0.05). Each
+  score moves by the add/remove Δ = 0.01 = Δ/2, in opposite directions — the most a
+  replacement can do here (it changes one bin's count down and one up, so min c/N̂ moves by at
+  most 1/N̂). So the doubled bound is loose by 2 for this score: the exact loss of
+  permute-and-flip is ε/2 at Δ, ε at Δ/2 (not flaggable) and 2ε at Δ/4 (flagged).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from workbench.audits.harness import Capture, ScaledNoise, Scenario, scenario, seeded_source
-from workbench.privacy import PrivacyContext
+from workbench.audits.harness import (
+    Capture,
+    ScaledNoise,
+    Scenario,
+    draw,
+    neighbour_events,
+    scenario,
+    seeded_source,
+)
+from workbench.privacy import PrivacyContext, smooth
 from workbench.privacy.audit import AllOf, AuditResult, Event, Threshold, audit_events
 from workbench.spec.model import Survey, SurveyMargin, WeightedCount
 from workbench.survey.pipeline import release_survey
@@ -114,6 +133,13 @@ def sliding_epsilon(calls: list[tuple[float, float, Any]], epsilon: float = _EPS
     return epsilon / 2 + (gamma - 1) * abs(np.log(s2 / s))
 
 
+def weighted_count_reach(calls: list[tuple[float, float, Any]], epsilon: float = _EPS,
+                         gamma: float = 4.0) -> float:
+    """|f(D) − f(D′)| / S(D), S = the captured scale × α: 1 when the shift attains SS_β."""
+    (v, s, _), (v2, _, _) = calls
+    return abs(v - v2) / (s * smooth.calibrate(epsilon, gamma).alpha)
+
+
 def audit_weighted_count(trials: int = 20_000, seed: int = 0, confidence: float = 0.999
                          ) -> tuple[AuditResult, AuditResult]:
     """The weighted count at its calibrated scales and at half of them, audited against
@@ -129,3 +155,44 @@ def audit_weighted_count(trials: int = 20_000, seed: int = 0, confidence: float 
         results.append(audit_events(samples[0], samples[1], events, eps,
                                     confidence=confidence))
     return results[0], results[1]
+
+
+#: The binning audit's margin: four cells, their public totals and the two candidates.
+BIN_CELLS = ("c0", "c1", "c2", "c3")
+BIN_CANDIDATES = {"rows": (("c0", "c1"), ("c2", "c3")), "cols": (("c0", "c2"), ("c1", "c3"))}
+BIN_COUNTS = ((5, 1, 5, 3), (4, 1, 5, 4))
+
+
+def binning_scenario() -> Scenario:
+    """The noisy max choosing the margin's binning (ε₁ = 1) on D and D′ (module doc)."""
+    margin = SurveyMargin("cell", ("cell",), BIN_CELLS, (100.0,) * 4, BIN_CANDIDATES)
+    survey = _survey((margin,), (), "replace_one", _EPS, 0.0)
+    survey = dataclasses.replace(survey, epsilon_binning=_EPS)
+    frames = [pd.DataFrame({"cell": np.repeat(BIN_CELLS, counts)}) for counts in BIN_COUNTS]
+
+    def run(ctx: PrivacyContext, which: int) -> object:
+        return release_survey(survey, frames[which], np.ones(len(frames[which])), ctx)
+
+    return scenario("survey binning choice (ε₁)", "OpenDP noisy max over |𝒮|/W₀ (Eq. 7.1)",
+                    "one record c0 → c3: scores (0.06, 0.04) → (0.05, 0.05), each by the "
+                    "add/remove Δ = Δ/2", 0.02, run, primitive="noisy_max")
+
+
+def binning_exact_loss(factor: float = 1.0, epsilon: float = _EPS) -> float:
+    """Permute-and-flip's exact loss for two scores whose gap 0.02 closes (module doc): the
+    runner-up's probability ½·e^{−gap/β} vs ½ at β = factor·2Δ/ε, i.e. ε/(2·factor)."""
+    return 0.02 / (factor * 2 * 0.02 / epsilon)
+
+
+def audit_binning(factors: tuple[float, ...] = (1.0, 0.5, 0.25), trials: int = 20_000,
+                  seed: int = 0, confidence: float = 0.999) -> list[AuditResult]:
+    """The binning choice at each factor × its scale (Δ/2 cannot be flagged: module doc)."""
+    scn = binning_scenario()
+    events = neighbour_events(scn.d, scn.d_prime)
+    out = []
+    for k, factor in enumerate(factors):
+        source = ScaledNoise(seeded_source(3 * seed + k), factor)
+        samples = [draw(call, source, trials) for call in (scn.d, scn.d_prime)]
+        out.append(audit_events(samples[0], samples[1], events, scn.d.epsilon,
+                                confidence=confidence))
+    return out

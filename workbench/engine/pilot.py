@@ -160,6 +160,21 @@ def parse_pairs(spec: Spec, raw: Sequence[str]) -> list[tuple[str, str]]:
     return out
 
 
+def noisy_tables(tables: dict[tuple[str, ...], np.ndarray], epsilon: float,
+                 ctx: PrivacyContext) -> dict[tuple[str, ...], tuple[np.ndarray, float]]:
+    """Every table with discrete Laplace at Δ₁ = 2 and ε/(k + |P|) each (module doc): the
+    pilot's only noise, kept apart so ``workbench.audits.pilot`` audits this very call."""
+    each = epsilon / len(tables)
+    noisy = {}
+    for clique, table in tables.items():
+        what = "1-way" if len(clique) == 1 else "2-way"
+        got = ctx.discrete_laplace(table.ravel(), sensitivity=SENSITIVITY, epsilon=each,
+                                   purpose=f"pilot {what} {':'.join(clique)}")
+        noisy[clique] = (np.asarray(got.value, dtype=np.float64).reshape(table.shape),
+                         got.record.sigma)
+    return noisy
+
+
 @dataclass(frozen=True)
 class PilotOutcome:
     """What the operator learns: the FACTS file, its SHA-256, ε charged and the dataset's ε."""
@@ -214,13 +229,7 @@ def _measure(spec: Spec, frame: pd.DataFrame, epsilon: float, out: Path,
             accountant=Accountant(prior + epsilon, prior_spent=prior), ledger=ledger,
             neighbour=spec.budget.neighbour)
         each = epsilon / len(tables)
-        noisy = {}
-        for clique, table in tables.items():
-            what = "1-way" if len(clique) == 1 else "2-way"
-            got = ctx.discrete_laplace(table.ravel(), sensitivity=SENSITIVITY, epsilon=each,
-                                       purpose=f"pilot {what} {':'.join(clique)}")
-            noisy[clique] = (np.asarray(got.value, dtype=np.float64).reshape(table.shape),
-                             got.record.sigma)
+        noisy = noisy_tables(tables, epsilon, ctx)
         del tables
         doc, summary = facts_document(spec, columns, noisy, epsilon, each, pairs)
         out.parent.mkdir(parents=True, exist_ok=True)
