@@ -338,13 +338,19 @@ def _draft_generator_epsilon(document: Mapping[str, Any]) -> float | None:
     return max(values)
 
 
+#: ε_w of the survey's weight check when ``survey.weight_check_epsilon`` is not written
+#: (:mod:`workbench.survey.weight_check`); here because the draft plan prices it too.
+DEFAULT_WEIGHT_CHECK_EPSILON = 0.01
+
+
 def _survey_epsilon(section: Any) -> float:
-    """ε₁ + ε₂ + ε₃ of a draft's survey section (0 when absent or unusable)."""
+    """ε_w + ε₁ + ε₂ + ε₃ of a draft's survey section (0 when absent or unusable)."""
     eps = section.get("epsilon") if isinstance(section, Mapping) else None
     if not isinstance(eps, Mapping):
         return 0.0
     parts = [_finite(eps.get(k, 0.0)) for k in ("binning", "table", "counts")]
-    return math.fsum(p for p in parts if p is not None and p > 0)
+    check = _finite(section.get("weight_check_epsilon", DEFAULT_WEIGHT_CHECK_EPSILON))
+    return math.fsum(p for p in (*parts, check) if p is not None and p > 0)
 
 
 def _cleaning_epsilon(section: Any) -> float:
