@@ -92,26 +92,25 @@ class WeightCheck:
         return {k: r for k, r in self.ratios.items() if abs(r - 1.0) > self.tolerance}
 
     def message(self, weight_column: str, spent: float | None = None) -> str:
-        """What the operator reads on a refusal: margin, ratio, the fix, what was spent
-        (``spent``: the ε a run would spend, for the exact check on a public proxy)."""
-        if self.epsilon == 0:  # the exact check of a dry run on PUBLIC proxy data
-            text = self.message(weight_column).replace("a DP total", "an exact total on the "
-                                                       "public proxy")
-            return text.split(" Only the check")[0] + (
-                f". A run on data like these stops here, before its selection loop, having "
-                f"spent only the check's ε = {spent:g} (survey.weight_check_epsilon)")
+        """What the operator reads on a refusal: each failing margin and its ratio, the fix,
+        and what was spent (``spent``: the ε a run would spend, for the exact proxy check)."""
         bad = self.failing()
         worst = min(bad.values(), key=lambda r: -abs(r - 1.0))
         where = "; ".join(f"margin {k!r}: ratio {r:.3g}" for k, r in bad.items())
-        return (f"survey weight check: the base weights ({weight_column!r}, clipped to "
-                f"survey.weight.bounds) sum to a DP total of {self.total:.4g}, outside "
+        exact = self.epsilon == 0  # the exact check of a dry run on PUBLIC proxy data
+        what = "an exact total on the public proxy" if exact else "a DP total"
+        text = (f"survey weight check: the base weights ({weight_column!r}, clipped to "
+                f"survey.weight.bounds) sum to {what} of {self.total:.4g}, outside "
                 f"1 ± {self.tolerance:g} (survey.weight_check_tolerance) times the margins' "
-                f"population N — {where}. "
-                "The weighted criteria divide by N, so every candidate would fail: rescale "
-                f"the weight column to the margins' population (multiply it by about "
-                f"{1.0 / worst:.3g}) or correct the margins' totals. Only the check's "
-                f"ε = {self.epsilon:g} (survey.weight_check_epsilon) was spent; the selection "
-                "loop did not run")
+                f"population N — {where}. The weighted criteria divide by N, so every "
+                "candidate would fail: rescale the weight column to the margins' population "
+                f"(multiply it by about {1.0 / worst:.3g}) or correct the margins' totals. ")
+        if exact:
+            return text + ("A run on data like these stops here, before its selection loop, "
+                           f"having spent only the check's ε = {spent:g} "
+                           "(survey.weight_check_epsilon)")
+        return text + (f"Only the check's ε = {self.epsilon:g} (survey.weight_check_epsilon) "
+                       "was spent; the selection loop did not run")
 
 
 def release_weight_check(survey: Survey, base_weights: np.ndarray,
