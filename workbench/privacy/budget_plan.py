@@ -8,8 +8,9 @@ the release report and datasheet, and the widgets' budget readouts:
 * the loop costs f·ε₁ + ε₀, f = 2 (Liu & Talwar, paper Thm. 3) or f = 1 for a single
   attempt T = 1 (post-processing of one ε₁-DP iteration; :mod:`workbench.privacy.selection`);
 * ε_total = f·ε₁ + ε₀ + Σ ε_once (§4.14.1: statistics of R alone are released once)
-  + ε_survey, the survey section's ε₁ + ε₂ + ε₃ (binning choice, noisy joint table, weighted
-  counts; Merrill ch. 7), released before the loop and charged by every run (never reused)
+  + ε_survey, the survey section's ε_w + ε₁ + ε₂ + ε₃ (weight check, binning choice, noisy
+  joint table, weighted counts; Merrill ch. 7), released before the loop and charged by every
+  run (never reused)
   + ε_cleaning, the DP counts of the rows each domain policy and raw rule removed or recoded
   (``cleaning_counts: {release: dp}``), released before the loop and charged by every run.
 

@@ -11,6 +11,9 @@ upper bounds U_k ≥ A_k with U_k(D) ≤ U_{k+1}(D′) for neighbours is β-smoo
 2.3/Definition 2.2; Merrill Def. 2.2.4), which is how the kNN bound 1 + L₁(D) is obtained.
 
 **The noise.** Z has density h(z) = c/(1 + |z|^γ), γ > 1, c = γ·sin(π/γ)/(2π).
+Releases take γ in :data:`workbench.privacy.lattice.GAMMA_RANGE` = [1.05, 16] only
+(:func:`calibrate` refuses others): the float lattice's accuracy assumption RHO is verified
+there, not near γ = 1.
 NRS Lemma 2.6: if h is (α, β)-admissible — for every |Δ| ≤ α, |λ| ≤ β and set E,
   sliding   P[Z ∈ E] ≤ e^{ε/2}·P[Z ∈ E + Δ],
   dilation  P[Z ∈ E] ≤ e^{ε/2}·P[Z ∈ e^λ·E],

@@ -37,7 +37,7 @@ class WeightedCount:
 
 @dataclass(frozen=True)
 class Survey:
-    """The ``survey`` section: weight, design, public margins, neighbours, ε₁ + ε₂ + ε₃."""
+    """The ``survey`` section: weight, design, public margins, neighbours, ε_w + ε₁ + ε₂ + ε₃."""
 
     weight_column: str
     weight_bounds: tuple[float, float]

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
 
 def survey_lines(survey: Survey, epsilon_total: float) -> list[str]:
-    """Weight, design, margins, ε₁ + ε₂ + ε₃ and the secondary (never charged) figure."""
+    """Weight, design, margins, ε_w + ε₁ + ε₂ + ε₃, the weight check, the secondary figure."""
     lo, hi = survey.weight_bounds
     out = ["Survey:",
            f"  weight column            {survey.weight_column} in [{lo:g}, {hi:g}] (public bounds)",
