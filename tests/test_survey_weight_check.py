@@ -143,3 +143,28 @@ def test_validate_refuses_survey_gamma_outside_the_range_naming_the_field(tmp_pa
         assert code == 0
     else:
         assert code == 2 and "survey.gamma" in err and "[1.05, 16]" in err
+
+
+def test_a_dry_run_task_whose_check_refuses_is_a_bottom_as_the_run_would_be():
+    """A task rehearses the run: when its (noisy) weight check refuses, the task is ⊥ with the
+    failure named, no criterion evaluated (the run would stop before its loop)."""
+    import pandas as pd
+    from conftest import shared_data
+
+    from workbench.dryrun.proxy import prepare_proxy
+    from workbench.dryrun.tasks import Task
+    from workbench.dryrun.worker import Payload, install, run_task, uninstall
+
+    spec = build_spec(json.loads(EXAMPLE.read_text()))
+    frame = pd.read_csv(shared_data("adult/adult_train.csv.gz"), skipinitialspace=True,
+                        nrows=2000)  # raw fnlwgt: about 6% of N
+    payload = Payload("weight-check-task", spec.to_document(), prepare_proxy(spec, frame))
+    config = next(iter(spec.configurations()))
+    install(payload)
+    try:
+        record = run_task(Task(payload.payload_id, config.to_dict(), config.key, 0, 5, "seeded"))
+    finally:
+        uninstall(payload.payload_id)
+    assert record.passed is False and record.failure == "survey weight check"
+    assert set(record.criteria) == {c.id for c in spec.criteria}
+    assert all(not o.passed and o.value is None for o in record.criteria.values())
