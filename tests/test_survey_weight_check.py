@@ -168,3 +168,21 @@ def test_a_dry_run_task_whose_check_refuses_is_a_bottom_as_the_run_would_be():
     assert record.passed is False and record.failure == "survey weight check"
     assert set(record.criteria) == {c.id for c in spec.criteria}
     assert all(not o.passed and o.value is None for o in record.criteria.values())
+
+
+def test_validate_refuses_a_weight_check_too_noisy_for_its_population(tmp_path, capsys):
+    """A check whose noise alone would refuse correct weights > 1% of the time is a spec
+    problem naming survey.weight_check_epsilon and the ε that fixes it (public numbers)."""
+    from workbench.cli.main import main
+
+    doc = json.loads(EXAMPLE.read_text())
+    doc["survey"]["weight_check_epsilon"] = 0.001  # noise sd ≈ 34% of N
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps(doc))
+    assert main(["validate", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "survey.weight_check_epsilon" in err and "probability 0.44" in err
+    assert ">= 0.00833" in err  # ln(1000)·Δ/(tolerance·N/g − 1)
+    doc["survey"]["weight_check_epsilon"] = 0.00833
+    path.write_text(json.dumps(doc))
+    assert main(["validate", str(path)]) == 0

@@ -25,8 +25,9 @@ replace-one (then T is public given the public n, and the noise is just unneeded
 
 **Accuracy** (public). The noise in value units has scale g·Δ/ε_w ≤ w_U/ε_w, so the ratio's
 noise is ≈ w_U/(ε_w·N) and correctly scaled weights are refused with probability about
-exp(−tolerance·ε_w·N/(g·Δ)) (:func:`false_refusal`); the rounding to units moves the total by
-at most n·g/2.
+exp(−tolerance·ε_w·N/(g·Δ)) (:func:`false_refusal`); the validator refuses a spec where that
+exceeds 1% and names the ε_w that brings it to 0.1% (:func:`needed_epsilon`). The rounding to
+units moves the total by at most n·g/2.
 """
 
 from __future__ import annotations
@@ -76,6 +77,14 @@ def false_refusal(survey: Survey) -> float:
     delta = unit_sensitivity(survey.weight_bounds, survey.neighbour)
     units = survey.weight_check_tolerance * n_pop / step(survey.weight_bounds)
     return min(1.0, math.exp(-survey.weight_check_epsilon * (units - 1) / delta))
+
+
+def needed_epsilon(survey: Survey, probability: float) -> float:
+    """The ε_w at which :func:`false_refusal` is ``probability`` (public numbers only)."""
+    n_pop = min(math.fsum(m.totals) for m in survey.margins)
+    delta = unit_sensitivity(survey.weight_bounds, survey.neighbour)
+    units = survey.weight_check_tolerance * n_pop / step(survey.weight_bounds)
+    return math.log(1.0 / probability) * delta / max(units - 1, 1e-300)
 
 
 @dataclass(frozen=True)

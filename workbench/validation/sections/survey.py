@@ -25,9 +25,12 @@ from workbench.privacy.lattice import GAMMA_RANGE
 from workbench.spec.document import freeze_value
 from workbench.spec.model import Survey, SurveyMargin, WeightedCount
 from workbench.spec.survey import DEFAULT_WEIGHT_CHECK_TOLERANCE
+from workbench.survey.weight_check import false_refusal, needed_epsilon
 from workbench.validation.sections.context import BuildContext
 
 FIELD = "survey"
+#: the most often the weight check may refuse weights that describe N exactly
+MAX_FALSE_REFUSAL = 0.01
 SEPARATE = "separate"
 
 
@@ -132,7 +135,7 @@ def build(ctx: BuildContext) -> Survey | None:
                                             for c, m in zip(zero, margins, strict=False)):
             ctx.problem(f"survey.structural_zeros[{i}]", "must name one cell of every margin, "
                         "in margin order")
-    return Survey(
+    survey = Survey(
         weight_column=weight["column"], weight_bounds=(lo, hi), design=design["type"],
         strata=strata, stratum_sizes=freeze_value(dict(design.get("stratum_sizes", {}))),
         margins=tuple(m for m in margins if m is not None),
@@ -147,3 +150,20 @@ def build(ctx: BuildContext) -> Survey | None:
         weight_check_tolerance=float(raw.get("weight_check_tolerance",
                                              DEFAULT_WEIGHT_CHECK_TOLERANCE)),
     )
+    _check_weight_check(ctx, survey)
+    return survey
+
+
+def _check_weight_check(ctx: BuildContext, survey: Survey) -> None:
+    """Refuse a weight check whose noise would refuse correctly scaled weights more than 1% of
+    the time (public numbers: ε_w, Δ from the weight bounds, N, the tolerance)."""
+    if not survey.margins or survey.weight_bounds[1] <= 0:
+        return
+    p = false_refusal(survey)
+    if p > MAX_FALSE_REFUSAL:
+        need = needed_epsilon(survey, 1e-3)
+        ctx.problem("survey.weight_check_epsilon", f"at {survey.weight_check_epsilon:g} the "
+                    f"weight check's noise refuses weights that sum exactly to N with "
+                    f"probability {p:.2g} (the weight bound is large against N); write "
+                    f"survey.weight_check_epsilon >= {need:.3g} (refusing 0.1% of the time) or "
+                    "widen survey.weight_check_tolerance")
