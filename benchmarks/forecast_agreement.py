@@ -20,6 +20,7 @@ Usage: python benchmarks/forecast_agreement.py [--examples …] [--reps 20] [--r
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import os
 import sys
@@ -58,8 +59,13 @@ def data_for(example: str, work: Path) -> Path:
         return work / f"proxy_{n}.csv"
     if example == "us_birth_weight_continuous":
         return SHARED / "us_births_2019_singleton_sample160k.csv.gz"
-    if example == "adult_survey":
-        return write_csv(standin("adult_half"), work / "adult_half.csv")
+    if example == "adult_survey":  # fnlwgt rescaled to the margins' N: the weight check passes
+        item = standin("adult_half")
+        frame = item.frame.copy()
+        doc = load_spec(REPO / "examples" / "adult_survey.frozen.json")
+        n_pop = sum(doc.survey.margins[0].totals)
+        frame["fnlwgt"] = frame["fnlwgt"] * (n_pop / frame["fnlwgt"].sum())
+        return write_csv(dataclasses.replace(item, frame=frame), work / "adult_half.csv")
     if example in ("adult_plausible_deniability", "adult_missing"):  # public halves they name
         import subprocess
 

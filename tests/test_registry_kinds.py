@@ -113,7 +113,9 @@ def lean_doc(criteria: list[dict[str, Any]]) -> dict[str, Any]:
         doc["survey"] = {"weight": {"column": "w", "bounds": [1, 3]}, "design": {"type": "srs"},
                          "margins": [{"name": "sex", "columns": ["birth_sex"],
                                       "totals": {"M": 300, "F": 300}}],
-                         "epsilon": {"binning": 0, "table": 0.5, "counts": 0}}
+                         "epsilon": {"binning": 0, "table": 0.5, "counts": 0},
+                         # N = 600 against w_U = 3: the weight check needs ε_w ≥ 0.115
+                         "weight_check_epsilon": 0.2}
     if {c.get("kind") for c in criteria} & NEEDS_MISSING:  # kinds about missing values
         for col in doc["schema"]["columns"]:
             if col["name"] in ("birth_month", "birth_sex"):

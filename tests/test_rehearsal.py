@@ -59,7 +59,21 @@ def _data(example: str, work: Path) -> Path:
         _adult_halves(work)
         return _head(work / "out" / "adult" / "adult_raw_confidential.csv", work / "adult.csv",
                      ROWS)
+    if example == "adult_survey":  # its weights must describe the margins' N (weight check)
+        return _adult_weighted(work, 10_000)
     return _head(shared_data("adult/adult_train.csv.gz"), work / "adult.csv", ROWS)
+
+
+def _adult_weighted(work: Path, rows: int) -> Path:
+    """The first Adult rows with fnlwgt rescaled to the example's population N (its margins
+    are the whole file's weighted totals): the run's weight check passes."""
+    frame = pd.read_csv(shared_data("adult/adult_train.csv.gz"), skipinitialspace=True,
+                        nrows=rows)
+    doc = json.loads((EXAMPLES / "adult_survey.json").read_text())
+    n_pop = sum(doc["survey"]["margins"][0]["totals"].values())
+    frame["fnlwgt"] = frame["fnlwgt"] * (n_pop / frame["fnlwgt"].sum())
+    frame.to_csv(work / "adult_weighted.csv", index=False)
+    return work / "adult_weighted.csv"
 
 
 FROZEN = sorted(p.name.removesuffix(".frozen.json") for p in EXAMPLES.glob("*.frozen.json"))

@@ -105,7 +105,9 @@ _DESIGNS: dict[str, dict[str, Any]] = {
         "survey": {"weight": {"column": "w", "bounds": [1, SURVEY_MAX_WEIGHT]},
                    "design": {"type": "srs"},
                    "margins": [{"name": "g", "columns": ["g"], "totals": {"a": 6, "b": 6}}],
-                   "epsilon": {"binning": 0, "table": 0.5, "counts": 0}},
+                   "epsilon": {"binning": 0, "table": 0.5, "counts": 0},
+                   # N = 12 against w_U = 3: a weight check this small needs a large ε_w
+                   "weight_check_epsilon": 6.0},
     },
     MISSING: {
         "columns": [_column("g", ["a", "b"]), _allow("x", ["0", "1"]), _allow("z", ["p", "q"])],

@@ -10,6 +10,7 @@ import pandas as pd
 from workbench.engine.run import load_confidential
 from workbench.engine.survey_step import extra_columns
 from workbench.spec import Spec
+from workbench.survey.weight_check import WeightCheckFailed, proxy_check
 from workbench.transform import EncodingError
 from workbench.transform.clean import clean
 from workbench.transform.raw import apply_domain_policy, check_missing
@@ -45,3 +46,16 @@ def prepare_proxy(spec: Spec, proxy: pd.DataFrame | str | os.PathLike[str]) -> p
     frame = clean(frame, spec)
     check_missing(frame, spec.columns)
     return frame
+
+
+def check_proxy_weights(spec: Spec, frame: pd.DataFrame, n: int | None = None) -> None:
+    """The run's weight check, exactly, on the PUBLIC proxy (at ``n`` records: a resample's
+    expected total): WeightCheckFailed with the run's message when the proxy's weights would
+    be refused, before any task rehearses a loop the run would never reach."""
+    survey = spec.survey
+    if survey is None or survey.weight_column not in frame.columns:
+        return
+    weights = pd.to_numeric(frame[survey.weight_column], errors="coerce").to_numpy(dtype=float)
+    check = proxy_check(survey, weights, n)
+    if check.failing():
+        raise WeightCheckFailed(check.message(survey.weight_column, survey.weight_check_epsilon))

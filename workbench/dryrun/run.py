@@ -21,7 +21,7 @@ import pandas as pd
 
 from workbench.dryrun.cache import DryRunCache, frame_fingerprint, iteration_digest, record_key
 from workbench.dryrun.executors import Executor, LocalExecutor
-from workbench.dryrun.proxy import prepare_proxy
+from workbench.dryrun.proxy import check_proxy_weights, prepare_proxy
 from workbench.dryrun.result import DryRunResult, sort_records
 from workbench.dryrun.size import check_n
 from workbench.dryrun.tasks import NOISE_MODES, NoiseMode, TaskRecord, plan_tasks
@@ -156,6 +156,7 @@ def dry_run(
             raise ValueError("weights: one finite weight ≥ 0 per row of the cleaned proxy, "
                              "not all 0")
         n = len(frame) if n is None else n
+    check_proxy_weights(spec, frame, n)
     document = spec.to_document()
     payload = Payload(_payload_id(document, frame, n, weights), document, frame, n, weights)
     tasks = plan_tasks(payload.payload_id, [c.to_dict() for c in configs],

@@ -29,6 +29,7 @@ from workbench.engine.before_loop import release_before_loop
 from workbench.engine.blas import single_threaded_blas
 from workbench.privacy import PrivacyContext
 from workbench.spec import Spec
+from workbench.survey.weight_check import WeightCheckFailed
 from workbench.trial import bind
 from workbench.validation import build_spec
 
@@ -106,7 +107,13 @@ def _rehearse(spec: Spec, frame: pd.DataFrame, task: Task, ctx: PrivacyContext
     trial = bind(spec, task.config)
     config = trial.configuration
     codes = trial.encode(frame)
-    inputs = release_before_loop(spec, frame, ctx)  # the run's own before-loop steps
+    try:
+        inputs = release_before_loop(spec, frame, ctx)  # the run's own before-loop steps
+    except WeightCheckFailed:  # the run would stop before its loop: no release (⊥)
+        return {"config_key": task.config_key, "rep": task.rep, "seed": task.seed,
+                "noise": task.noise, "passed": False, "failure": "survey weight check",
+                "criteria": {c.id: CriterionOutcome(False, None, None, None)
+                             for c in spec.criteria}}
     cand = run_iteration(trial, frame, ctx, once_results=inputs.once, real_codes=codes)
     exact = ({} if cand.codes is None
              else exact_errors(spec, config, codes, cand.codes, ctx, table=trial.table,

@@ -2,9 +2,10 @@
 rehearsal's, by this one function (issue 26: a step a dry run skips is a step the forecast
 cannot see).
 
-Before the loop a run releases, in this order, through its context: the statistics of R alone
-(criteria marked ``once``, §4.14.1; a later run of the spec reuses the kept ones) and the
-survey section's DP raking (ε₁ + ε₂ + ε₃, Merrill ch. 7). Every iteration then reads them, with
+Before the loop a run releases, in this order, through its context: the survey's weight check
+(ε_w, first, so that a refusal has spent nothing else), the statistics of R alone (criteria
+marked ``once``, §4.14.1; a later run of the spec reuses the kept ones) and the survey
+section's DP raking (ε₁ + ε₂ + ε₃, Merrill ch. 7). Every iteration then reads them, with
 R's base weights, from ``once_results``. The confidential run, each dry-run task, the design
 assistant's candidates and the co-design floors call :func:`release_before_loop`, so a public
 rehearsal performs exactly the steps the enclave performs, with the same noise order.
@@ -12,14 +13,18 @@ rehearsal performs exactly the steps the enclave performs, with the same noise o
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
 from workbench.criteria import release_once
-from workbench.engine.survey_step import raking_before_loop, with_survey_inputs
+from workbench.engine.survey_step import (
+    raking_before_loop,
+    weight_check_before_loop,
+    with_survey_inputs,
+)
 from workbench.privacy import PrivacyContext
 from workbench.spec import Spec
 from workbench.survey.pipeline import SurveyRelease
@@ -45,10 +50,16 @@ def release_once_statistics(spec: Spec, frame: pd.DataFrame, ctx: PrivacyContext
 
 
 def release_before_loop(spec: Spec, frame: pd.DataFrame, ctx: PrivacyContext, *,
-                        kept_once: Mapping[str, Any] | None = None) -> LoopInputs:
-    """Release (or take the kept) once-statistics, then the survey raking: what every
-    iteration of the run — or of a rehearsal — reads."""
-    once = (dict(kept_once) if kept_once is not None
-            else release_once_statistics(spec, frame, ctx))
+                        kept_once: Mapping[str, Any] | None = None,
+                        once_step: Callable[[], Mapping[str, Any]] | None = None) -> LoopInputs:
+    """The weight check, then the once-statistics (``once_step``'s, the kept ones, or released
+    here), then the survey raking: what every iteration of the run — or of a rehearsal —
+    reads. A failed weight check raises before anything else is released."""
+    weight_check_before_loop(spec, frame, ctx)
+    if once_step is not None:
+        once = dict(once_step())
+    else:
+        once = (dict(kept_once) if kept_once is not None
+                else release_once_statistics(spec, frame, ctx))
     raking = raking_before_loop(spec, frame, ctx)
     return LoopInputs(with_survey_inputs(once, spec, frame, raking), raking)

@@ -50,6 +50,7 @@ from workbench.privacy import Accountant, Ledger, PrivacyContext, private_select
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.budget_store import BudgetStoreError, DatasetBudget
 from workbench.spec import Spec
+from workbench.survey.weight_check import WeightCheckFailed
 from workbench.transform import EncodingError
 from workbench.transform.clean import clean
 from workbench.transform.raw import apply_domain_policy, check_missing, read_raw
@@ -210,6 +211,10 @@ def _guarded(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory,
         with single_threaded_blas() if rehearsal is not None else nullcontext():
             outcome = _run(spec, frame, rd, book, ledger, plan, kept, quiet, public, tally,
                            rehearsal)
+    except RunRefused as exc:  # a check before the loop said no (its message says what it spent)
+        ledger.event("run_end", status="refused")
+        rd.set_status("refused", run_id=run_id, reason=str(exc))
+        raise
     except BaseException as exc:
         ledger.event("run_end", status="failed", error=type(exc).__name__)
         rd.set_status("failed", run_id=run_id, error=type(exc).__name__)
@@ -255,9 +260,13 @@ def _run(spec: Spec, frame: Any, rd: RunDirectory, book: DatasetBudget,
            else rehearsal_context(rehearsal, spec, accountant, ledger))
     configurations = list(spec.configurations())
     trials: dict[int, Trial] = {}  # each drawn configuration is bound once
-    # the before-loop releases, by the function every rehearsal calls (same steps and order)
-    inputs = release_before_loop(spec, frame, ctx, kept_once=_once_statistics(
-        spec, frame, ctx, book, kept, run_id, fingerprint))
+    # the before-loop releases, by the function every rehearsal calls (same steps and order);
+    # the survey weight check comes first, so its refusal has spent only its own ε
+    try:
+        inputs = release_before_loop(spec, frame, ctx, once_step=lambda: _once_statistics(
+            spec, frame, ctx, book, kept, run_id, fingerprint))
+    except WeightCheckFailed as exc:  # its message holds DP and public numbers only
+        raise RunRefused(str(exc)) from None
     once, raking = inputs.once, inputs.raking
     sel = spec.selection
     accountant.plan_selection(plan)

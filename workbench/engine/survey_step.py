@@ -1,7 +1,9 @@
-"""The survey steps of a run: DP raking before the loop, the weight column after it.
+"""The survey steps of a run: weight check and DP raking before the loop, weights after it.
 
-Before the loop (confidential, charged): the survey section's ε₁ + ε₂ + ε₃ through the run's
-context (:func:`workbench.survey.pipeline.release_survey`). After the accepted candidate
+Before the loop (confidential, charged), first the weight check (ε_w: a DP total of the base
+weights against every margin's N, :mod:`workbench.survey.weight_check`; a refusal there has
+spent only ε_w), then the survey section's ε₁ + ε₂ + ε₃ through the run's context
+(:func:`workbench.survey.pipeline.release_survey`). After the accepted candidate
 (post-processing, free): the release's weight column raked to the public margins
 (:func:`workbench.survey.calibrate.release_weights`), and ``survey.json`` for the bundle.
 """
@@ -20,6 +22,7 @@ from workbench.privacy.sampling import sampling_figure
 from workbench.spec import Spec
 from workbench.survey.calibrate import release_weights
 from workbench.survey.pipeline import SurveyRelease, release_survey
+from workbench.survey.weight_check import WeightCheck, check_weights
 from workbench.transform import EncodingError
 
 
@@ -37,6 +40,15 @@ def base_weights(spec: Spec, frame: pd.DataFrame) -> np.ndarray:
         raise EncodingError(f"survey weight column {name!r} has missing, non-numeric or "
                             "non-positive values")
     return w
+
+
+def weight_check_before_loop(spec: Spec, frame: pd.DataFrame, ctx: PrivacyContext
+                             ) -> WeightCheck | None:
+    """The DP weight total against every N (charged ε_w now), or None without a survey;
+    raises :class:`~workbench.survey.weight_check.WeightCheckFailed` outside the tolerance."""
+    if spec.survey is None:
+        return None
+    return check_weights(spec.survey, base_weights(spec, frame), ctx)
 
 
 def raking_before_loop(spec: Spec, frame: pd.DataFrame, ctx: PrivacyContext

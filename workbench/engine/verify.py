@@ -381,7 +381,7 @@ def _check_survey(root: Path, v: Verification, spec: Spec,
     spent = math.fsum(float(e["epsilon"]) for e in ledger or []
                       if e.get("event") == "measurement" and _is_survey(e))
     if ledger is not None and spent > survey.epsilon + _TOL:
-        problems.append(f"the ledger's survey measurements spend {spent:g} > ε₁ + ε₂ + ε₃ = "
+        problems.append(f"the ledger's survey measurements spend {spent:g} > ε_w + ε₁ + ε₂ + ε₃ = "
                         f"{survey.epsilon:g}")
     if problems:
         v.failed("survey", "; ".join(problems))

@@ -8,8 +8,9 @@ the release report and datasheet, and the widgets' budget readouts:
 * the loop costs f·ε₁ + ε₀, f = 2 (Liu & Talwar, paper Thm. 3) or f = 1 for a single
   attempt T = 1 (post-processing of one ε₁-DP iteration; :mod:`workbench.privacy.selection`);
 * ε_total = f·ε₁ + ε₀ + Σ ε_once (§4.14.1: statistics of R alone are released once)
-  + ε_survey, the survey section's ε₁ + ε₂ + ε₃ (binning choice, noisy joint table, weighted
-  counts; Merrill ch. 7), released before the loop and charged by every run (never reused)
+  + ε_survey, the survey section's ε_w + ε₁ + ε₂ + ε₃ (weight check, binning choice, noisy
+  joint table, weighted counts; Merrill ch. 7), released before the loop and charged by every
+  run (never reused)
   + ε_cleaning, the DP counts of the rows each domain policy and raw rule removed or recoded
   (``cleaning_counts: {release: dp}``), released before the loop and charged by every run.
 
@@ -375,13 +376,19 @@ def _draft_generator_epsilon(document: Mapping[str, Any]) -> float | None:
     return max(values)
 
 
+#: ε_w of the survey's weight check when ``survey.weight_check_epsilon`` is not written
+#: (:mod:`workbench.survey.weight_check`); here because the draft plan prices it too.
+DEFAULT_WEIGHT_CHECK_EPSILON = 0.01
+
+
 def _survey_epsilon(section: Any) -> float:
-    """ε₁ + ε₂ + ε₃ of a draft's survey section (0 when absent or unusable)."""
+    """ε_w + ε₁ + ε₂ + ε₃ of a draft's survey section (0 when absent or unusable)."""
     eps = section.get("epsilon") if isinstance(section, Mapping) else None
     if not isinstance(eps, Mapping):
         return 0.0
     parts = [_finite(eps.get(k, 0.0)) for k in ("binning", "table", "counts")]
-    return math.fsum(p for p in parts if p is not None and p > 0)
+    check = _finite(section.get("weight_check_epsilon", DEFAULT_WEIGHT_CHECK_EPSILON))
+    return math.fsum(p for p in (*parts, check) if p is not None and p > 0)
 
 
 def _cleaning_epsilon(section: Any) -> float:

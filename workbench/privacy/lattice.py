@@ -36,9 +36,13 @@ dilation and ε·2^{-52} of sliding: :func:`workbench.privacy.smooth.calibrate` 
 * computed noise y = fl(σ̃·Z̃): |y − σ̃Z| ≤ ρ₁·σ̃|Z| with ρ₁ = :data:`RHO` + 2^{-52}, where RHO
   bounds the relative error of :func:`cauchy_from_uniform` for |Z| ≤ 2(M + 1) (an assumption
   about scipy's ``betaincinv``, checked against 40-digit mpmath inverses in
-  ``tests/test_smooth.py``: ≤ 1.2e-14 observed; where the exact |Z| > 2(M + 1) the test
+  ``tests/test_lattice.py`` on a grid of γ over the whole of :data:`GAMMA_RANGE` and of
+  quantiles out to both tails: ≤ 1.1e-14 observed; where the exact |Z| > 2(M + 1) the test
   checks that the computed one exceeds M + 1, so both values lie beyond the outer boundaries
-  ½ and M − ½, in the same end cell, since 0 ≤ x̃ ≤ M and σ̃ ≥ 1);
+  ½ and M − ½, in the same end cell, since 0 ≤ x̃ ≤ M and σ̃ ≥ 1). The bound is NOT true near
+  γ = 1 (issue 34: 8.2e-11 at γ = 1 + 1e-6, 2e-10 at 1 + 1e-7, where the beta law's second
+  parameter 1 − 1/γ vanishes), so every release refuses γ outside :data:`GAMMA_RANGE`
+  (:func:`check_gamma`; ``survey.gamma`` is validated against the same constant);
 * the sum fl(x̃ + y): rounding to nearest is monotone and keeps the representable cell
   boundaries b = j ± ½, so it crosses one only by a tie at b, i.e. within r₀ = 2^{-53}(M + 1);
 * a cell changes only if the exact x̃ + σ̃Z lies within ρ₁σ̃|Z| + r₀ of one of its boundaries b:
@@ -75,10 +79,22 @@ FLOOR = 2.0 ** -FLOOR_BITS
 UNIFORM_BITS = 52
 #: Assumed bound on the relative error of :func:`cauchy_from_uniform` for |Z| ≤ 2(M + 1).
 RHO = 1e-12
+#: [γ_min, γ_max]: the γ over which RHO is verified (tests/test_lattice.py); nothing outside.
+GAMMA_RANGE = (1.05, 16.0)
 #: σ̃ ≥ this many grid steps (keeps the rounding term r₀/σ̃ small).
 MIN_SCALE = 1.0
 #: Relative pad of S, in units of the range (absorbs the float error of the centre x̃).
 PAD = 2.0 ** -48
+
+
+def check_gamma(gamma: float) -> float:
+    """γ as a float if it lies in :data:`GAMMA_RANGE` (where RHO is proven), else ValueError."""
+    g = float(gamma)
+    low, high = GAMMA_RANGE
+    if not (math.isfinite(g) and low <= g <= high):
+        raise ValueError(f"gamma must lie in [{low:g}, {high:g}]: the range over which the "
+                         "float-safe sampler's accuracy (lattice.RHO) is verified")
+    return g
 
 
 def cell_error(cells: int = CELLS) -> float:
@@ -171,6 +187,7 @@ def snapped_cells(centre: np.ndarray, sigma: float, gamma: float, cells: int,
                   uniform: np.ndarray) -> np.ndarray:
     """Step 2 of the module docstring from the caller's random inputs: 52-bit integers ``k``,
     sign bits, floor flags (probability q each) and uniform cells in 0..M."""
+    gamma = check_gamma(gamma)
     x = np.asarray(centre, dtype=np.float64)
     u = (np.asarray(k, dtype=np.int64).reshape(x.shape).astype(np.float64) + 0.5) \
         / float(2 ** UNIFORM_BITS)

@@ -11,6 +11,9 @@ upper bounds U_k ≥ A_k with U_k(D) ≤ U_{k+1}(D′) for neighbours is β-smoo
 2.3/Definition 2.2; Merrill Def. 2.2.4), which is how the kNN bound 1 + L₁(D) is obtained.
 
 **The noise.** Z has density h(z) = c/(1 + |z|^γ), γ > 1, c = γ·sin(π/γ)/(2π).
+Releases take γ in :data:`workbench.privacy.lattice.GAMMA_RANGE` = [1.05, 16] only
+(:func:`calibrate` refuses others): the float lattice's accuracy assumption RHO is verified
+there, not near γ = 1.
 NRS Lemma 2.6: if h is (α, β)-admissible — for every |Δ| ≤ α, |λ| ≤ β and set E,
   sliding   P[Z ∈ E] ≤ e^{ε/2}·P[Z ∈ E + Δ],
   dilation  P[Z ∈ E] ≤ e^{ε/2}·P[Z ∈ e^λ·E],
@@ -91,7 +94,7 @@ def calibrate(epsilon: float, gamma: float = DEFAULT_GAMMA, dimension: int = 1
     module doc, with the float lattice's allowance a and rounding slack τ set aside
     (:mod:`workbench.privacy.lattice`), so the snapped float release is exactly ε-DP."""
     eps = _checks.positive_finite("epsilon", epsilon)
-    g = _gamma(gamma)
+    g = lattice.check_gamma(_gamma(gamma))  # the float lattice's proof holds only there
     d = _checks.positive_integer("dimension", dimension)
     sliding = eps / 2.0 - d * lattice.ALLOWANCE - lattice.rounding_slack(eps, g, d)
     if sliding <= eps / 4.0:
@@ -114,7 +117,7 @@ def gamma_for_smoothness(epsilon: float, beta: float, dimension: int = 1,
         raise ValueError(
             f"epsilon: a {b:.4g}-smooth bound needs epsilon >= {2.0 * d * b:.4g} "
             "with generalized Cauchy noise")
-    return max(1.0 + 1e-9, min(float(cap), 1.0 + eps / (2.0 * d * b)))
+    return max(lattice.GAMMA_RANGE[0], min(float(cap), 1.0 + eps / (2.0 * d * b)))
 
 
 def smooth_sensitivity(local: Sequence[float] | np.ndarray | Callable[[int], float],

@@ -1,10 +1,16 @@
-"""The ``survey`` section's model: public margins, weighted counts, ε₁ + ε₂ + ε₃ (Merrill ch. 7)."""
+"""The ``survey`` section's model: public margins, weighted counts, ε_w + ε₁ + ε₂ + ε₃ (Merrill
+ch. 7; ε_w is the weight check before the loop)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from workbench.privacy.budget_plan import DEFAULT_WEIGHT_CHECK_EPSILON
+
+#: |DP weight total / N − 1| above this refuses the run (``survey.weight_check_tolerance``).
+DEFAULT_WEIGHT_CHECK_TOLERANCE = 0.2
 
 
 @dataclass(frozen=True)
@@ -31,7 +37,7 @@ class WeightedCount:
 
 @dataclass(frozen=True)
 class Survey:
-    """The ``survey`` section: weight, design, public margins, neighbours, ε₁ + ε₂ + ε₃."""
+    """The ``survey`` section: weight, design, public margins, neighbours, ε_w + ε₁ + ε₂ + ε₃."""
 
     weight_column: str
     weight_bounds: tuple[float, float]
@@ -48,11 +54,15 @@ class Survey:
     neighbour: str
     sampling_fraction: float | None = None
     margin_tolerance: float = 0.01
+    #: ε_w of the DP weight total checked against every margin's N before the loop
+    weight_check_epsilon: float = DEFAULT_WEIGHT_CHECK_EPSILON
+    weight_check_tolerance: float = DEFAULT_WEIGHT_CHECK_TOLERANCE
 
     @property
     def epsilon(self) -> float:
-        """ε₁ + ε₂ + ε₃ (composed into ε_total by the one budget plan)."""
-        return self.epsilon_binning + self.epsilon_table + self.epsilon_counts
+        """ε_w + ε₁ + ε₂ + ε₃ (composed into ε_total by the one budget plan)."""
+        return (self.weight_check_epsilon + self.epsilon_binning + self.epsilon_table
+                + self.epsilon_counts)
 
     def margin(self, name: str) -> SurveyMargin:
         for m in self.margins:

@@ -15,8 +15,9 @@
    sensitivity under add/remove; under replace-one the bound is (1 + e^{β/2})·SS_{β/2}
    (:func:`replace_smooth_bound`).
 
-The budget ε₁ + ε₂ + ε₃ is the survey term of :class:`~workbench.privacy.budget_plan.BudgetPlan`;
-every measurement goes through ``ctx`` (accountant and ledger) with a ``survey …`` purpose.
+The budget ε₁ + ε₂ + ε₃ (plus ε_w of :mod:`workbench.survey.weight_check`) is the survey
+term of :class:`~workbench.privacy.budget_plan.BudgetPlan`; every measurement goes through
+``ctx`` (accountant and ledger) with a ``survey …`` purpose.
 """
 
 from __future__ import annotations

@@ -4,9 +4,11 @@ Declares the weight column and its public bounds (the base weights' [bwt(G′), 
 design (``srs`` or ``stratified`` with strata columns and public stratum sizes), the public
 population margins (cells keyed by release labels joined with '|'), candidate sets of bins
 per margin, structural zeros of the joint table, weighted counts, ε₁ (binning) + ε₂ (table)
-+ ε₃ (weighted counts) and γ of the generalized Cauchy noise. The neighbour relation is the
-budget's (stating another one here is an error): it decides what a partition costs
-(:func:`workbench.privacy.sampling.domain_partition_epsilon`).
++ ε₃ (weighted counts), γ of the generalized Cauchy noise (within
+:data:`~workbench.privacy.lattice.GAMMA_RANGE`, where the sampler's accuracy is verified) and
+the weight check before the loop (ε_w, tolerance; :mod:`workbench.survey.weight_check`).
+The neighbour relation is the budget's (stating another one here is an error): it decides
+what a partition costs (:func:`workbench.privacy.sampling.domain_partition_epsilon`).
 
 Margin columns must have a single transformation alternative, so every candidate release
 has the same cells; a margin's totals must name every cell of its columns' labels.
@@ -17,11 +19,18 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+from workbench.privacy import smooth
+from workbench.privacy.budget_plan import DEFAULT_WEIGHT_CHECK_EPSILON
+from workbench.privacy.lattice import GAMMA_RANGE
 from workbench.spec.document import freeze_value
 from workbench.spec.model import Survey, SurveyMargin, WeightedCount
+from workbench.spec.survey import DEFAULT_WEIGHT_CHECK_TOLERANCE
+from workbench.survey.weight_check import false_refusal, needed_epsilon
 from workbench.validation.sections.context import BuildContext
 
 FIELD = "survey"
+#: the most often the weight check may refuse weights that describe N exactly
+MAX_FALSE_REFUSAL = 0.01
 SEPARATE = "separate"
 
 
@@ -114,6 +123,11 @@ def build(ctx: BuildContext) -> Survey | None:
     if bool(counts) != (eps["counts"] > 0):
         ctx.problem("survey.epsilon.counts", "must be > 0 exactly when there are weighted "
                     "counts")
+    gamma = float(raw.get("gamma", smooth.DEFAULT_GAMMA))
+    if not GAMMA_RANGE[0] <= gamma <= GAMMA_RANGE[1]:
+        ctx.problem("survey.gamma", f"must lie in [{GAMMA_RANGE[0]:g}, {GAMMA_RANGE[1]:g}], "
+                    "the range over which the float-safe generalized Cauchy sampler's accuracy "
+                    "is verified (workbench.privacy.lattice.GAMMA_RANGE)")
     if any(m is None for m in margins):
         return None
     for i, zero in enumerate(raw.get("structural_zeros", ())):
@@ -121,14 +135,35 @@ def build(ctx: BuildContext) -> Survey | None:
                                             for c, m in zip(zero, margins, strict=False)):
             ctx.problem(f"survey.structural_zeros[{i}]", "must name one cell of every margin, "
                         "in margin order")
-    return Survey(
+    survey = Survey(
         weight_column=weight["column"], weight_bounds=(lo, hi), design=design["type"],
         strata=strata, stratum_sizes=freeze_value(dict(design.get("stratum_sizes", {}))),
         margins=tuple(m for m in margins if m is not None),
         structural_zeros=tuple(tuple(z) for z in raw.get("structural_zeros", ())),
         weighted_counts=tuple(counts), epsilon_binning=float(eps["binning"]),
         epsilon_table=float(eps["table"]), epsilon_counts=float(eps["counts"]),
-        gamma=float(raw.get("gamma", 4.0)), neighbour=neighbour,
+        gamma=gamma, neighbour=neighbour,
         sampling_fraction=design.get("sampling_fraction"),
         margin_tolerance=float(raw.get("margin_tolerance", 0.01)),
+        weight_check_epsilon=float(raw.get("weight_check_epsilon",
+                                           DEFAULT_WEIGHT_CHECK_EPSILON)),
+        weight_check_tolerance=float(raw.get("weight_check_tolerance",
+                                             DEFAULT_WEIGHT_CHECK_TOLERANCE)),
     )
+    _check_weight_check(ctx, survey)
+    return survey
+
+
+def _check_weight_check(ctx: BuildContext, survey: Survey) -> None:
+    """Refuse a weight check whose noise would refuse correctly scaled weights more than 1% of
+    the time (public numbers: ε_w, Δ from the weight bounds, N, the tolerance)."""
+    if not survey.margins or survey.weight_bounds[1] <= 0:
+        return
+    p = false_refusal(survey)
+    if p > MAX_FALSE_REFUSAL:
+        need = needed_epsilon(survey, 1e-3)
+        ctx.problem("survey.weight_check_epsilon", f"at {survey.weight_check_epsilon:g} the "
+                    f"weight check's noise refuses weights that sum exactly to N with "
+                    f"probability {p:.2g} (the weight bound is large against N); write "
+                    f"survey.weight_check_epsilon >= {need:.3g} (refusing 0.1% of the time) or "
+                    "widen survey.weight_check_tolerance")

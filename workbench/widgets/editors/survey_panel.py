@@ -53,7 +53,9 @@ class SurveyPanel(EditorBase):
         self.crossover = widgets.HTML().add_class("wb-survey-crossover")
         self.widget = widgets.VBox([
             widgets.HTML(note("DP raking (Merrill ch. 7): ε₁ chooses the bins, ε₂ releases "
-                              "the joint sample table, ε₃ the weighted counts; all in ε_total.")),
+                              "the joint sample table, ε₃ the weighted counts; before them ε_w "
+                              "(survey.weight_check_epsilon) checks the weights' total against "
+                              "N; all in ε_total.")),
             *[f.box for f in self.inputs.values()], self.total, self.secondary,
             heading("Binning what-if on the proxy"), self.binnings,
             heading("Crossover ε: above it, sampling error dominates DP noise"),
