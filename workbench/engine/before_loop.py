@@ -4,8 +4,9 @@ cannot see).
 
 Before the loop a run releases, in this order, through its context: the statistics of R alone
 (criteria marked ``once``, §4.14.1; a later run of the spec reuses the kept ones) and the
-survey section's DP raking (ε₁ + ε₂ + ε₃, Merrill ch. 7). Every iteration then reads them, with
-R's base weights, from ``once_results``. The confidential run, each dry-run task, the design
+survey section's DP raking (ε₁ + ε₂ + ε₃, Merrill ch. 7), then, under ``metadata.n_policy: dp``,
+the DP estimate n̂ of the cleaned n (:func:`release_n_hat`). Every iteration then reads them,
+with R's base weights, from ``once_results``. The confidential run, each dry-run task, the design
 assistant's candidates and the co-design floors call :func:`release_before_loop`, so a public
 rehearsal performs exactly the steps the enclave performs, with the same noise order.
 """
@@ -16,12 +17,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from workbench.criteria import release_once
 from workbench.engine.survey_step import raking_before_loop, with_survey_inputs
 from workbench.privacy import PrivacyContext
 from workbench.spec import Spec
+from workbench.spec.n_policy import N_HAT_KEY
+from workbench.spec.n_policy import PURPOSE as N_PURPOSE
 from workbench.survey.pipeline import SurveyRelease
 from workbench.trial import bind
 
@@ -51,4 +55,27 @@ def release_before_loop(spec: Spec, frame: pd.DataFrame, ctx: PrivacyContext, *,
     once = (dict(kept_once) if kept_once is not None
             else release_once_statistics(spec, frame, ctx))
     raking = raking_before_loop(spec, frame, ctx)
-    return LoopInputs(with_survey_inputs(once, spec, frame, raking), raking)
+    inputs = with_survey_inputs(once, spec, frame, raking)
+    n_hat = release_n_hat(spec, len(frame), ctx)
+    if n_hat is not None:
+        inputs = {**inputs, N_HAT_KEY: n_hat}
+    return LoopInputs(inputs, raking)
+
+
+#: the fewest records n̂ is clipped to (a release of one record has no marginal to compare)
+MIN_N_HAT = 2
+
+
+def release_n_hat(spec: Spec, n: int, ctx: PrivacyContext) -> int | None:
+    """n̂ = max(2, n + discrete Laplace(1/ε_n)) under ``n_policy: dp`` (None under public).
+
+    Sensitivity: the cleaned n is a count of rows; replacing one raw row changes it by 0
+    (the row stays on one side of the rules) or by ±1 (it crosses one), so Δ = 1. The clip at
+    :data:`MIN_N_HAT` is post-processing. One ledger line (purpose ``n_records``), charged
+    once per run through the budget plan's ε_n.
+    """
+    if not spec.n_policy.dp:
+        return None
+    noisy = ctx.discrete_laplace(np.asarray([int(n)], dtype=np.int64), sensitivity=1,
+                                 epsilon=spec.n_policy.epsilon, purpose=N_PURPOSE)
+    return max(MIN_N_HAT, int(np.asarray(noisy.value).ravel()[0]))
