@@ -89,6 +89,10 @@ def main() -> None:
     for seed, build in enumerate((privbayes_mi_scenario, aim_score_scenario,
                                   public_choice_scenario), start=100):
         print(line(audit_scenario(build(), trials=args.trials, seed=seed), "seeded", support))
+    from workbench.audits.n_policy import n_policy_scenarios  # issue 34: n_policy dp rows
+
+    for seed, scn in enumerate(n_policy_scenarios(), start=200):
+        print(line(audit_scenario(scn, trials=args.trials, seed=seed), "seeded", support))
     smooth_table(support["smooth_cauchy"])
     support_table(support)
     mid = time.perf_counter()

@@ -17,15 +17,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from workbench.criteria import release_once
 from workbench.engine.survey_step import raking_before_loop, with_survey_inputs
 from workbench.privacy import PrivacyContext
 from workbench.spec import Spec
-from workbench.spec.n_policy import N_HAT_KEY
-from workbench.spec.n_policy import PURPOSE as N_PURPOSE
+from workbench.spec.n_policy import N_HAT_KEY, noisy_n
 from workbench.survey.pipeline import SurveyRelease
 from workbench.trial import bind
 
@@ -62,20 +60,7 @@ def release_before_loop(spec: Spec, frame: pd.DataFrame, ctx: PrivacyContext, *,
     return LoopInputs(inputs, raking)
 
 
-#: the fewest records n̂ is clipped to (a release of one record has no marginal to compare)
-MIN_N_HAT = 2
-
-
 def release_n_hat(spec: Spec, n: int, ctx: PrivacyContext) -> int | None:
-    """n̂ = max(2, n + discrete Laplace(1/ε_n)) under ``n_policy: dp`` (None under public).
-
-    Sensitivity: the cleaned n is a count of rows; replacing one raw row changes it by 0
-    (the row stays on one side of the rules) or by ±1 (it crosses one), so Δ = 1. The clip at
-    :data:`MIN_N_HAT` is post-processing. One ledger line (purpose ``n_records``), charged
-    once per run through the budget plan's ε_n.
-    """
-    if not spec.n_policy.dp:
-        return None
-    noisy = ctx.discrete_laplace(np.asarray([int(n)], dtype=np.int64), sensitivity=1,
-                                 epsilon=spec.n_policy.epsilon, purpose=N_PURPOSE)
-    return max(MIN_N_HAT, int(np.asarray(noisy.value).ravel()[0]))
+    """n̂ of the cleaned n under ``n_policy: dp`` (:func:`workbench.spec.n_policy.noisy_n`:
+    discrete Laplace, Δ = 1, ε_n charged once per run); None under ``public``."""
+    return noisy_n(n, spec.n_policy.epsilon, ctx) if spec.n_policy.dp else None

@@ -27,6 +27,12 @@ sentence) reads as ``public``; a single word other than the two is refused.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from workbench.privacy import PrivacyContext
 
 PUBLIC = "public"
 DP = "dp"
@@ -35,6 +41,8 @@ RELATIONS = (PUBLIC, DP)
 PURPOSE = "n_records"
 #: the key under which every iteration finds n̂ in its once-results (the engine puts it there)
 N_HAT_KEY = "__n_hat__"
+#: the fewest records n̂ is clipped to (a release of one record has no marginal to compare)
+MIN_N_HAT = 2
 
 
 @dataclass(frozen=True)
@@ -62,6 +70,19 @@ def parse(value: object) -> tuple[str, str]:
         return PUBLIC, ""
     return PUBLIC, (f"n_policy {text!r} is neither 'public' (the cleaned n is published) nor "
                     "'dp' (a DP estimate n̂ is published instead)")
+
+
+def noisy_n(n: int, epsilon: float, ctx: PrivacyContext) -> int:
+    """n̂ = max(2, n + discrete Laplace(1/ε_n)): the one DP release of n under ``dp``.
+
+    Sensitivity: the cleaned n is a count of rows; replacing one raw row changes it by 0 (the
+    row stays on one side of the rules) or by ±1 (it crosses one), so Δ = 1 (audited by
+    ``workbench.audits.n_policy`` on n vs n − 1). The clip at :data:`MIN_N_HAT` is
+    post-processing. One ledger line, purpose :data:`PURPOSE`.
+    """
+    noisy = ctx.discrete_laplace(np.asarray([int(n)], dtype=np.int64), sensitivity=1,
+                                 epsilon=epsilon, purpose=PURPOSE)
+    return max(MIN_N_HAT, int(np.asarray(noisy.value).ravel()[0]))
 
 
 def _num(x: float) -> str:
