@@ -74,7 +74,8 @@ class RunOutcome:
     diagnosis: tuple[str, ...] = ()
 
 
-#: The fewest cleaned records a run accepts (n is public under replace-one neighbours).
+#: The fewest cleaned records a run accepts (a one-bit statement about n, made before any
+#: budget; under ``metadata.n_policy: dp`` nothing else exact about n leaves the run).
 MIN_RECORDS = 2
 
 
@@ -145,7 +146,8 @@ def run(
     frame, tally = None, CleaningTally()
     if spec.selection.unbounded and not allow_unbounded:
         frame = _load_refusing(spec, data_path, RunDirectory(out_dir), tally)
-        check_size(spec, len(frame))  # n is public; nothing opened or spent yet
+        # n_policy public: n is public; (dp refuses γ = 0, T = ∞); nothing opened or spent yet
+        check_size(spec, len(frame))
     try:
         with book.locked():
             return _guarded(spec, data_path, RunDirectory(out_dir), book, quiet, spend_again,
