@@ -17,8 +17,8 @@ final count differs from its planning figure by a few percent); without a record
 spec's ``schema.expected_n`` the same way. n is public under ``metadata.n_policy: public``
 (replace-one neighbours: generators sample n records, sensitivities assume it), so the refusal
 may print both sizes; under ``dp`` the validator refuses γ = 0, T = ∞, so no run reaches this
-check with a confidential n. The data are read and cleaned before the budget store is opened, so a refused run
-spends nothing and writes nothing there.
+check with a confidential n. The data are read and cleaned before the budget store is
+opened, so a refused run spends nothing and writes nothing there.
 """
 
 from __future__ import annotations
