@@ -14,6 +14,7 @@ import pytest
 from own_data_helpers import small_doc, small_frame, write_csv
 
 from workbench.cli.main import main as cli
+from workbench.criteria.marginal_kinds import tv_marginals_error
 from workbench.criteria.marginals import max_marginal_error
 from workbench.engine import verify_bundle
 from workbench.engine.n_check import n_problem
@@ -33,6 +34,7 @@ from workbench.spec.n_policy import (
     removed_words,
 )
 from workbench.transform import Domain
+from workbench.transform.cells import PairedCells
 from workbench.validation import build_spec, load_spec, save_spec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -276,3 +278,29 @@ def test_max_marginal_error_moves_by_at_most_one_over_n_hat_under_add_remove() -
             assert gap <= 1 / n_hat + 1e-12
             worst = max(worst, gap * n_hat)
     assert worst == pytest.approx(1.0)
+
+
+def test_tv_marginals_moves_by_at_most_one_over_n_hat_under_add_remove_and_replace() -> None:
+    """½Σ|q_R − q_S|/n̂ with S (|S| = n̂) fixed: add/remove moves it by ≤ ½/n̂, replace-one by
+    ≤ 1/n̂ — so Δ = 1/n̂ holds for the dp relation (the max of the two)."""
+    rng = np.random.default_rng(5)
+    dom = Domain(("a", "b", "c"), (3, 2, 4))
+
+    def tv(real, synth, n_hat):
+        return tv_marginals_error(PairedCells.from_codes(real, synth, dom, n=n_hat), 2, "max")
+
+    worst = {"add/remove": 0.0, "replace": 0.0}
+    for _ in range(200):
+        n_hat = int(rng.integers(5, 40))
+        synth = np.stack([rng.integers(0, k, n_hat) for k in dom.sizes], axis=1)
+        n = int(rng.integers(5, 40))
+        real = np.stack([rng.integers(0, k, n) for k in dom.sizes], axis=1)
+        row = np.array([[rng.integers(0, k) for k in dom.sizes]])
+        base = tv(real, synth, n_hat)
+        for move, moved in (("add/remove", np.concatenate([real, row])),
+                            ("add/remove", real[1:]),
+                            ("replace", np.concatenate([real[1:], row]))):
+            gap = abs(tv(moved, synth, n_hat) - base) * n_hat
+            assert gap <= 1 + 1e-9
+            worst[move] = max(worst[move], gap)
+    assert worst["add/remove"] <= 0.5 + 1e-9 and worst["replace"] == pytest.approx(1.0)
