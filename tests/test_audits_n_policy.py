@@ -20,7 +20,7 @@ from workbench.criteria import kinds
 def test_every_kind_with_a_dp_bound_is_audited_under_add_and_remove() -> None:
     names = [s.name for s in n_policy_scenarios()]
     assert names[0] == N_HAT_NAME
-    assert dp_bound_kinds() == ("max_marginal_error", "tv_marginals")
+    assert dp_bound_kinds() == ("max_marginal_error", "max_ecdf", "tv_marginals")
     for kind in dp_bound_kinds():
         assert f"{kind} (add, dp)" in names and f"{kind} (remove, dp)" in names
         assert kinds.get(kind).dp_n_bound  # the derivation is stated on the kind

@@ -304,3 +304,30 @@ def test_tv_marginals_moves_by_at_most_one_over_n_hat_under_add_remove_and_repla
             assert gap <= 1 + 1e-9
             worst[move] = max(worst[move], gap)
     assert worst["add/remove"] <= 0.5 + 1e-9 and worst["replace"] == pytest.approx(1.0)
+
+
+def test_max_ecdf_moves_by_at_most_one_over_n_hat_under_add_remove_and_replace() -> None:
+    """max_x |C_R(x) − C_S(x)|/n̂ (cumulative counts) with S (|S| = n̂) fixed: every move of
+    one record of R changes it by ≤ 1/n̂, and adding a record reaches 1/n̂."""
+    from workbench.criteria.marginal_kinds import max_ecdf_error
+    from workbench.transform import BinsCodec, TableCodec
+
+    table = TableCodec((("x", BinsCodec((1, 2, 3, 4))),))
+    k = table.domain.sizes[0]
+    rng = np.random.default_rng(6)
+    worst = 0.0
+    for _ in range(200):
+        n_hat, n = int(rng.integers(5, 40)), int(rng.integers(5, 40))
+        synth, real = rng.integers(0, k, (n_hat, 1)), rng.integers(0, k, (n, 1))
+        row = rng.integers(0, k, (1, 1))
+
+        def gap(r, synth=synth, n_hat=n_hat):
+            return max_ecdf_error(PairedCells.from_codes(r, synth, table.domain, n=n_hat),
+                                  table, "x")
+
+        base = gap(real)
+        for moved in (np.concatenate([real, row]), real[1:], np.concatenate([real[1:], row])):
+            step = abs(gap(moved) - base) * n_hat
+            assert step <= 1 + 1e-9
+            worst = max(worst, step)
+    assert worst == pytest.approx(1.0)

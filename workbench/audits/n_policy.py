@@ -6,14 +6,15 @@ removes one. Documented Δ, on worst-case neighbours (:mod:`workbench.audits.har
 
 * n̂ (:func:`workbench.spec.n_policy.noisy_n`): the cleaned n on D and on D′ = D with one row
   removed by a rule, n vs n − 1: discrete Laplace, Δ = 1;
-* every criterion kind with a ``dp_n_bound`` (today ``max_marginal_error`` and
-  ``tv_marginals``), on its declared audit design with S and the public n̂ = |S| fixed:
+* every criterion kind with a ``dp_n_bound`` (today ``max_marginal_error``, ``max_ecdf``
+  and ``tv_marginals``), on its declared audit design with S and the public n̂ = |S| fixed:
   R′ = R plus one record (add) and R′ = R minus one record (remove). The bound under ``dp``
   is the larger of the add/remove and the replace-one moves; the replace-one neighbour is the
   kind's own audit case (:mod:`workbench.audits.criteria`, where n̂ = n = |S|). For
-  ``max_marginal_error`` add/remove reaches Δ = 1/n̂ too; for ``tv_marginals`` it reaches
-  only ½·1/n̂ (one cell moves, not two), so its add/remove rows have tightness ½ and their
-  Δ/2 run cannot be flagged — the stated reason, not a miss (:data:`LOOSE_UNDER_ADD_REMOVE`).
+  ``max_marginal_error`` and ``max_ecdf`` add/remove reaches Δ = 1/n̂ too; for
+  ``tv_marginals`` it reaches only ½·1/n̂ (one cell moves, not two), so its add/remove rows
+  have tightness ½ and their Δ/2 run cannot be flagged — the stated reason, not a miss
+  (:data:`LOOSE_UNDER_ADD_REMOVE`).
 """
 
 from __future__ import annotations
