@@ -1,9 +1,11 @@
 """``workbench run``: execute a frozen spec once on confidential data and publish the bundle.
 
 Steps: check the frozen spec → the dataset's budget guard (``engine.guard``, under the
-dataset's lock in the budget store) → read and clean the data (the removed count stays
-inside) → statistics computed once, or reused from an earlier run of the spec → private
-selection over configurations → bundle, published by one atomic rename. Every ledger line goes
+dataset's lock in the budget store) → read and clean the data (what cleaning removed leaves
+only as ``metadata.n_policy`` and ``cleaning_counts`` declare: under ``public`` the cleaned n
+is the release's size, under ``dp`` a DP n̂ is released before the loop instead) →
+statistics computed once, or reused from an earlier run of the spec → private selection over
+configurations → bundle, published by one atomic rename. Every ledger line goes
 to the run's enclave and to the dataset's ledger, fsynced before its noise. Only DP outputs
 leave: the terminal shows step names and the iteration counter, never a true criterion value,
 a count of removed rows or a data value.
