@@ -109,6 +109,13 @@ def main() -> None:
     release_rows(args.trials, support)
     plausible_table(args.pd_trials, support)
     posterior_table(args.posterior_trials)
+    from workbench.audits.n_policy import n_policy_scenarios  # issue 34: n_policy dp rows
+
+    for seed, scn in enumerate(n_policy_scenarios(), start=200):
+        loose = ("  (loose by design: add/remove moves it by Δ/2; replace-one reaches Δ, the "
+                 "kind's own row)" if scn.tightness < 0.99 else "")
+        print(line(audit_scenario(scn, trials=args.trials, seed=seed), "seeded", support)
+              + loose)
     smooth_table(support["smooth_cauchy"])
     support_table(support)
     mid = time.perf_counter()

@@ -318,6 +318,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--survey-fraction", type=float, default=0.05,
                    help="sampling fraction of the survey simulation (default 0.05)")
     from workbench.cli.own_data import add_pilot_arguments, add_proxy_arguments
+    from workbench.spec.n_policy import pilot_words
 
     p = add("proxy", "Public proxies for your own schema: `proxy build SPEC FACTS --n N --out "
             "FILE` fits the maximum-entropy distribution of published facts (docs/facts.md) and "
@@ -328,7 +329,7 @@ def build_parser() -> argparse.ArgumentParser:
         "A DP pilot on CONFIDENTIAL data when no public table exists: measure 1-way marginals, "
         "missing rates, out-of-domain counts and --pairs 2-way tables with ε = --epsilon "
         "(charged to the dataset's budget store like a run) and write a public FACTS file for "
-        "`workbench proxy build`.",
+        "`workbench proxy build`. " + pilot_words(),
         _pilot,
     )
     add_pilot_arguments(p)

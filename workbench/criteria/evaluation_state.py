@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from workbench.spec.n_policy import N_HAT_KEY
 from workbench.transform.cells import PairedCells
 
 if TYPE_CHECKING:
@@ -40,16 +41,18 @@ class Evaluation:
         self.spec = spec
         self.config = config
         self.table = table if table is not None else spec.table_codec(config)
-        self.pc = PairedCells.from_codes(real_codes, synth_codes, self.table.domain)
+        self.once = dict(once_results or {})
+        # n_policy dp: shares are of the public n̂ = |S|, never of R's confidential size
+        self.pc = PairedCells.from_codes(real_codes, synth_codes, self.table.domain,
+                                         n=self.once.get(N_HAT_KEY))
         self.real = np.asarray(real_codes, dtype=np.int64)
         self.synth = np.asarray(synth_codes, dtype=np.int64)
         self.ctx = ctx
-        self.once = dict(once_results or {})
         self.cache: dict[Any, Any] = {}
 
     @property
     def n(self) -> int:
-        """The public number of records."""
+        """The public number of records (n̂ under n_policy dp)."""
         return self.pc.n
 
 

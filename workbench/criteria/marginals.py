@@ -46,24 +46,29 @@ def max_marginal_error_sensitivity(n: int) -> float:
 
 
 def max_marginal_error(
-    real: np.ndarray, synth: np.ndarray, domain: Domain, *, max_way: int | None = None
+    real: np.ndarray, synth: np.ndarray, domain: Domain, *, max_way: int | None = None,
+    n: int | None = None,
 ) -> float:
     """The exact (non-DP) criterion-1 value: largest |count_R − count_S|/n over all marginals.
 
-    ``max_way`` limits the subsets to at most that many columns (all d by default).
+    ``max_way`` limits the subsets to at most that many columns (all d by default); ``n``:
+    the public divisor when R and S differ in size (n_policy dp: n̂ = |S|).
 
     >>> dom = Domain(("a", "b"), (2, 2))
     >>> max_marginal_error(np.array([[0, 0], [1, 1]]), np.array([[0, 1], [1, 0]]), dom)
     0.5
     """
-    errors = marginal_errors_by_subset(real, synth, domain, max_way=max_way)
+    errors = marginal_errors_by_subset(real, synth, domain, max_way=max_way, n=n)
     return max(errors.values())
 
 
 def marginal_errors_by_subset(
-    real: np.ndarray, synth: np.ndarray, domain: Domain, *, max_way: int | None = None
+    real: np.ndarray, synth: np.ndarray, domain: Domain, *, max_way: int | None = None,
+    n: int | None = None,
 ) -> dict[tuple[str, ...], float]:
     """Per column subset, max over its cells of |count_R − count_S|/n; for diagnosing criterion 1.
+
+    ``n``: a public divisor (n_policy dp: n̂ = |S|); R may then have another size.
 
     Keys are column-name tuples in domain order, by size then lexicographic position.
 
@@ -79,12 +84,15 @@ def marginal_errors_by_subset(
     ways = d if max_way is None else _check_max_way(max_way, d)
     r = check_codes(real, domain, argument="real")
     s = check_codes(synth, domain, argument="synth")
-    n = r.shape[0]
-    if s.shape[0] != n:
-        raise ValueError(
-            "real and synth must have the same number of rows (one public n divides both)"
-        )
-    if n == 0:
+    if n is None:
+        n = r.shape[0]
+        if s.shape[0] != n:
+            raise ValueError(
+                "real and synth must have the same number of rows (one public n divides both)"
+            )
+    elif s.shape[0] != n:
+        raise ValueError("the public divisor n must be the release's number of rows")
+    if n == 0 or r.shape[0] == 0:
         raise ValueError("real and synth have no rows; the error per record is undefined")
     table = _difference_table(r, s, domain.sizes)
     if table is not None:

@@ -4,9 +4,10 @@ cannot see).
 
 Before the loop a run releases, in this order, through its context: the survey's weight check
 (ε_w, first, so that a refusal has spent nothing else), the statistics of R alone (criteria
-marked ``once``, §4.14.1; a later run of the spec reuses the kept ones) and the survey
-section's DP raking (ε₁ + ε₂ + ε₃, Merrill ch. 7). Every iteration then reads them, with
-R's base weights, from ``once_results``. The confidential run, each dry-run task, the design
+marked ``once``, §4.14.1; a later run of the spec reuses the kept ones), the survey section's DP
+raking (ε₁ + ε₂ + ε₃, Merrill ch. 7), then, under ``metadata.n_policy: dp``, the DP estimate n̂
+of the cleaned n (:func:`release_n_hat`). Every iteration then reads them, with R's base
+weights, from ``once_results``. The confidential run, each dry-run task, the design
 assistant's candidates and the co-design floors call :func:`release_before_loop`, so a public
 rehearsal performs exactly the steps the enclave performs, with the same noise order.
 """
@@ -27,6 +28,7 @@ from workbench.engine.survey_step import (
 )
 from workbench.privacy import PrivacyContext
 from workbench.spec import Spec
+from workbench.spec.n_policy import N_HAT_KEY, noisy_n
 from workbench.survey.pipeline import SurveyRelease
 from workbench.trial import bind
 
@@ -62,4 +64,14 @@ def release_before_loop(spec: Spec, frame: pd.DataFrame, ctx: PrivacyContext, *,
         once = (dict(kept_once) if kept_once is not None
                 else release_once_statistics(spec, frame, ctx))
     raking = raking_before_loop(spec, frame, ctx)
-    return LoopInputs(with_survey_inputs(once, spec, frame, raking), raking)
+    inputs = with_survey_inputs(once, spec, frame, raking)
+    n_hat = release_n_hat(spec, len(frame), ctx)
+    if n_hat is not None:
+        inputs = {**inputs, N_HAT_KEY: n_hat}
+    return LoopInputs(inputs, raking)
+
+
+def release_n_hat(spec: Spec, n: int, ctx: PrivacyContext) -> int | None:
+    """n̂ of the cleaned n under ``n_policy: dp`` (:func:`workbench.spec.n_policy.noisy_n`:
+    discrete Laplace, Δ = 1, ε_n charged once per run); None under ``public``."""
+    return noisy_n(n, spec.n_policy.epsilon, ctx) if spec.n_policy.dp else None

@@ -19,6 +19,16 @@ that row alone, so replacing one row x by x′ changes every count by at most 1:
 adds to at most m = p + [r > 0] counts (any of the p column counts, and at most one rule
 count), so the change v(x′) − v(x) has L1 norm ≤ |v(x)|₁ + |v(x′)|₁ ≤ 2m. Hence
 Δ₁ = min(K, 2m) (``tests/test_pilot.py`` checks it on neighbouring datasets).
+
+**Which relation** (``metadata.n_policy``, :mod:`workbench.spec.n_policy`). Under ``dp`` the
+privacy unit is a raw row and the argument above is the whole proof (n̂ is released
+separately, Δ = 1). Under ``public`` (the default) the unit is a record of the cleaned table,
+whose n is published; a raw row that crosses a rule changes that published n, so such a move
+is not protected by anything, and the argument is restated for the neighbours the relation
+does protect: raw files differing in one row whose two versions are both kept or both
+removed (the cleaned n the same). Those are a subset of raw replace-one, so Δ₁ = min(K, 2m)
+still holds; what the noise hides is how the public removed total (raw size − n) splits
+across the rules and policies, never the total (the datasheet says so, from the policy).
 """
 
 from __future__ import annotations

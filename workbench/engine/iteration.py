@@ -20,6 +20,7 @@ from workbench.generators import GeneratorShortfall
 from workbench.postprocess import SamplingError, project_min_count, sample_valid_for
 from workbench.privacy import PrivacyContext
 from workbench.spec import Configuration
+from workbench.spec.n_policy import N_HAT_KEY
 from workbench.trial import Trial
 
 Progress = Callable[[str], None]
@@ -55,8 +56,10 @@ def release_diagnostics(trial: Trial, codes: np.ndarray,
 
 
 def synthesize_candidate(trial: Trial, codes: np.ndarray, ctx: PrivacyContext,
-                         progress: Progress | None = None) -> np.ndarray:
-    """Fit on ``codes``, sample as many valid rows, project: the candidate S before evaluation.
+                         progress: Progress | None = None, size: int | None = None
+                         ) -> np.ndarray:
+    """Fit on ``codes``, sample as many valid rows (``size``: the public n̂ of an
+    ``n_policy: dp`` run instead), project: the candidate S before evaluation.
 
     Shared by :func:`run_iteration` and the co-design widgets' quick sample, so the proxy
     preview is made by the enclave's own steps. Raises ``SamplingError`` when the rejection
@@ -66,8 +69,9 @@ def synthesize_candidate(trial: Trial, codes: np.ndarray, ctx: PrivacyContext,
     step("fit")
     generator = fit_generator(trial, codes, ctx)
     step("sample")
-    synth = sample_valid_for(trial.spec, trial.configuration, generator, int(codes.shape[0]),
-                             ctx.rng, table=trial.table)
+    rows = int(codes.shape[0]) if size is None else int(size)
+    synth = sample_valid_for(trial.spec, trial.configuration, generator, rows, ctx.rng,
+                             table=trial.table)
     step("project")
     return project_min_count(synth, trial.configuration.min_count, ctx.rng)
 
@@ -86,7 +90,8 @@ def run_iteration(
     step("transform")
     codes = trial.encode(frame) if real_codes is None else real_codes
     try:
-        synth = synthesize_candidate(trial, codes, ctx, step)
+        synth = synthesize_candidate(trial, codes, ctx, step,
+                                     size=(once_results or {}).get(N_HAT_KEY))
     except (SamplingError, GeneratorShortfall) as exc:
         # Post-processing of the DP model only: failing here reveals nothing more about R.
         # (A family whose sampling runs a privacy test on seeds — GeneratorShortfall — states

@@ -28,7 +28,9 @@ dataset is refused without ``--spend-again`` (``engine.guard.check_pilot_budget`
 tables are made consistent by Private-PGM's estimate (``generators.mbi_model``), then each
 column's shares among its declared values, its missing rate and its out-of-domain count
 (never the labels: they are not measured), and each pair's shares; every number rounded to
-0.01% or a whole count. Nothing exact about the data leaves: not n, not a label.
+0.01% or a whole count. Nothing exact about the data leaves the pilot: not n, not a label.
+What a later run publishes about n is the spec's ``metadata.n_policy``, in the words of
+:func:`workbench.spec.n_policy.pilot_words` (the pilot's help says it too).
 """
 
 from __future__ import annotations

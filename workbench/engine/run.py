@@ -1,9 +1,11 @@
 """``workbench run``: execute a frozen spec once on confidential data and publish the bundle.
 
 Steps: check the frozen spec → the dataset's budget guard (``engine.guard``, under the
-dataset's lock in the budget store) → read and clean the data (the removed count stays
-inside) → statistics computed once, or reused from an earlier run of the spec → private
-selection over configurations → bundle, published by one atomic rename. Every ledger line goes
+dataset's lock in the budget store) → read and clean the data (what cleaning removed leaves
+only as ``metadata.n_policy`` and ``cleaning_counts`` declare: under ``public`` the cleaned n
+is the release's size, under ``dp`` a DP n̂ is released before the loop instead) →
+statistics computed once, or reused from an earlier run of the spec → private selection over
+configurations → bundle, published by one atomic rename. Every ledger line goes
 to the run's enclave and to the dataset's ledger, fsynced before its noise. Only DP outputs
 leave: the terminal shows step names and the iteration counter, never a true criterion value,
 a count of removed rows or a data value.
@@ -75,7 +77,8 @@ class RunOutcome:
     diagnosis: tuple[str, ...] = ()
 
 
-#: The fewest cleaned records a run accepts (n is public under replace-one neighbours).
+#: The fewest cleaned records a run accepts (a one-bit statement about n, made before any
+#: budget; under ``metadata.n_policy: dp`` nothing else exact about n leaves the run).
 MIN_RECORDS = 2
 
 
@@ -146,7 +149,8 @@ def run(
     frame, tally = None, CleaningTally()
     if spec.selection.unbounded and not allow_unbounded:
         frame = _load_refusing(spec, data_path, RunDirectory(out_dir), tally)
-        check_size(spec, len(frame))  # n is public; nothing opened or spent yet
+        # n_policy public: n is public; (dp refuses γ = 0, T = ∞); nothing opened or spent yet
+        check_size(spec, len(frame))
     try:
         with book.locked():
             return _guarded(spec, data_path, RunDirectory(out_dir), book, quiet, spend_again,

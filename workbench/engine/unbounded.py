@@ -14,10 +14,11 @@ its n (``forecast.n``, and ``forecast.n_max`` when a range was rehearsed at both
 (:func:`covered_sizes`): a range [n, n_max] as recorded; a single n within ±
 :data:`N_TOLERANCE` of it (10%: the rehearsal resamples the proxy at one n, and a registry's
 final count differs from its planning figure by a few percent); without a recorded n, the
-spec's ``schema.expected_n`` the same way. n is public in this scheme (replace-one
-neighbours: generators sample n records, sensitivities assume it), so the refusal may print
-both sizes. The data are read and cleaned before the budget store is opened, so a refused run
-spends nothing and writes nothing there.
+spec's ``schema.expected_n`` the same way. n is public under ``metadata.n_policy: public``
+(replace-one neighbours: generators sample n records, sensitivities assume it), so the refusal
+may print both sizes; under ``dp`` the validator refuses γ = 0, T = ∞, so no run reaches this
+check with a confidential n. The data are read and cleaned before the budget store is
+opened, so a refused run spends nothing and writes nothing there.
 """
 
 from __future__ import annotations

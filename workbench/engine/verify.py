@@ -27,6 +27,7 @@ from workbench.engine.bundle import (
     file_sha256,
 )
 from workbench.engine.forecast_check import forecast_problem, forecast_words
+from workbench.engine.n_check import is_n_estimate, n_problem, n_words
 from workbench.engine.verify_criteria import check_criteria
 from workbench.generators import MCMC_KIND, Guarantee, guarantee_for, guarantee_problems
 from workbench.postprocess import distinct_rows, reject_counts, semantics_for
@@ -176,6 +177,11 @@ def _check_release(root: Path, v: Verification, spec: Spec, config: Configuratio
         v.failed("rows", "release.csv does not have the n records the ledger states")
     else:
         v.passed("rows", f"{len(frame):,} records")
+    problem = n_problem(spec, ledger)
+    if problem:
+        v.failed("n", problem)
+    else:
+        v.passed("n", n_words(spec, len(frame)))
     try:
         codes = table.encode_labels(frame)
     except EncodingError as exc:
@@ -290,7 +296,9 @@ def _check_ledger(root: Path, v: Verification, spec: Spec | None) -> list[dict[s
         return None
     plans = [e for e in ledger if e.get("event") == "selection_plan"]
     once_lines = [e for e in ledger if e.get("event") == "measurement" and e.get("stage") == "once"
-                  and not _is_survey(e) and not cleaning_counts.is_cleaning(e)]
+                  and not _is_survey(e) and not cleaning_counts.is_cleaning(e)
+                  and not is_n_estimate(e)]
+    n_lines = [float(e["epsilon"]) for e in ledger if is_n_estimate(e)]
     cleaning = [float(e["epsilon"]) for e in ledger
                 if e.get("event") == "measurement" and cleaning_counts.is_cleaning(e)]
     survey = [float(e["epsilon"]) for e in ledger
@@ -307,7 +315,7 @@ def _check_ledger(root: Path, v: Verification, spec: Spec | None) -> list[dict[s
     prior = float(summary.get("epsilon_earlier_runs", 0.0))
     plan = BudgetPlan.of_selection_line(
         plans[0], [float(e["epsilon"]) for e in once_lines], once_reused=reused, survey=survey,
-        cleaning=cleaning).with_prior(prior)
+        cleaning=cleaning, n=n_lines).with_prior(prior)
     stated = float(summary.get("epsilon_total", math.nan))
     problems = []
     if not math.isclose(float(plans[0]["epsilon_selection"]), plan.epsilon_selection,

@@ -163,6 +163,10 @@ class GeneratorFamily(ABC):
     #: True when one iteration with this family is not ε₁-DP (e.g. its candidate carries a
     #: per-record bound only): the validator then refuses selection.max_iterations ≠ 1.
     single_attempt_only: ClassVar[bool] = False
+    #: The family's bound under ``metadata.n_policy: dp`` (the cleaned n differs by one
+    #: between neighbours, and the sampler draws the public n̂ records), in words; "" refuses
+    #: the family under ``dp`` (e.g. a bound that reads the exact n).
+    dp_n_bound: ClassVar[str] = ""
 
     def __init__(self, **hyperparameters: Any) -> None:
         """Take declared hyperparameters only; the others keep their declared defaults."""

@@ -24,6 +24,9 @@ class IndependentMarginals(GeneratorFamily):
 
     name = "independent"
     description = "every column on its own, from its noisy 1-way histogram (a baseline)"
+    dp_n_bound = ("each 1-way histogram has L1 Δ = 2 under replace-one (one cell −1, one +1) "
+                  "and Δ = 1 under add/remove-one (one cell ±1), so the replace-one Δ = 2 "
+                  "covers both; no step reads n, and sampling n̂ rows is post-processing")
 
     @classmethod
     def models_jointly(cls, params: Mapping[str, Any], clique: Sequence[str]) -> bool | None:

@@ -39,6 +39,10 @@ class PerturbedHistogram(GeneratorFamily):
     name = "perturbed_histogram"
     description = ("the noisy joint histogram of a few columns, every other column from its "
                    "own noisy 1-way histogram (a baseline)")
+    dp_n_bound = ("every released table (the joint and each 1-way) has L1 Δ = 2 under "
+                  "replace-one and Δ = 1 under add/remove-one (one record, one cell), so the "
+                  "replace-one Δ = 2 covers both; no step reads n, and sampling n̂ rows is "
+                  "post-processing")
     hyperparameters = MappingProxyType({
         "columns": Param(None, name_list, "the joint's columns (default: all)", control="columns"),
         "max_cells": Param(10_000_000, whole_at_least(1), "cap on the joint's cells",

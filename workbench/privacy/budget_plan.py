@@ -12,7 +12,9 @@ the release report and datasheet, and the widgets' budget readouts:
   joint table, weighted counts; Merrill ch. 7), released before the loop and charged by every
   run (never reused)
   + ε_cleaning, the DP counts of the rows each domain policy and raw rule removed or recoded
-  (``cleaning_counts: {release: dp}``), released before the loop and charged by every run.
+  (``cleaning_counts: {release: dp}``), released before the loop and charged by every run
+  + ε_n, the DP estimate n̂ of the cleaned n under ``metadata.n_policy: dp`` (Δ = 1), released
+  before the loop and charged by every run (:mod:`workbench.spec.n_policy`).
 
 Sampling amplification (:mod:`workbench.privacy.sampling`) is never part of this plan: it is a
 secondary, labelled figure shown beside ε_total.
@@ -91,6 +93,8 @@ class BudgetPlan:
     record_gated: bool = False
     #: the DP cleaning counts' ε (``cleaning_counts``), charged by every run like the survey's
     epsilon_cleaning: float = 0.0
+    #: ε_n of the DP estimate n̂ (``metadata.n_policy: dp``), charged by every run
+    epsilon_n: float = 0.0
 
     # --- construction ----------------------------------------------------------------------
     @classmethod
@@ -119,8 +123,11 @@ class BudgetPlan:
                                gamma=s.gamma, max_iterations=s.max_iterations,
                                epsilon_0=s.epsilon_0, prior=prior, once_reused=once_reused,
                                epsilon_survey=survey.epsilon if survey is not None else 0.0)
+        n_policy = getattr(spec, "n_policy", None)
         return replace(plan, epsilon_cleaning=float(cleaning.epsilon) if cleaning is not None
-                       else 0.0)
+                       else 0.0,
+                       epsilon_n=float(n_policy.epsilon) if n_policy is not None
+                       and n_policy.dp else 0.0)
 
     @classmethod
     def of_document(cls, document: Mapping[str, Any]) -> BudgetPlan | None:
@@ -150,7 +157,8 @@ class BudgetPlan:
                                max_iterations=cap,
                                epsilon_0=e0 if e0 is not None and e0 >= 0 else 0.0,
                                epsilon_survey=_survey_epsilon(document.get("survey")))
-        plan = replace(plan, epsilon_cleaning=_cleaning_epsilon(document.get("cleaning_counts")))
+        plan = replace(plan, epsilon_cleaning=_cleaning_epsilon(document.get("cleaning_counts")),
+                       epsilon_n=_n_epsilon(document.get("metadata")))
         try:
             plan.epsilon_selection  # noqa: B018 - validates ε₀'s range
         except ValueError:
@@ -160,13 +168,15 @@ class BudgetPlan:
     @classmethod
     def of_selection_line(cls, line: Mapping[str, Any], once: Iterable[float] = (),
                           *, once_reused: bool = False, survey: Iterable[float] = (),
-                          cleaning: Iterable[float] = ()) -> BudgetPlan:
-        """The plan a ledger's ``selection_plan`` line, its once-, survey and cleaning-count
-        measurements describe."""
+                          cleaning: Iterable[float] = (), n: Iterable[float] = ()
+                          ) -> BudgetPlan:
+        """The plan a ledger's ``selection_plan`` line, its once-, survey, cleaning-count and
+        n̂ measurements describe."""
         return cls(float(line["epsilon_per_iteration"]), 0.0, math.fsum(once),
                    float(line.get("gamma", 0.0)), line.get("max_iterations"),
                    float(line["epsilon_0"]), once_reused=once_reused,
-                   epsilon_survey=math.fsum(survey), epsilon_cleaning=math.fsum(cleaning))
+                   epsilon_survey=math.fsum(survey), epsilon_cleaning=math.fsum(cleaning),
+                   epsilon_n=math.fsum(n))
 
     def with_prior(self, prior: float, *, once_reused: bool | None = None) -> BudgetPlan:
         """The same design run after ``prior`` ε was already spent on its dataset."""
@@ -206,8 +216,8 @@ class BudgetPlan:
 
     @property
     def epsilon_every_run(self) -> float:
-        """ε_survey + ε_cleaning: released before the loop by every run (never reused)."""
-        return math.fsum((self.epsilon_survey, self.epsilon_cleaning))
+        """ε_survey + ε_cleaning + ε_n: released before the loop by every run (never reused)."""
+        return math.fsum((self.epsilon_survey, self.epsilon_cleaning, self.epsilon_n))
 
     @property
     def epsilon_before_loop(self) -> float:
@@ -283,6 +293,8 @@ class BudgetPlan:
                   else "")
         if self.epsilon_cleaning:
             survey += f" + cleaning counts {_num(round(self.epsilon_cleaning, 12))}"
+        if self.epsilon_n:
+            survey += f" + n estimate {_num(round(self.epsilon_n, 12))}"
         return (f"{name} = {self.loop_factor} {times} ({_num(self.epsilon_generator)} + "
                 f"{_num(round(self.epsilon_criteria_loop, 12))}) + {_num(self.epsilon_0)} + "
                 f"{_num(round(self.epsilon_once, 12))}{survey}")
@@ -345,6 +357,9 @@ class BudgetPlan:
         if self.epsilon_cleaning > 0:
             once += (f" The cleaning counts ({eps} = {_num(self.epsilon_cleaning)}) are released "
                      "again by every attempt.")
+        if self.epsilon_n > 0:
+            once += (f" The DP estimate of n ({eps} = {_num(self.epsilon_n)}) is released "
+                     "again by every attempt.")
         ps = EXAMPLE_PASS_PROBABILITIES if pass_probability is None else (pass_probability,)
         expected = ", ".join(
             f"p = {p:g}: {_num(self.expected_epsilon_until_release(p))}" for p in ps)
@@ -396,6 +411,14 @@ def _cleaning_epsilon(section: Any) -> float:
     if not isinstance(section, Mapping) or section.get("release") != "dp":
         return 0.0
     eps = _finite(section.get("epsilon"))
+    return eps if eps is not None and eps > 0 else 0.0
+
+
+def _n_epsilon(metadata: Any) -> float:
+    """ε_n of a draft's ``metadata.n_epsilon`` under ``n_policy: dp`` (0 otherwise)."""
+    if not isinstance(metadata, Mapping) or metadata.get("n_policy") != "dp":
+        return 0.0
+    eps = _finite(metadata.get("n_epsilon"))
     return eps if eps is not None and eps > 0 else 0.0
 
 

@@ -15,6 +15,7 @@ from workbench.report.guarantee import as_guarantee, guarantee_markdown, record_
 from workbench.report.own_data import cleaning_markdown, pilot_markdown
 from workbench.report.spec_summary import format_number
 from workbench.spec import Spec
+from workbench.spec.n_policy import NPolicy, n_statement, relation_words, unit_clause
 
 TABLE2_COLUMNS = (
     ("#", "index"),
@@ -73,7 +74,7 @@ def criteria_markdown(results: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def plain_epsilon(epsilon: float) -> str:
+def plain_epsilon(epsilon: float, policy: NPolicy | None = None) -> str:
     """A plain-language reading of ε under the scheme's replace-one neighbours: the bound on
     how much any one record's values can shift beliefs (the number of records is public, so
     the words are never the add/remove "whether or not that record is in the data").
@@ -85,22 +86,21 @@ def plain_epsilon(epsilon: float) -> str:
     return (
         f"ε = {format_number(epsilon)} means that for any single record, the probability of "
         f"any release outcome changes by at most a factor of e^ε ≈ {factor:,.0f} whatever "
-        "that one record's values are (the other records and the number of records being the "
-        "same). This is a worst-case bound over all outcomes and all adversaries; most "
+        f"that one record's values are {unit_clause(policy or NPolicy())}. This is a "
+        "worst-case bound over all outcomes and all adversaries; most "
         "outcomes shift far less. Values of ε between 1 and 10 are common in "
         "official-statistics releases of microdata."
     )
 
 
-def neighbour_words(neighbour: str) -> str:
-    """The neighbour relation in words.
+def neighbour_words(neighbour: str, policy: NPolicy | None = None) -> str:
+    """The neighbour relation in words (what it says about n: :mod:`workbench.spec.n_policy`).
 
     >>> neighbour_words("replace_one").split(" (")[0], neighbour_words("add_remove")
     ('replace-one', 'add-remove')
     """
     if neighbour == "replace_one":
-        return ("replace-one (two datasets are neighbours when one record's values differ; "
-                "the number of records is the same and public)")
+        return relation_words(policy or NPolicy())
     return neighbour.replace("_", "-")
 
 
@@ -144,17 +144,18 @@ def total_loss_line(eps: float, guarantee: Mapping[str, Any] | None) -> str:
             "added to ε_total" + (f": {records}." if records else "."))
 
 
-def epsilon_words(eps: float, guarantee: Mapping[str, Any] | None) -> str:
+def epsilon_words(eps: float, guarantee: Mapping[str, Any] | None,
+                  policy: NPolicy | None = None) -> str:
     """ε in plain words, saying what it covers when the records carry another guarantee."""
     g = as_guarantee(guarantee)
     if g.is_pure:
-        return plain_epsilon(eps)
+        return plain_epsilon(eps, policy)
     if g.kind == MCMC_KIND:
-        return f"For an exact posterior draw: {plain_epsilon(eps)}"
+        return f"For an exact posterior draw: {plain_epsilon(eps, policy)}"
     records = record_loss_text(g)
     return ("For the pure ε-DP part only (model and criteria — not the released "
-            f"records): {plain_epsilon(eps)}" + (f" For the released records, {records}."
-                                                 if records else ""))
+            f"records): {plain_epsilon(eps, policy)}" + (f" For the released records, {records}."
+                                                         if records else ""))
 
 
 def datasheet_markdown(
@@ -185,7 +186,7 @@ def datasheet_markdown(
         f"{', '.join(spec.column_names)}, decoded to the spec's bin labels.",
         "- Made once, by the spec with SHA-256 "
         f"`{spec.sha256}`, under private selection (all criteria below passed with DP).",
-        f"- {md.n_policy}" if md.n_policy else "",
+        f"- {n_statement(spec.n_policy)}",
         "",
         "## Intended uses",
         *[f"- {u}" for u in md.intended_uses],
@@ -205,13 +206,13 @@ def datasheet_markdown(
         *guarantee_markdown(guarantee, diagnostics),
         "## Privacy",
         f"- Privacy unit: {md.privacy_unit}.",
-        f"- Neighbouring datasets: {neighbour_words(spec.budget.neighbour)}.",
+        f"- Neighbouring datasets: {neighbour_words(spec.budget.neighbour, spec.n_policy)}.",
         f"- {total_loss_line(eps, guarantee)}",
         *prior_spend_lines(budget),
         *pilot_markdown(spec),
-        f"- {epsilon_words(eps, guarantee)}",
+        f"- {epsilon_words(eps, guarantee, spec.n_policy)}",
         "",
-        *cleaning_markdown(cleaning),
+        *cleaning_markdown(cleaning, spec),
         "## Time",
         TIMING_NOTE,
         "",

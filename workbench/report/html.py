@@ -32,6 +32,7 @@ from workbench.report.overview import (
 )
 from workbench.report.spec_summary import format_number
 from workbench.spec import Spec
+from workbench.spec.n_policy import n_statement
 from workbench.transform.display import shown_label
 
 _CSS = """
@@ -198,6 +199,6 @@ as an error close to 0.</p>
 <h3>Queries without guarantees</h3><ul>{not_uses}
 <li>cells, combinations or subgroups finer than the released bins</li></ul>
 <h3>Privacy unit</h3><p>{e(md.privacy_unit)}; neighbouring datasets:
-{e(spec.budget.neighbour.replace("_", "-"))}. {e(md.n_policy)}</p>
+{e(spec.budget.neighbour.replace("_", "-"))}. {e(n_statement(spec.n_policy))}</p>
 </body></html>
 """

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from workbench.spec import Spec
+from workbench.spec.n_policy import pilot_words, removed_words
 
 
 def _num(x: float) -> str:
@@ -22,7 +23,8 @@ def pilot_markdown(spec: Spec) -> list[str]:
             "marginals, missing rates, out-of-domain counts (and any declared 2-way tables) with "
             f"ε = {_num(pilot.epsilon)}; its FACTS file "
             f"(`{pilot.facts}`, SHA-256 `{pilot.sha256}`) holds only DP values and drove the "
-            "public proxy. Its ε is part of the dataset's earlier spend, not of ε_total."]
+            "public proxy. Its ε is part of the dataset's earlier spend, not of ε_total. "
+            + pilot_words()]
 
 
 def pilot_describe_lines(spec: Spec, epsilon_total: float) -> list[str]:
@@ -40,23 +42,27 @@ def pilot_describe_lines(spec: Spec, epsilon_total: float) -> list[str]:
 def cleaning_describe_line(spec: Spec) -> list[str]:
     """``describe``'s line on how the cleaning counts leave the run, if they do."""
     cc = spec.cleaning_counts
+    removed = ("  removed rows             "
+               + removed_words(spec.n_policy, None if cc is None else cc.release))
     if cc is None:
-        return ["  cleaning counts          not released (they never leave the run)"]
+        return ["  cleaning counts          split not released (never leaves the run)", removed]
     if cc.private:
         return [f"  cleaning counts          DP, epsilon = {_num(cc.epsilon)} "
-                "(charged by every run)"]
-    return ["  cleaning counts          exact, declared public by the spec (no epsilon; not DP)"]
+                "(charged by every run)", removed]
+    return ["  cleaning counts          exact, declared public by the spec (no epsilon; not DP)",
+            removed]
 
 
-def cleaning_markdown(doc: Mapping[str, Any] | None) -> list[str]:
-    """The datasheet's section on what cleaning did (nothing is stated when counts stay inside)."""
+def cleaning_markdown(doc: Mapping[str, Any] | None, spec: Spec) -> list[str]:
+    """The datasheet's section on what cleaning did: what is public about the removed total
+    and what the counts protect, from the spec's ``n_policy`` (:mod:`workbench.spec.n_policy`)."""
+    removed = removed_words(spec.n_policy, None if doc is None else doc["release"])
     if doc is None:
-        return ["## Data preparation",
-                "How many rows the domain policies and cleaning rules removed or recoded is not "
-                "released (the spec declares no `cleaning_counts`).", ""]
+        return ["## Data preparation", f"{removed} (The spec declares no `cleaning_counts`.)",
+                ""]
     head = ("Counts released with differential privacy" if doc["release"] == "dp" else
             "Exact counts, declared public by the spec (not differentially private)")
-    lines = ["## Data preparation", f"{head}: {doc['how']}."]
+    lines = ["## Data preparation", removed, f"{head}: {doc['how']}."]
     if doc["release"] == "dp":
         lines.append(f"ε = {_num(doc['epsilon'])}, Δ₁ = {doc['sensitivity']}, σ ≈ "
                      f"{doc['sigma']:.3g} per count.")

@@ -14,6 +14,7 @@ import numpy as np
 
 from workbench.constraints import Predicate
 from workbench.spec.document import FROZEN_KEY, thaw
+from workbench.spec.n_policy import NPolicy
 from workbench.spec.own_data import CleaningCounts, PilotRef
 from workbench.spec.space import (
     Configuration,
@@ -231,7 +232,11 @@ class Metadata:
     intended_uses: tuple[str, ...] = ()
     unintended_uses: tuple[str, ...] = ()
     privacy_unit: str = "one record"
+    #: ``public``, ``dp`` or (older specs) a sentence read as ``public``; the parsed relation
+    #: is :attr:`Spec.n_policy` (:mod:`workbench.spec.n_policy`)
     n_policy: str = ""
+    #: ε of the DP estimate n̂ under ``n_policy: dp`` (charged by every run)
+    n_epsilon: float | None = None
     contact: str = ""
     #: stable identifier of the confidential dataset; its budget store is keyed by it
     dataset: str | None = None
@@ -267,6 +272,8 @@ class Spec:
     pilot: PilotRef | None = None
     #: how the bundle states the cleaning counts; None: they never leave the run
     cleaning_counts: CleaningCounts | None = None
+    #: the declared relation for n (``metadata.n_policy``): public n, or a DP estimate n̂
+    n_policy: NPolicy = field(default_factory=NPolicy)
 
     # --- lookups -----------------------------------------------------------------
     @property

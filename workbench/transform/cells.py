@@ -122,13 +122,18 @@ class PairedCells:
     n: int
 
     @classmethod
-    def from_codes(cls, real: np.ndarray, synth: np.ndarray, domain: Domain) -> PairedCells:
-        """Summarise both datasets once on their combined codes (one public n for both)."""
+    def from_codes(cls, real: np.ndarray, synth: np.ndarray, domain: Domain, *,
+                   n: int | None = None) -> PairedCells:
+        """Summarise both datasets once on their combined codes (one public n for both;
+        ``n``: the public n̂ = |S| of an ``n_policy: dp`` run, when R's size is not public)."""
         r = check_codes(real, domain, argument="real codes", allow_empty=False)
         s = check_codes(synth, domain, argument="synthetic codes", allow_empty=False)
-        if r.shape[0] != s.shape[0]:
+        if n is None and r.shape[0] != s.shape[0]:
             raise ValueError("real and synthetic codes must have the same number of rows")
-        n = r.shape[0]
+        if n is not None and s.shape[0] != n:
+            raise ValueError("the public n must be the synthetic codes' number of rows")
+        nr = r.shape[0]
+        n = nr if n is None else int(n)
         total = domain.size()
         if total <= min(_DENSE_MAX_CELLS, _DENSE_PER_ROW * 2 * n):
             fr = np.bincount(np.ravel_multi_index(tuple(r.T), domain.sizes), minlength=total)
@@ -146,8 +151,8 @@ class PairedCells:
             cells, inverse = np.unique(both, axis=0, return_inverse=True)
         inverse = inverse.ravel()
         k = cells.shape[0]
-        fr = np.bincount(inverse[:n], minlength=k)
-        fs = np.bincount(inverse[n:], minlength=k)
+        fr = np.bincount(inverse[:nr], minlength=k)
+        fs = np.bincount(inverse[nr:], minlength=k)
         return cls(cells, fr.astype(np.int64), fs.astype(np.int64), domain, n)
 
     def counts(self, which: str) -> np.ndarray:

@@ -119,6 +119,10 @@ class CriterionKind(ABC):
     #: Whether the design assistant measures the DP value's σ·ε by simulation (the value is
     #: computed from a noisy vector, not one draw of known σ) for its ε rule.
     sigma_by_simulation: ClassVar[bool] = False
+    #: The kind's bound under ``metadata.n_policy: dp`` (a neighbour whose cleaned n differs
+    #: by one: replace-one or add/remove-one), derived in words; "" refuses the kind under
+    #: ``dp`` (a kind reading S only needs none). See :mod:`workbench.spec.n_policy`.
+    dp_n_bound: ClassVar[str] = ""
 
     # --- validation ------------------------------------------------------------------------
     def check(self, ctx: CheckContext, params: Mapping[str, Any], bounds: Any,

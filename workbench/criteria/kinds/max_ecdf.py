@@ -36,6 +36,10 @@ class MaxEcdf(ShareKind):
     params = MappingProxyType({"column": Param(None, doc="the numeric column", control="column",
                               label="column")})
     position = 70
+    dp_n_bound = ("under n_policy dp F_R(x) is R's cumulative count up to x over the public "
+                  "n̂ = |S|; replace-one moves each cumulative count by ≤ 1 (out at one value, "
+                  "in at another), add/remove-one by ≤ 1 (every x at or above the record's "
+                  "value), so each gap and their max move by ≤ 1/n̂: Δ = 1/n̂")
 
     def check_params(self, ctx: CheckContext, params: Mapping[str, Any], path: str) -> None:
         """``column`` is a numeric column."""
@@ -48,7 +52,8 @@ class MaxEcdf(ShareKind):
     def sensitivity(self, spec: Spec, table: TableCodec, criterion: Criterion,
                     pc: PairedCells) -> tuple[float | None, dict[str, Any]]:
         """Δ = 1/n: a replaced record moves each F_R(x) by ≤ 1/n (it leaves one value and
-        enters another), so the max over x moves by ≤ 1/n (Prop. 3)."""
+        enters another), so the max over x moves by ≤ 1/n (Prop. 3). Under n_policy dp n is
+        the public n̂ (``dp_n_bound``)."""
         return super().sensitivity(spec, table, criterion, pc)
 
     def template_params(self, document: Mapping[str, Any]) -> dict[str, Any]:

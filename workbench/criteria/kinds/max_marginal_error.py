@@ -33,6 +33,10 @@ class MaxMarginalError(ShareKind):
                          control="number_or_null", label="max way", placeholder="all"),
     })
     position = 10
+    dp_n_bound = ("under n_policy dp the value is max |q(R) − q(S)|/n̂ with the public n̂ "
+                  "(|S| = n̂); replace-one moves each count q(R) by ≤ 1 (one cell −1, another "
+                  "+1 in each marginal), add/remove-one moves one count per marginal by 1, so "
+                  "each term, and their max, moves by ≤ 1/n̂: Δ = 1/n̂")
 
     def check_params(self, ctx: CheckContext, params: Mapping[str, Any], path: str) -> None:
         """``max_way`` is null or 1..d."""
@@ -41,12 +45,13 @@ class MaxMarginalError(ShareKind):
     def exact(self, ev: Evaluation, criterion: Criterion) -> float:
         """Exact max marginal error / n on the code matrices."""
         return max_marginal_error(ev.real, ev.synth, ev.table.domain,
-                                  max_way=criterion.params.get("max_way"))
+                                  max_way=criterion.params.get("max_way"), n=ev.n)
 
     def sensitivity(self, spec: Spec, table: TableCodec, criterion: Criterion,
                     pc: PairedCells) -> tuple[float | None, dict[str, Any]]:
         """Δ = 1/n: a replaced record leaves one cell of each marginal and enters one, so each
-        |q(R) − q(S)|/n moves by ≤ 1/n, and so does their max (Prop. 3)."""
+        |q(R) − q(S)|/n moves by ≤ 1/n, and so does their max (Prop. 3). Under n_policy dp,
+        n is the public n̂ (``dp_n_bound`` says why 1/n̂ holds for add/remove-one too)."""
         return super().sensitivity(spec, table, criterion, pc)
 
     def marginals(self, spec: Spec, criterion: Criterion) -> list[Clique]:

@@ -35,6 +35,10 @@ class TvMarginals(ShareKind):
                            control="choice", label="aggregate", choices=("mean", "max")),
     })
     position = 80
+    dp_n_bound = ("under n_policy dp each distance is ½Σ_v |q_R(v) − q_S(v)|/n̂ with the public "
+                  "n̂ = |S|; replace-one moves two cells of a marginal by 1 (½·2/n̂ = 1/n̂), "
+                  "add/remove-one moves one cell by 1 (½·1/n̂), so each distance, their mean "
+                  "and their max move by ≤ 1/n̂: Δ = 1/n̂ (attained by replace-one only)")
 
     def check_params(self, ctx: CheckContext, params: Mapping[str, Any], path: str) -> None:
         """``way`` is 1..d."""
@@ -49,7 +53,8 @@ class TvMarginals(ShareKind):
     def sensitivity(self, spec: Spec, table: TableCodec, criterion: Criterion,
                     pc: PairedCells) -> tuple[float | None, dict[str, Any]]:
         """Δ = 1/n: a replaced record moves two cells of each marginal by 1/n each, times ½;
-        a mean or max of such distances keeps 1/n."""
+        a mean or max of such distances keeps 1/n. Under n_policy dp n is the public n̂
+        (``dp_n_bound``)."""
         return super().sensitivity(spec, table, criterion, pc)
 
     def marginals(self, spec: Spec, criterion: Criterion) -> list[Clique]:

@@ -20,6 +20,7 @@ from workbench.validation.sections import (
     file_format,
     generator,
     metadata,
+    n_policy,
     pilot,
     selection,
     survey,
@@ -29,6 +30,6 @@ from workbench.validation.sections.context import BuildContext
 
 SECTIONS = (metadata, columns, expected_n, transformations, constraints, criteria, faithfulness,
             face_privacy, generator, selection, budget, survey, file_format, pilot,
-            cleaning_counts)
+            cleaning_counts, n_policy)
 
 __all__ = ["SECTIONS", "BuildContext"]

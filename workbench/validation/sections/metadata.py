@@ -19,6 +19,7 @@ def build(ctx: BuildContext) -> Metadata:
         unintended_uses=tuple(raw.get("unintended_uses", ())),
         privacy_unit=raw.get("privacy_unit", "one record"),
         n_policy=raw.get("n_policy", ""),
+        n_epsilon=raw.get("n_epsilon"),
         contact=raw.get("contact", ""),
         dataset=raw.get("dataset"),
     )

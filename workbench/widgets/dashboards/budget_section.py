@@ -43,8 +43,9 @@ def budget_html(spec: Spec) -> str:
         "outside the loop count once.</p>"
         + table_html(["part", "ε", "counted", "contributes"], rows, numeric=(1, 3))
         + cap_text
-        + f"<p>Neighbouring datasets: {esc(neighbour_words(spec.budget.neighbour))}; pure "
+        + "<p>Neighbouring datasets: "
+        f"{esc(neighbour_words(spec.budget.neighbour, spec.n_policy))}; pure "
         "ε-DP (δ = 0).</p>"
-        f"<p class='wb-muted'>{esc(plain_epsilon(spec.epsilon_total))}</p>"
+        f"<p class='wb-muted'>{esc(plain_epsilon(spec.epsilon_total, spec.n_policy))}</p>"
         + "".join(guarantee_html(g, heading="h4") for g in spec_guarantees(spec)
                   if not g.is_pure))
