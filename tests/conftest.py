@@ -165,3 +165,13 @@ def adult_halves(tmp_path_factory: pytest.TempPathFactory) -> Path:
     work = tmp_path_factory.mktemp("adult_halves")
     write_adult_halves(work)
     return work
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A throw-away PostgreSQL server for the whole session (tests/pg_server.py)."""
+    from pg_server import remove, start
+
+    cluster = start(tmp_path_factory.mktemp("postgres") / "cluster")
+    yield cluster
+    remove(cluster)
