@@ -168,10 +168,13 @@ def adult_halves(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def postgres_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """A throw-away PostgreSQL server for the whole session (tests/pg_server.py)."""
+def postgres_cluster() -> Iterator[Any]:
+    """A throw-away PostgreSQL server for the whole session (tests/pg_server.py), in its own
+    temporary directory (the server's user must reach it; pytest's base is private)."""
+    import tempfile
+
     from pg_server import remove, start
 
-    cluster = start(tmp_path_factory.mktemp("postgres") / "cluster")
+    cluster = start(Path(tempfile.mkdtemp(prefix="workbench-pg-")) / "cluster")
     yield cluster
     remove(cluster)

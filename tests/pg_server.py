@@ -54,7 +54,7 @@ class Cluster:
         return (f"postgresql://{user}:{secret}@127.0.0.1:{self.port}/{database}"
                 + (f"?{query}" if query else ""))
 
-    def connect(self, database: str = "postgres"):  # noqa: ANN201 - a psycopg connection
+    def connect(self, database: str = "postgres"):
         """A psycopg connection as the superuser (autocommit)."""
         import psycopg
 
@@ -85,12 +85,8 @@ def start(root: Path) -> Cluster:
     (root / "pw").write_text(password + "\n")
     if run_as:
         entry = pwd.getpwnam(run_as)
-        for path in (root, root / "pw"):
+        for path in (root.parent, root, root / "pw"):
             os.chown(path, entry.pw_uid, entry.pw_gid)
-        root.chmod(0o700)
-        for parent in root.parents:  # the server must be able to reach its directory
-            if parent.stat().st_mode & 0o001 == 0 and parent != Path("/"):
-                parent.chmod(parent.stat().st_mode | 0o001)
     cluster = Cluster(root, free_port(), password, bin_dir, run_as)
     subprocess.run(cluster._cmd(str(bin_dir / "initdb"), "-D", str(root / "data"), "-U",
                                 SUPERUSER, "--pwfile", str(root / "pw"), "--auth-local=trust",
@@ -104,6 +100,6 @@ def start(root: Path) -> Cluster:
 
 
 def remove(cluster: Cluster) -> None:
-    """Stop the server and delete its directory."""
+    """Stop the server and delete its directory (and the temporary one holding it)."""
     cluster.stop()
-    shutil.rmtree(cluster.root, ignore_errors=True)
+    shutil.rmtree(cluster.root.parent, ignore_errors=True)

@@ -63,8 +63,8 @@ def public_name(location: str | os.PathLike[str]) -> str:
         netloc = f"{user}@{host}" if user else host
     query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
              if k.lower() not in SECRET_PARAMS]
-    return urlunsplit((parts.scheme, netloc, parts.path, urlencode(query, quote_via=quote),
-                       ""))
+    tail = urlencode(query, quote_via=quote)
+    return f"{parts.scheme}://{netloc}{parts.path}" + (f"?{tail}" if tail else "")
 
 
 def parse(location: str | os.PathLike[str]) -> Location:
