@@ -1,12 +1,10 @@
 """Must-show 3 of issue 38: each bad source exits 2 with one message that names the source
 without its password, with no traceback, no password anywhere (stderr, the run folder, the
-budget store) and no budget spent (the store holds no ledger line, no bundle is written)."""
+budget store) and no budget spent (the store holds no ledger line, no bundle is written).
+The CLI's ``main`` runs in-process: an escaping exception (a traceback) fails the test."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,12 +16,13 @@ from sources_helpers import (
     ANALYST_PASSWORD,
     DATABASE,
     MAIN_SPEC,
-    ROOT,
     load_postgres,
     proxy,
 )
 
+from workbench.cli.main import main
 from workbench.sources import public_name
+from workbench.transform import EncodingError
 
 COLUMNS = "birth_month, mother_age, parity, gestation_week, birth_sex, birth_weight"
 #: case → (URL query or None for a file, whether to log in as the analyst, expected words)
@@ -67,18 +66,17 @@ def _data(case: str, cluster: Any, folder: Path) -> tuple[str, str]:
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_bad_source_exits_2_naming_it_without_password_or_spend(
-        case: str, registry: Any, tmp_path: Path) -> None:
+        case: str, registry: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data, password = _data(case, registry, tmp_path)
     out, store = tmp_path / "run", tmp_path / "budgets"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-m", "workbench.cli.main", "run", str(MAIN_SPEC),
-                           data, "--out", str(out), "--budget-store", str(store), "--quiet"],
-                          capture_output=True, text=True, env=env, timeout=300)
-    lines = done.stderr.strip().splitlines()
-    assert done.returncode == 2, done.stderr
-    assert len(lines) == 1 and "Traceback" not in done.stderr
+    code = main(["run", str(MAIN_SPEC), data, "--out", str(out), "--budget-store", str(store),
+                 "--quiet"])
+    done = capsys.readouterr()
+    lines = done.err.strip().splitlines()
+    assert code == 2, done.err
+    assert len(lines) == 1 and "Traceback" not in done.err
     assert CASES[case][2] in lines[0] and public_name(data) in lines[0]
-    assert password not in done.stderr + done.stdout
+    assert password not in done.err + done.out
     for path in [p for p in tmp_path.rglob("*") if p.is_file() and p.suffix != ".parquet"]:
         assert password.encode() not in path.read_bytes(), path
     assert not (out / "release").exists()
@@ -92,3 +90,21 @@ def test_public_name_drops_the_password_and_keeps_the_rest() -> None:
     assert public_name("duckdb:///data/reg.duckdb?table=births") == \
         "duckdb:///data/reg.duckdb?table=births"
     assert pd.isna(pd.NA) and public_name("births.csv") == "births.csv"
+
+
+def test_password_from_pgpassfile_reads_the_table(registry: Any, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from workbench.transform.raw import read_raw
+    from workbench.validation import load_spec
+
+    passfile = tmp_path / "pgpass"
+    passfile.write_text(f"127.0.0.1:{registry.port}:{DATABASE}:postgres:{registry.password}\n")
+    passfile.chmod(0o600)
+    monkeypatch.setenv("PGPASSFILE", str(passfile))
+    spec = load_spec(MAIN_SPEC)
+    url = f"postgresql://postgres@127.0.0.1:{registry.port}/{DATABASE}?table=births"
+    frame = read_raw(url, spec.columns, spec.file_format)
+    assert len(frame) == len(proxy()) and set(frame["birth_sex"]) == {"M", "F"}
+    monkeypatch.setenv("PGPASSFILE", str(tmp_path / "absent"))
+    with pytest.raises(EncodingError, match=r"authentication failed|cannot connect"):
+        read_raw(url, spec.columns, spec.file_format)

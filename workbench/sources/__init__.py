@@ -18,7 +18,7 @@ import pandas as pd
 from workbench.sources.convert import Want, assemble, check_columns
 from workbench.sources.location import SourceError, is_url, parse, public_name
 
-__all__ = ["SourceError", "Want", "exists", "is_source", "public_name", "read_source"]
+__all__ = ["SourceError", "Want", "exists", "is_source", "is_url", "public_name", "read_source"]
 
 
 def is_source(location: str | os.PathLike[str]) -> bool:

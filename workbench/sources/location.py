@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
 #: File suffixes read through the seam (CSV, optionally gzipped, stays pandas' own reader).
 FILE_KINDS = {
@@ -91,6 +91,6 @@ def parse(location: str | os.PathLike[str]) -> Location:
         return Location("duckdb", path or ":memory:", picked.get("table"), picked.get("query"),
                         picked.get("schema"), shown)
     driver = scheme if "+" in scheme else "postgresql+psycopg"
-    target = urlunsplit((driver, parts.netloc, parts.path, urlencode(rest), ""))
+    target = f"{driver}://{parts.netloc}{parts.path}" + (f"?{urlencode(rest)}" if rest else "")
     return Location("postgresql", target, picked.get("table"), picked.get("query"),
                     picked.get("schema"), shown)

@@ -228,9 +228,10 @@ class DuckDBSource:
 
         picked = ", ".join('"' + n.replace('"', '""') + '"' for n in names)
         try:
-            reader = self.con.execute(f"SELECT {picked} FROM {self._relation()}"
-                                      ).fetch_record_batch(CHUNK_ROWS)
-            for batch in reader:
+            result = self.con.execute(f"SELECT {picked} FROM {self._relation()}")
+            # DuckDB ≥ 1.4 names it to_arrow_reader; 1.0–1.3 fetch_record_batch
+            reader = getattr(result, "to_arrow_reader", None) or result.fetch_record_batch
+            for batch in reader(CHUNK_ROWS):
                 frame = batch.to_pandas()
                 for name in names:
                     if isinstance(frame[name].dtype, pd.CategoricalDtype):
