@@ -66,5 +66,5 @@ def read_source(location: str | os.PathLike[str], wants: Sequence[Want],
                           f"workbench[sources] ({exc.name} is not installed)") from None
     check_columns(wants, source.columns, public_name(location))
     names = list(dict.fromkeys(w.source for w in wants))
-    return assemble(source.chunks(names), wants, source.labels, markers,
+    return assemble(source.chunks(names), wants, source.columns, source.labels, markers,
                     public_name(location))

@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 
 from workbench.sources.location import SourceError
@@ -64,14 +63,11 @@ def _number_text(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else repr(float(x))
 
 
-def _as_text(series: pd.Series, labels: Mapping[float, str] | None) -> pd.Series:
-    """A chunk's column as text: labels for labelled codes, CSV spelling for other numbers."""
-    if not (pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)):
-        if series.map(lambda v: isinstance(v, int | float | np.number),
-                      na_action="ignore").fillna(False).astype(bool).any():
-            series = series.astype("float64")  # numbers in an object column (a DB driver)
-        else:
-            return series.astype("string")
+def _as_text(series: pd.Series, labels: Mapping[float, str] | None, kind: str) -> pd.Series:
+    """A chunk's column as text: labels for labelled codes, CSV spelling for other numbers
+    (``kind``: the source column's type class, checked before any read)."""
+    if kind == "text":
+        return series.astype("string")
     x = series.astype("float64")
     present = x.notna()
     mapping = {v: (labels or {}).get(v, _number_text(v)) for v in pd.unique(x[present])}
@@ -86,6 +82,7 @@ def _as_number(series: pd.Series) -> pd.Series:
 
 
 def convert_chunk(chunk: pd.DataFrame, wants: Sequence[Want],
+                  columns: Mapping[str, SourceColumn],
                   labels: Mapping[str, Mapping[float, str]], markers: Sequence[str],
                   shown: str) -> pd.DataFrame:
     """One chunk in the spec's raw values, under spec names; declared markers are missing."""
@@ -99,7 +96,7 @@ def convert_chunk(chunk: pd.DataFrame, wants: Sequence[Want],
     for w in wants:
         try:
             if w.text:
-                values = _as_text(chunk[w.source], labels.get(w.source))
+                values = _as_text(chunk[w.source], labels.get(w.source), columns[w.source].kind)
                 values = values.mask(values.isin(list(markers)))
             else:
                 values = _as_number(chunk[w.source])
@@ -113,10 +110,11 @@ def convert_chunk(chunk: pd.DataFrame, wants: Sequence[Want],
 
 
 def assemble(chunks: Iterable[pd.DataFrame], wants: Sequence[Want],
+             columns: Mapping[str, SourceColumn],
              labels: Mapping[str, Mapping[float, str]], markers: Sequence[str],
              shown: str) -> pd.DataFrame:
     """Every chunk converted as it arrives, then one frame (only the spec's columns kept)."""
-    parts = [convert_chunk(c, wants, labels, markers, shown) for c in chunks]
+    parts = [convert_chunk(c, wants, columns, labels, markers, shown) for c in chunks]
     if not parts:
         empty = {w.name: pd.Series(dtype="string" if w.text else "float64") for w in wants}
         return pd.DataFrame(empty)

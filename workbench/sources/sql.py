@@ -1,5 +1,5 @@
 """Databases read in place: PostgreSQL through SQLAlchemy + psycopg, DuckDB through its Arrow
-reader; the spec's columns only, streamed (a server-side cursor; Arrow record batches).
+reader; the spec's columns only, streamed (``COPY … TO STDOUT`` in chunks; Arrow batches).
 
 ``?table=NAME`` (optionally ``&schema=S``) reads those columns of the table, ordered by its
 primary key when it has one (so two reads give the same rows in the same order); ``?query=…``
@@ -76,15 +76,20 @@ class PostgresSource:
             with self.engine.connect() as conn:
                 self.columns = self._describe(conn)
 
-    def _fail(self, exc: BaseException) -> SourceError:
-        """One message for a driver error: the source's public name and the SQLSTATE."""
+    def _fail(self, exc: BaseException, reading: bool = False) -> SourceError:
+        """One message for a driver error (SQLAlchemy's or, while streaming, psycopg's): the
+        source's public name and the SQLSTATE, never the driver's text."""
+        import psycopg
         from sqlalchemy import exc as sa_exc
 
-        orig = getattr(exc, "orig", None)
+        orig = getattr(exc, "orig", None) or exc
         state = getattr(orig, "sqlstate", None) or ""
+        connection = isinstance(exc, sa_exc.OperationalError | psycopg.OperationalError)
         if state in SQLSTATES:
             what = SQLSTATES[state]
-        elif isinstance(exc, sa_exc.OperationalError) and not state:
+        elif connection and not state and reading:
+            what = "the connection was dropped while reading"
+        elif connection and not state:
             what = "cannot connect (server unreachable, or it refused the connection)"
         elif state.startswith("08"):
             what = "the connection failed or was dropped"
@@ -170,17 +175,25 @@ class PostgresSource:
         return labels
 
     def chunks(self, names: list[str]) -> Iterator[pd.DataFrame]:
-        """Rows of ``names`` from a server-side cursor, CHUNK_ROWS at a time."""
-        from sqlalchemy import text
+        """Rows of ``names`` streamed by COPY (``sources.pgcopy``), CHUNK_ROWS at a time."""
+        import psycopg
+
+        from workbench.sources.pgcopy import copy_chunks
 
         picked = ", ".join(self._q(n) for n in names)
         order = f" ORDER BY {', '.join(self._q(k) for k in self.order)}" if self.order else ""
-        sql = f"SELECT {picked} FROM {self._relation()}{order}"
+        select = f"SELECT {picked} FROM {self._relation()}{order}"
+        kinds = {n: self.columns[n].kind for n in names}
         with self._guard(), self.engine.connect() as conn:
-            result = conn.execution_options(stream_results=True,
-                                             yield_per=CHUNK_ROWS).execute(text(sql))
-            for part in result.partitions():
-                yield pd.DataFrame([tuple(r) for r in part], columns=names)
+            try:
+                yield from copy_chunks(conn.connection.dbapi_connection, select, names, kinds,
+                                       CHUNK_ROWS)
+            except psycopg.Error as exc:
+                raise self._fail(exc, reading=True) from None
+            except (pd.errors.ParserError, ValueError, UnicodeDecodeError) as exc:
+                raise SourceError(f"data source {self.loc.shown!r}: the rows could not be "
+                                  f"parsed ({type(exc).__name__}); nothing was run and no "
+                                  "budget was spent") from None
 
 
 class DuckDBSource:

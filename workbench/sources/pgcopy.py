@@ -1,0 +1,52 @@
+"""PostgreSQL rows streamed by ``COPY (SELECT …) TO STDOUT``: the server writes CSV, pandas' C
+parser turns each block of CHUNK_ROWS rows into typed columns (no Python object per value).
+
+The stream is consumed as it arrives (a file-like view of psycopg's copy blocks), so memory
+holds one chunk of text and one chunk of columns at a time. NULL is written as ``\\N``
+(unquoted); a text value spelled exactly ``\\N`` would read as missing (it would lie outside
+any declared domain anyway).
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+import pandas as pd
+
+NULL = "\\N"
+
+
+class _CopyStream(io.RawIOBase):
+    """A readable byte stream over psycopg's COPY blocks."""
+
+    def __init__(self, blocks: Iterable[Any]) -> None:
+        self._blocks = iter(blocks)
+        self._rest = memoryview(b"")
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while not len(self._rest):
+            block = next(self._blocks, None)
+            if block is None:
+                return 0
+            self._rest = memoryview(bytes(block))
+        n = min(len(buffer), len(self._rest))
+        buffer[:n] = self._rest[:n]
+        self._rest = self._rest[n:]
+        return n
+
+
+def copy_chunks(dbapi_connection: Any, select: str, names: list[str],
+                kinds: Mapping[str, str], chunk_rows: int) -> Iterator[pd.DataFrame]:
+    """Chunks of the SELECT's rows: integer/float columns as float64, text as str objects."""
+    dtypes = {n: ("float64" if kinds[n] in ("integer", "float") else object) for n in names}
+    sql = f"COPY ({select}) TO STDOUT WITH (FORMAT csv, NULL '{NULL}')"
+    with dbapi_connection.cursor() as cursor, cursor.copy(sql) as copy:
+        stream = io.BufferedReader(_CopyStream(copy), buffer_size=1 << 20)
+        yield from pd.read_csv(stream, names=names, header=None, dtype=dtypes,
+                               na_values=[NULL], keep_default_na=False, chunksize=chunk_rows,
+                               encoding="utf-8")
