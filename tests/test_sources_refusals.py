@@ -38,6 +38,10 @@ CASES = {
                    "birth_weight::text AS birth_weight FROM births", False,
                    "column 'birth_weight' has type 'text'"),
     "wrong_type_parquet": (None, False, "column 'birth_weight' has type 'large_string' (text)"),
+    # the server drops the connection mid-stream: the session kills itself at row 100,000
+    "dropped_mid_read": (f"query=SELECT {COLUMNS} FROM births WHERE id < 100000 OR "
+                         "pg_terminate_backend(pg_backend_pid())", False,
+                         "the server closed the connection"),
 }
 
 

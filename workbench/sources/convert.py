@@ -47,7 +47,8 @@ def check_columns(wants: Sequence[Want], columns: Mapping[str, SourceColumn],
     absent = [w.name for w in wants if w.source not in columns]
     if absent:
         raise SourceError(f"data source {shown!r} has no column(s) "
-                          f"{', '.join(repr(a) for a in absent)}")
+                          f"{', '.join(repr(a) for a in absent)}; nothing was run and no "
+                          "budget was spent")
     for w in wants:
         col = columns[w.source]
         ok = TEXT_OK if w.text else NUMBER_OK
