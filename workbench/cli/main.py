@@ -92,6 +92,13 @@ def _run(args: argparse.Namespace) -> int:
     from workbench.engine import run
     from workbench.engine.release_parquet import release_formats
 
+    if args.format == "parquet":  # checked before any budget: the bundle is written after
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            print("error: --format parquet needs pyarrow (pip install "
+                  "'release-workbench[sources]')", file=sys.stderr)
+            return EXIT_USAGE
     with release_formats([args.format] if args.format != "csv" else []):
         outcome = run(args.spec, args.data, args.out, quiet=args.quiet,
                       spend_again=args.spend_again, budget_store=args.budget_store,
