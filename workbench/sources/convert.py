@@ -85,7 +85,7 @@ def _as_number(series: pd.Series) -> pd.Series:
 def convert_chunk(chunk: pd.DataFrame, wants: Sequence[Want],
                   columns: Mapping[str, SourceColumn],
                   labels: Mapping[str, Mapping[float, str]], markers: Sequence[str],
-                  shown: str) -> pd.DataFrame:
+                  shown: str) -> dict[str, pd.Series]:
     """One chunk in the spec's raw values, under spec names; declared markers are missing."""
     numeric_markers = []
     for m in markers:
@@ -107,16 +107,26 @@ def convert_chunk(chunk: pd.DataFrame, wants: Sequence[Want],
             raise SourceError(f"data source {shown!r}: column {w.source!r} holds values that "
                               f"are not of the spec's type {w.declared_as}") from None
         out[w.name] = values.reset_index(drop=True)
-    return pd.DataFrame(out)
+    return out
 
 
 def assemble(chunks: Iterable[pd.DataFrame], wants: Sequence[Want],
              columns: Mapping[str, SourceColumn],
              labels: Mapping[str, Mapping[float, str]], markers: Sequence[str],
              shown: str) -> pd.DataFrame:
-    """Every chunk converted as it arrives, then one frame (only the spec's columns kept)."""
-    parts = [convert_chunk(c, wants, columns, labels, markers, shown) for c in chunks]
-    if not parts:
+    """Every chunk converted as it arrives (the source's chunk is dropped at once), then one
+    frame joined column by column, so the peak holds the converted chunks and one column."""
+    parts: dict[str, list[pd.Series]] = {w.name: [] for w in wants}
+    for chunk in chunks:
+        converted = convert_chunk(chunk, wants, columns, labels, markers, shown)
+        del chunk
+        for name in parts:
+            parts[name].append(converted[name])
+        del converted
+    if not next(iter(parts.values()), []):
         empty = {w.name: pd.Series(dtype="string" if w.text else "float64") for w in wants}
         return pd.DataFrame(empty)
-    return pd.concat(parts, ignore_index=True)
+    out = {}
+    for name in list(parts):
+        out[name] = pd.concat(parts.pop(name), ignore_index=True)
+    return pd.DataFrame(out, copy=False)

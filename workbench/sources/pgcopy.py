@@ -33,11 +33,26 @@ class _CopyStream(io.RawIOBase):
             block = next(self._blocks, None)
             if block is None:
                 return 0
-            self._rest = memoryview(bytes(block))
+            self._rest = memoryview(block)
         n = min(len(buffer), len(self._rest))
         buffer[:n] = self._rest[:n]
         self._rest = self._rest[n:]
         return n
+
+
+def _joined(blocks: Iterable[Any], size: int = 1 << 20) -> Iterator[bytes]:
+    """COPY hands over one row per block: join them into ~1 MB pieces (few Python steps
+    per row, so the stream keeps up with the C parser)."""
+    parts: list[Any] = []
+    held = 0
+    for block in blocks:
+        parts.append(block)
+        held += len(block)
+        if held >= size:
+            yield b"".join(parts)
+            parts, held = [], 0
+    if parts:
+        yield b"".join(parts)
 
 
 def copy_chunks(dbapi_connection: Any, select: str, names: list[str],
@@ -46,7 +61,7 @@ def copy_chunks(dbapi_connection: Any, select: str, names: list[str],
     dtypes = {n: ("float64" if kinds[n] in ("integer", "float") else object) for n in names}
     sql = f"COPY ({select}) TO STDOUT WITH (FORMAT csv, NULL '{NULL}')"
     with dbapi_connection.cursor() as cursor, cursor.copy(sql) as copy:
-        stream = io.BufferedReader(_CopyStream(copy), buffer_size=1 << 20)
+        stream = io.BufferedReader(_CopyStream(_joined(copy)), buffer_size=1 << 20)
         yield from pd.read_csv(stream, names=names, header=None, dtype=dtypes,
                                na_values=[NULL], keep_default_na=False, chunksize=chunk_rows,
                                encoding="utf-8")
