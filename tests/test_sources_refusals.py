@@ -5,6 +5,7 @@ The CLI's ``main`` runs in-process: an escaping exception (a traceback) fails th
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,7 @@ CASES = {
     # the server drops the connection mid-stream: the session kills itself at row 100,000
     "dropped_mid_read": (f"query=SELECT {COLUMNS} FROM births WHERE id < 100000 OR "
                          "pg_terminate_backend(pg_backend_pid())", False,
-                         "the server closed the connection"),
+                         "the server closed the connection|dropped while reading"),
 }
 
 
@@ -79,7 +80,8 @@ def test_bad_source_exits_2_naming_it_without_password_or_spend(
     lines = done.err.strip().splitlines()
     assert code == 2, done.err
     assert len(lines) == 1 and "Traceback" not in done.err
-    assert CASES[case][2] in lines[0] and public_name(data) in lines[0]
+    assert re.search(CASES[case][2].replace("(", r"\(").replace(")", r"\)"), lines[0])
+    assert public_name(data) in lines[0]
     assert password not in done.err + done.out
     for path in [p for p in tmp_path.rglob("*") if p.is_file() and p.suffix != ".parquet"]:
         assert password.encode() not in path.read_bytes(), path

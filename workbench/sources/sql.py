@@ -84,7 +84,8 @@ class PostgresSource:
 
         orig = getattr(exc, "orig", None) or exc
         state = getattr(orig, "sqlstate", None) or ""
-        connection = isinstance(exc, sa_exc.OperationalError | psycopg.OperationalError)
+        connection = isinstance(exc, sa_exc.OperationalError | psycopg.OperationalError) or \
+            type(exc).__name__ == "OperationalError"
         if state in SQLSTATES:
             what = SQLSTATES[state]
         elif connection and not state and reading:
@@ -184,6 +185,23 @@ class PostgresSource:
         order = f" ORDER BY {', '.join(self._q(k) for k in self.order)}" if self.order else ""
         select = f"SELECT {picked} FROM {self._relation()}{order}"
         kinds = {n: self.columns[n].kind for n in names}
+        try:
+            import adbc_driver_manager
+        except ImportError:
+            adbc_driver_manager = None
+        if adbc_driver_manager is not None and self.loc.target.startswith("postgresql+psycopg:"):
+            from workbench.sources.pgcopy import adbc_chunks
+
+            uri = "postgresql:" + self.loc.target.split(":", 1)[1]
+            try:
+                yield from adbc_chunks(uri, select, names)
+            except adbc_driver_manager.Error as exc:
+                raise self._fail(exc, reading=True) from None
+            except OSError:  # the Arrow stream broke off (its text is the driver's: not shown)
+                raise SourceError(f"data source {self.loc.shown!r}: the connection was dropped "
+                                  "while reading; nothing was run and no budget was "
+                                  "spent") from None
+            return
         with self._guard(), self.engine.connect() as conn:
             try:
                 yield from copy_chunks(conn.connection.dbapi_connection, select, names, kinds,
