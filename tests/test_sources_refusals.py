@@ -6,6 +6,7 @@ The CLI's ``main`` runs in-process: an escaping exception (a traceback) fails th
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -114,3 +115,32 @@ def test_password_from_pgpassfile_reads_the_table(registry: Any, tmp_path: Path,
     monkeypatch.setenv("PGPASSFILE", str(tmp_path / "absent"))
     with pytest.raises(EncodingError, match=r"authentication failed|cannot connect"):
         read_raw(url, spec.columns, spec.file_format)
+
+
+def test_psycopg_copy_stream_reads_what_adbc_reads(registry: Any,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without adbc-driver-postgresql the seam streams COPY through psycopg: same frame."""
+    from workbench.transform.raw import read_raw
+    from workbench.validation import load_spec
+
+    spec = load_spec(MAIN_SPEC)
+    url = registry.url(DATABASE, query="table=births")
+    by_adbc = read_raw(url, spec.columns, spec.file_format)
+    monkeypatch.setitem(sys.modules, "adbc_driver_manager", None)  # import fails: COPY path
+    by_copy = read_raw(url, spec.columns, spec.file_format)
+    pd.testing.assert_frame_equal(by_copy, by_adbc)
+    assert set(by_copy["birth_sex"]) == {"M", "F"} and len(by_copy) == len(proxy())
+
+
+def test_psycopg_copy_stream_refuses_a_dropped_connection(
+        registry: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from workbench.transform.raw import read_raw
+    from workbench.validation import load_spec
+
+    spec = load_spec(MAIN_SPEC)
+    query, _, words = CASES["dropped_mid_read"]
+    url = registry.url(DATABASE, query=query.replace(" ", "%20"))
+    monkeypatch.setitem(sys.modules, "adbc_driver_manager", None)
+    with pytest.raises(EncodingError, match=words) as caught:
+        read_raw(url, spec.columns, spec.file_format)
+    assert registry.password not in str(caught.value)
