@@ -165,3 +165,16 @@ def adult_halves(tmp_path_factory: pytest.TempPathFactory) -> Path:
     work = tmp_path_factory.mktemp("adult_halves")
     write_adult_halves(work)
     return work
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster() -> Iterator[Any]:
+    """A throw-away PostgreSQL server for the whole session (tests/pg_server.py), in its own
+    temporary directory (the server's user must reach it; pytest's base is private)."""
+    import tempfile
+
+    from pg_server import remove, start
+
+    cluster = start(Path(tempfile.mkdtemp(prefix="workbench-pg-")) / "cluster")
+    yield cluster
+    remove(cluster)

@@ -90,11 +90,20 @@ def _freeze(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from workbench.engine import run
+    from workbench.engine.release_parquet import release_formats
 
-    outcome = run(args.spec, args.data, args.out, quiet=args.quiet,
-                  spend_again=args.spend_again, budget_store=args.budget_store,
-                  allow_unbounded=args.allow_unbounded, proxy=args.proxy,
-                  rehearsal=args.rehearse)
+    if args.format == "parquet":  # checked before any budget: the bundle is written after
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            print("error: --format parquet needs pyarrow (pip install "
+                  "'release-workbench[sources]')", file=sys.stderr)
+            return EXIT_USAGE
+    with release_formats([args.format] if args.format != "csv" else []):
+        outcome = run(args.spec, args.data, args.out, quiet=args.quiet,
+                      spend_again=args.spend_again, budget_store=args.budget_store,
+                      allow_unbounded=args.allow_unbounded, proxy=args.proxy,
+                      rehearsal=args.rehearse)
     if outcome.status == "complete":
         from workbench.engine import verify_bundle
 
@@ -238,6 +247,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--allow-unbounded", action="store_true",
                    help="run a γ = 0, T = ∞ spec (it stops only when a candidate passes) "
                    "without a recorded dry-run forecast p ≥ 0.05")
+    p.add_argument("--format", choices=["csv", "parquet"], default="csv",
+                   help="parquet: the bundle also carries release.parquet (labels as "
+                   "categories in code order, numbers as numbers); verify checks it")
     p.add_argument("--rehearse", type=int, default=None, metavar="SEED",
                    help="PUBLIC data only: run the same code path with seeded noise (a "
                    "simulation context, a fresh temporary budget store unless --budget-store); "

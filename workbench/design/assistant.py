@@ -46,6 +46,7 @@ from workbench.engine.before_loop import release_before_loop
 from workbench.privacy import PrivacyContext
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.noise import SeededNoise
+from workbench.sources import is_url, public_name
 from workbench.spec import Configuration, Spec
 from workbench.transform.cells import distinct_cells
 from workbench.trial import bind
@@ -294,7 +295,8 @@ def design(spec: Spec, proxy: pd.DataFrame | str | os.PathLike[str], n: int | No
                     key=lambda a: (a.epsilon_total, -a.p))
              + sorted((a for a in alternatives if a.p < target_p),
                       key=lambda a: (-a.p, a.epsilon_total)))
-    name = None if isinstance(proxy, pd.DataFrame) else os.path.basename(os.fspath(proxy))
+    name = None if isinstance(proxy, pd.DataFrame) else (
+        public_name(proxy) if is_url(proxy) else os.path.basename(os.fspath(proxy)))
     rehearsed = rehearse_drafts([_draft(spec, config, a, tuned) for a in order[:checks]],
                                 prepared, int(n), target_p=target_p,
                                 repetitions=check_repetitions, seed=seed, scenarios=scenarios,

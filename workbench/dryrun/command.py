@@ -65,6 +65,13 @@ def _report(sized: SizedDryRun, spec: Spec, args: argparse.Namespace) -> None:
         print("forecast: no configuration left; private selection would never succeed")
 
 
+def _shown(proxy: str) -> str:
+    """The proxy as a result file names it: a file's name, a URL without its password."""
+    from workbench.sources import is_url, public_name
+
+    return public_name(proxy) if is_url(proxy) else Path(proxy).name
+
+
 def masked_proxy(spec: Spec, path: str, masks: list[str], seed: int) -> object:
     """The proxy path, or (with ``--missingness``) the proxy read and masked by the simulator
     (``proxy.missingness``); a mask naming no column applies to every non-forbid column."""
@@ -138,7 +145,7 @@ def run_command(args: argparse.Namespace) -> int:
         if args.records:
             write_records(result.records, args.records)
         if args.write_result:
-            write_result(result, spec, args.write_result, data=Path(args.proxy).name)
+            write_result(result, spec, args.write_result, data=_shown(args.proxy))
         _report(sized, spec, args)
         floors = print_floors(spec, args.proxy, configs, args.n, args.floor_draws, args.seed)
         for size, res in sorted(sized.results.items()):
@@ -148,7 +155,7 @@ def run_command(args: argparse.Namespace) -> int:
             scenarios = None
             if getattr(args, "robust", False):
                 scenarios = _robust_scenarios(spec, result, proxy, args)
-            where = Path(args.proxy).name
+            where = _shown(args.proxy)
             if getattr(args, "published_tables", None) and scenarios:
                 where += f" raked to {Path(args.published_tables).name}"
             document = result.narrowed_document(spec, args.min_pass, n=result.n,

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pandas as pd
 
 from workbench.engine.run import load_confidential
 from workbench.engine.survey_step import extra_columns
+from workbench.sources import exists
 from workbench.spec import Spec
 from workbench.survey.weight_check import WeightCheckFailed, proxy_check
 from workbench.transform import EncodingError
@@ -39,7 +39,7 @@ def _as_read(frame: pd.DataFrame, spec: Spec) -> pd.DataFrame:
 def prepare_proxy(spec: Spec, proxy: pd.DataFrame | str | os.PathLike[str]) -> pd.DataFrame:
     """Read (a path) or take (a frame) the proxy and clean it exactly as a run cleans its data."""
     if isinstance(proxy, str | os.PathLike):
-        if not Path(proxy).is_file():
+        if not exists(proxy):  # a database URL is checked when it is read
             raise EncodingError(f"proxy file {os.fspath(proxy)!r} does not exist")
         return load_confidential(spec, proxy)
     frame = apply_domain_policy(_as_read(proxy, spec), spec.columns)

@@ -27,6 +27,7 @@ from typing import Any
 
 import pandas as pd
 
+from workbench.engine import release_parquet
 from workbench.engine.rundir import write_json_atomic
 from workbench.privacy import Ledger
 from workbench.report.datasheet import criteria_markdown, datasheet_markdown
@@ -54,7 +55,8 @@ CLEANING_FILE = "cleaning.json"
 #: posterior draw: R̂ and ESS of its sampler re-run on the released records).
 DIAGNOSTICS_FILE = "diagnostics.json"
 #: The optional files, each listed in the manifest when written.
-OPTIONAL_FILES = (SURVEY_FILE, CLEANING_FILE, DIAGNOSTICS_FILE)
+OPTIONAL_FILES = (SURVEY_FILE, CLEANING_FILE, DIAGNOSTICS_FILE,
+                  release_parquet.RELEASE_PARQUET)
 #: Events of the accepted iteration published with its measurements: why a parallel group
 #: is charged its max, the plausible-deniability test's parameters, and where a network's
 #: structure came from when it is a public proxy's (no ε, no records of R).
@@ -151,6 +153,10 @@ def write_bundle(
                   "makes the same first iteration.\n\n" + readme)
     (staging / "README.md").write_text(readme, encoding="utf-8")
     names = list(BUNDLE_FILES)
+    if release_parquet.wanted():  # `workbench run --format parquet`
+        release_parquet.write_release_parquet(release, label_order,
+                                              staging / release_parquet.RELEASE_PARQUET)
+        names.append(release_parquet.RELEASE_PARQUET)
     for name, content in ((SURVEY_FILE, survey), (CLEANING_FILE, cleaning),
                           (DIAGNOSTICS_FILE, diagnostics)):
         if content is not None:

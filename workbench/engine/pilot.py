@@ -49,6 +49,7 @@ from workbench.engine.guard import check_pilot_budget, dataset_budget
 from workbench.engine.rundir import RunRefused, write_json_atomic
 from workbench.privacy import Accountant, Ledger, PrivacyContext
 from workbench.privacy.budget_store import BudgetStoreError
+from workbench.sources import exists, public_name
 from workbench.spec import Spec
 from workbench.spec.model import ColumnSpec
 from workbench.transform import EncodingError
@@ -201,14 +202,14 @@ def pilot(spec: Spec, data_path: str | os.PathLike[str], epsilon: float,
         raise RunRefused(f"--epsilon must be a number > 0, got {epsilon!r}")
     declared = parse_pairs(spec, pairs)
     book = dataset_budget(spec, budget_store)
-    if not Path(data_path).is_file():
+    if not exists(data_path):  # a database URL is checked when it is opened
         raise RunRefused(f"data file {os.fspath(data_path)!r} does not exist")
     try:
         with book.locked():
             prior = check_pilot_budget(spec, book, float(epsilon), spend_again)
             frame = read_raw(data_path, spec.columns, spec.file_format)
             if len(frame) == 0:
-                raise EncodingError(f"the data file {os.fspath(data_path)!r} has a header but "
+                raise EncodingError(f"the data {public_name(data_path)!r} has a header but "
                                     "no records; nothing was run and no budget was spent")
             return _measure(spec, frame, float(epsilon), Path(out), declared, book, prior)
     except BudgetStoreError as exc:

@@ -51,6 +51,7 @@ from workbench.generators import Guarantee, records_plan
 from workbench.privacy import Accountant, Ledger, PrivacyContext, private_selection
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.budget_store import BudgetStoreError, DatasetBudget
+from workbench.sources import exists, public_name
 from workbench.spec import Spec
 from workbench.survey.weight_check import WeightCheckFailed
 from workbench.transform import EncodingError
@@ -92,7 +93,7 @@ def load_confidential(spec: Spec, data_path: str | os.PathLike[str],
     """
     frame = read_raw(data_path, spec.columns, spec.file_format, extra=extra_columns(spec))
     if len(frame) == 0:
-        raise EncodingError(f"the data file {os.fspath(data_path)!r} has a header but no "
+        raise EncodingError(f"the data {public_name(data_path)!r} has a header but no "
                             "records; nothing was run and no budget was spent")
     frame = apply_domain_policy(frame, spec.columns, None if tally is None else tally.policies)
     frame = clean(frame, spec, None if tally is None else tally.rules)
@@ -144,7 +145,7 @@ def run(
     check_bounded(spec, allow_unbounded)
     _preflight(spec)
     book = dataset_budget(spec, budget_store)
-    if not Path(data_path).is_file():
+    if not exists(data_path):  # a database URL is checked when it is opened
         raise RunRefused(f"data file {os.fspath(data_path)!r} does not exist")
     frame, tally = None, CleaningTally()
     if spec.selection.unbounded and not allow_unbounded:

@@ -28,6 +28,7 @@ from workbench.engine.bundle import (
 )
 from workbench.engine.forecast_check import forecast_problem, forecast_words
 from workbench.engine.n_check import is_n_estimate, n_problem, n_words
+from workbench.engine.release_parquet import RELEASE_PARQUET, parquet_problem
 from workbench.engine.verify_criteria import check_criteria
 from workbench.generators import MCMC_KIND, Guarantee, guarantee_for, guarantee_problems
 from workbench.postprocess import distinct_rows, reject_counts, semantics_for
@@ -101,6 +102,8 @@ def verify_bundle(path: str | os.PathLike[str]) -> Verification:
         if spec.selection.forecast.spec_sha256 is None:
             v.flags.append("the recorded forecast carries no hash of the design it was made "
                            "for (recorded before issue 26): it cannot be checked")
+    if (root / RELEASE_PARQUET).exists() and config is not None:
+        _check_parquet(root, v, spec, config)
     if spec.survey is not None:
         _check_survey(root, v, spec, ledger)
     if spec.cleaning_counts is not None or (root / CLEANING_FILE).exists():
@@ -157,6 +160,17 @@ def _check_configuration(root: Path, v: Verification, spec: Spec) -> Configurati
         return None
     v.passed("configuration", "in the spec's space")
     return config
+
+
+def _check_parquet(root: Path, v: Verification, spec: Spec, config: Configuration) -> None:
+    """release.parquet (``--format parquet``) holds release.csv's records, typed."""
+    codec = spec.table_codec(config)
+    labels = {name: tuple(c.labels) for name, c in codec.codecs}
+    problem = parquet_problem(root, labels)
+    if problem:
+        v.failed("parquet", problem)
+    else:
+        v.passed("parquet", "release.parquet holds release.csv's records, labels as categories")
 
 
 def _summary(ledger: list[dict[str, Any]] | None) -> dict[str, Any]:

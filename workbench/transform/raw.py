@@ -53,11 +53,15 @@ def read_raw(path: str | os.PathLike[str], columns: Sequence[ColumnSpec],
 
     ``extra`` names further columns the spec declares outside the schema (a survey's weight
     column), read as numbers. A file written with ', ' separators is read with
-    ``skipinitialspace``. With a declared ``file_format`` exactly its missing markers become
-    missing (no pandas default markers), a file column named by a column's ``source`` is read
-    under the spec's name, and an undeclared marker-like token fails naming the column.
+    ``skipinitialspace``. Parquet, Stata, SAS, SPSS files and database URLs are read through
+    ``workbench.sources`` into the same frame a CSV gives. With a declared ``file_format``
+    exactly its missing markers become missing (no pandas default markers), a file column
+    named by a column's ``source`` is read under the spec's name, and an undeclared
+    marker-like token fails naming the column.
     """
     fmt = file_format or FileFormat()
+    if _typed(path):
+        return _read_typed(path, columns, fmt, extra)
     if fmt.declared:
         return _read_declared(path, columns, fmt, extra)
     wanted = [c.name for c in columns] + [e for e in extra if e not in {c.name for c in columns}]
@@ -78,6 +82,38 @@ def read_raw(path: str | os.PathLike[str], columns: Sequence[ColumnSpec],
             f"cannot read data file {os.fspath(path)!r} ({type(exc).__name__})"
         ) from None
     return frame[wanted]
+
+
+def _typed(path: str | os.PathLike[str]) -> bool:
+    """Whether DATA is read by ``workbench.sources`` (not a CSV file)."""
+    from workbench.sources import SourceError, is_source
+
+    try:
+        return is_source(path)
+    except SourceError as exc:
+        raise EncodingError(str(exc)) from None
+
+
+def _read_typed(path: str | os.PathLike[str], columns: Sequence[ColumnSpec],
+                fmt: FileFormat, extra: Sequence[str] = ()) -> pd.DataFrame:
+    """``read_raw`` of a typed source: text for categorical or non-numeric columns, float64
+    for the others, under the spec's names; declared markers only, as for a CSV."""
+    from workbench.sources import SourceError, Want, read_source
+
+    names = {c.name for c in columns}
+    wants = [Want(c.name, c.source or c.name, c.type == "categorical" or not c.numeric, c.type)
+             for c in columns]
+    wants += [Want(e, e, False, "numeric (survey weight)") for e in extra if e not in names]
+    try:
+        frame = read_source(path, wants, fmt.missing_markers if fmt.declared else ())
+    except SourceError as exc:
+        raise EncodingError(str(exc)) from None
+    bad = undeclared_markers(frame, columns, fmt)
+    if bad:
+        raise EncodingError(
+            f"column(s) {', '.join(repr(b) for b in bad)} hold a token that looks like a "
+            "missing-value marker but schema.file_format.missing_markers does not declare it")
+    return frame
 
 
 def _read_declared(path: str | os.PathLike[str], columns: Sequence[ColumnSpec],

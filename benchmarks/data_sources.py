@@ -1,0 +1,144 @@
+"""Issue 38 must-show 2: a whole lean iteration at 4,000,000 rows (the 166k proxy tiled) read
+from CSV, DuckDB and PostgreSQL — peak RSS and wall time of each, in one run.
+
+Each source runs in its own fresh process (so its peak RSS, ``ru_maxrss``, is its own): read
+and clean the data as a run does (``dryrun.prepare_proxy`` → ``transform.raw.read_raw`` → the
+seam), then one iteration of the lean design (examples/israel_births_2014_lean.json) in
+simulation mode, as ``benchmarks/_lean_iteration.py`` runs it. PostgreSQL is a throw-away
+cluster (tests/pg_server.py: Debian's binaries, a temporary directory, 127.0.0.1 only).
+
+    python benchmarks/data_sources.py [--rows 4000000] [--sources csv duckdb postgresql]
+                                      [--read-only]
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+LEAN = REPO / "examples" / "israel_births_2014_lean.json"
+PROXY = REPO / "data_public" / "proxy_sample_166k.csv.gz"
+
+
+def tiled(rows: int):
+    """The proxy tiled to ``rows`` records (public data)."""
+    import pandas as pd
+
+    base = pd.read_csv(PROXY)
+    reps = -(-rows // len(base))
+    return pd.concat([base] * reps, ignore_index=True).head(rows)
+
+
+def one_source(data: str, read_only: bool) -> dict:
+    """In this process: read + clean DATA, then one lean iteration; times and peak RSS."""
+    from workbench.criteria import release_once
+    from workbench.dryrun import prepare_proxy
+    from workbench.engine import run_iteration
+    from workbench.privacy import PrivacyContext
+    from workbench.trial import bind
+    from workbench.validation import load_spec
+
+    spec = load_spec(LEAN)
+    t0 = time.perf_counter()
+    frame = prepare_proxy(spec, data)
+    read = time.perf_counter() - t0
+    iteration = 0.0
+    if not read_only:
+        config = next(iter(spec.configurations()))
+        t1 = time.perf_counter()
+        ctx = PrivacyContext.simulation(seed=1)
+        codes = spec.table_codec(config).encode(frame)
+        once = release_once(spec, config, codes, ctx) if spec.epsilon_once else None
+        run_iteration(bind(spec, config), frame, ctx, once_results=once, real_codes=codes)
+        iteration = time.perf_counter() - t1
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB → GiB
+    return {"rows": len(frame), "read_s": read, "iteration_s": iteration,
+            "total_s": read + iteration, "peak_rss_gb": rss}
+
+
+def prepare(rows: int, kinds: list[str], folder: Path) -> tuple[dict[str, str], object]:
+    """Write the tiled proxy as CSV, into DuckDB and into a PostgreSQL table."""
+    frame = tiled(rows)
+    out: dict[str, str] = {}
+    cluster = None
+    if "csv" in kinds:
+        frame.to_csv(folder / "births.csv", index=False)
+        out["csv"] = str(folder / "births.csv")
+    if "duckdb" in kinds:
+        import duckdb
+
+        with duckdb.connect(str(folder / "registry.duckdb")) as con:
+            con.register("frame", frame)
+            con.execute("CREATE TABLE births AS SELECT * FROM frame")
+        out["duckdb"] = f"duckdb:///{folder / 'registry.duckdb'}?table=births"
+    if "postgresql" in kinds:
+        sys.path.insert(0, str(REPO / "tests"))
+        from pg_server import start
+
+        cluster = start(Path(tempfile.mkdtemp(prefix="workbench-pg-bench-")) / "cluster")
+        with cluster.connect() as con:
+            con.execute("CREATE TABLE births (birth_month smallint, mother_age smallint, "
+                        "parity smallint, gestation_week smallint, birth_sex text, "
+                        "birth_weight integer)")
+            text = io.StringIO()
+            frame.to_csv(text, index=False, header=False)
+            with con.cursor().copy("COPY births FROM STDIN WITH (FORMAT csv)") as copy:
+                copy.write(text.getvalue())
+            # a registry's table is not freshly bulk-loaded: set hint bits and statistics now,
+            # so the timed read does not pay the first scan's one-off page writes
+            con.execute("VACUUM (FREEZE, ANALYZE) births")
+        out["postgresql"] = cluster.url(query="table=births")
+    return out, cluster
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rows", type=int, default=4_000_000)
+    parser.add_argument("--sources", nargs="+", default=["csv", "duckdb", "postgresql"])
+    parser.add_argument("--read-only", action="store_true", help="skip the iteration")
+    parser.add_argument("--one", default=None, help=argparse.SUPPRESS)  # child process
+    args = parser.parse_args()
+    if args.one is not None:
+        print(json.dumps(one_source(args.one, args.read_only)))
+        return
+    with tempfile.TemporaryDirectory(prefix="workbench-bench-sources-") as tmp:
+        t = time.perf_counter()
+        data, cluster = prepare(args.rows, args.sources, Path(tmp))
+        print(f"prepared {args.rows:,} rows in {time.perf_counter() - t:.0f} s "
+              "(not part of the figures)", flush=True)
+        try:
+            print(f"{'source':<11} {'rows':>10} {'read+clean s':>12} {'iteration s':>11} "
+                  f"{'total s':>8} {'peak RSS GB':>11}")
+            for kind in args.sources:
+                cmd = [sys.executable, __file__, "--one", data[kind]]
+                cmd += ["--read-only"] if args.read_only else []
+                done = subprocess.run(cmd, capture_output=True, text=True, check=True,
+                                      env={**_env(), "PYTHONPATH": str(REPO)})
+                r = json.loads(done.stdout.strip().splitlines()[-1])
+                print(f"{kind:<11} {r['rows']:>10,} {r['read_s']:>12.1f} "
+                      f"{r['iteration_s']:>11.1f} {r['total_s']:>8.1f} "
+                      f"{r['peak_rss_gb']:>11.2f}", flush=True)
+        finally:
+            if cluster is not None:
+                from pg_server import remove
+
+                remove(cluster)
+
+
+def _env() -> dict[str, str]:
+    """This process's environment (the child inherits PATH, HOME, thread settings)."""
+    import os
+
+    return dict(os.environ)
+
+
+if __name__ == "__main__":
+    main()
