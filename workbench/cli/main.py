@@ -26,8 +26,30 @@ def load_spec(path: str, **kwargs: Any) -> Spec:
     return load(path, **kwargs)
 
 
+def _stand_in_problem(spec: Spec) -> str | None:
+    """The stand-in rehearsal's refusal (``engine.stand_in``), the one ``run`` would give; a
+    spec whose public input files are not there yet is told so on stderr and not rehearsed
+    (``run`` refuses it before any budget, naming the file)."""
+    from workbench.engine.run import preflight_problem
+    from workbench.engine.stand_in import StandInFailure, rehearse_on_stand_in
+
+    missing = preflight_problem(spec)
+    if missing:
+        print(f"note: not rehearsed on stand-in rows: {missing}", file=sys.stderr)
+        return None
+    try:
+        rehearse_on_stand_in(spec)
+    except StandInFailure as exc:
+        return str(exc)
+    return None
+
+
 def _validate(args: argparse.Namespace) -> int:
     spec = load_spec(args.spec)
+    problem = _stand_in_problem(spec)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     if args.strict:
         from workbench.dryrun.command import strict_problem
 
@@ -83,6 +105,10 @@ def _freeze(args: argparse.Namespace) -> int:
     from workbench.spec.document import read_document
     from workbench.validation import save_spec
 
+    problem = _stand_in_problem(load_spec(args.spec))
+    if problem:
+        print(f"error: {problem}; nothing was written", file=sys.stderr)
+        return EXIT_USAGE
     digest = save_spec(read_document(args.spec), args.out)
     print(f"frozen: {args.out} (sha256 {digest})")
     return EXIT_OK

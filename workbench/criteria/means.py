@@ -31,6 +31,8 @@ from workbench.criteria import sensitivity
 from workbench.spec.model import Criterion, Spec
 from workbench.transform import BinsCodec, Codec, TableCodec, coarse_lookup
 from workbench.transform.cells import PairedCells
+from workbench.transform.display import MISSING_WORDS
+from workbench.transform.missing import MissingCodec
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,10 @@ def resize_slack(spec: Spec, criterion: Criterion) -> float:
 
 @lru_cache(maxsize=256)
 def _coarse_codes(codec: Codec, coarse: BinsCodec) -> np.ndarray:
-    """Coarse bin of every fine code (public; cached because codecs are immutable)."""
+    """Coarse bin of every fine code (public; cached because codecs are immutable); the missing
+    code of a ``category``/``allow`` column is a group of its own, after the coarse bins."""
+    if isinstance(codec, MissingCodec):
+        return np.append(coarse_lookup(codec.base, coarse), coarse.size)
     return coarse_lookup(codec, coarse)
 
 
@@ -79,7 +84,10 @@ def _group_keys(
     if coarse is None:
         return codes, tuple(f"{column}={label}" for label in codec.labels)
     lookup = _coarse_codes(codec, coarse)
-    return lookup[codes], tuple(f"{column}={label}" for label in coarse.labels)
+    labels = list(coarse.labels)
+    if isinstance(codec, MissingCodec):
+        labels.append(codec.labels[codec.missing_code] or MISSING_WORDS)
+    return lookup[codes], tuple(f"{column}={label}" for label in labels)
 
 
 def mean_groups(spec: Spec, table: TableCodec, criterion: Criterion, pc: PairedCells) -> MeanGroups:

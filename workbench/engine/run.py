@@ -40,6 +40,7 @@ from workbench.engine.once import OnceStatistics, save_once
 from workbench.engine.progress import RunProgress
 from workbench.engine.rehearsal import rehearsal_context, rehearsal_seed
 from workbench.engine.rundir import RunDirectory, RunRefused
+from workbench.engine.stand_in import StandInFailure, rehearse_on_stand_in
 from workbench.engine.survey_step import (
     budget_lines,
     extra_columns,
@@ -144,6 +145,8 @@ def run(
         raise RunRefused(problem)
     check_bounded(spec, allow_unbounded)
     _preflight(spec)
+    if rehearsal is None:  # a rehearsal is itself on public data and spends no real budget
+        _rehearse_stand_in(spec, quiet)
     book = dataset_budget(spec, budget_store)
     if not exists(data_path):  # a database URL is checked when it is opened
         raise RunRefused(f"data file {os.fspath(data_path)!r} does not exist")
@@ -165,6 +168,13 @@ def _preflight(spec: Spec) -> None:
     distinguisher's proxy file, a workload's or a public structure's pinned public proxy),
     before any budget: a missing or changed file is refused here, not after the generator has
     spent ε."""
+    problem = preflight_problem(spec)
+    if problem:
+        raise RunRefused(problem)
+
+
+def preflight_problem(spec: Spec) -> str | None:
+    """What :func:`_preflight` refuses (a public input file missing or changed), or None."""
     from workbench.criteria import kinds
     from workbench.generators import GeneratorFamily, family_class, generator_for
 
@@ -175,7 +185,20 @@ def _preflight(spec: Spec) -> None:
             if family_class(configuration.family).preflight is not GeneratorFamily.preflight:
                 generator_for(spec, configuration).preflight(spec, configuration)
     except (ValueError, EncodingError) as exc:
-        raise RunRefused(str(exc)) from None
+        return str(exc)
+    return None
+
+
+def _rehearse_stand_in(spec: Spec, quiet: bool) -> None:
+    """One whole iteration of every configuration on public stand-in rows (issue 36), before
+    the budget store is opened: a step that fails there is refused with its real message."""
+    try:
+        report = rehearse_on_stand_in(spec)
+    except StandInFailure as exc:
+        raise RunRefused(f"{exc}. Nothing was read from the data and no budget was spent; "
+                         "fix the spec (workbench validate runs the same rehearsal)") from None
+    if not quiet:
+        print(report.words(), file=sys.stderr, flush=True)
 
 
 def _load_refusing(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory,
