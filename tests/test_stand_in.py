@@ -151,7 +151,7 @@ def _fuzzed_draft(seed: int) -> dict[str, Any]:
 def test_every_shipped_example_that_validates_rehearses_on_stand_in_rows(path: Path) -> None:
     """No shipped example validates and then fails in a data step (public inputs missing on
     this machine are the run's own earlier refusal, before any budget)."""
-    from workbench.engine.run import preflight_problem
+    from workbench.engine.preflight import preflight_problem
 
     spec = load_spec(path)
     if preflight_problem(spec):

@@ -8,6 +8,7 @@ all seeded by SEED, exactly as a seeded dry-run task of that seed is
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from workbench.engine.rundir import RunRefused
@@ -31,3 +32,12 @@ def rehearsal_context(seed: int, spec: Spec, accountant: Accountant,
     return PrivacyContext.simulation(seed, neighbour=spec.budget.neighbour,
                                      accountant=accountant, ledger=ledger,
                                      noise=rehearsal_noise(seed))
+
+
+def rehearsal_run_id(seed: int, spec: Spec, earlier_runs: int) -> str:
+    """A rehearsal's run id, a function of its seed, the spec and how many runs its store
+    already holds: two rehearsals of one spec with one seed into fresh stores write the same
+    ledger byte for byte, whatever source the data came from, and no two runs in one store
+    share an id (a confidential run's id stays a fresh uuid4)."""
+    text = f"rehearsal {seed} {spec.sha256} {earlier_runs}"
+    return hashlib.sha256(text.encode()).hexdigest()[:32]

@@ -37,10 +37,10 @@ from workbench.engine.iteration import (
     run_iteration,
 )
 from workbench.engine.once import OnceStatistics, save_once
+from workbench.engine.preflight import check_public_inputs, rehearse_before_budget
 from workbench.engine.progress import RunProgress
-from workbench.engine.rehearsal import rehearsal_context, rehearsal_seed
+from workbench.engine.rehearsal import rehearsal_context, rehearsal_run_id, rehearsal_seed
 from workbench.engine.rundir import RunDirectory, RunRefused
-from workbench.engine.stand_in import StandInFailure, rehearse_on_stand_in
 from workbench.engine.survey_step import (
     budget_lines,
     extra_columns,
@@ -144,9 +144,9 @@ def run(
     if problem:  # before any budget: the forecast must be this design's (issue 26)
         raise RunRefused(problem)
     check_bounded(spec, allow_unbounded)
-    _preflight(spec)
+    check_public_inputs(spec)
     if rehearsal is None:  # a rehearsal is itself on public data and spends no real budget
-        _rehearse_stand_in(spec, quiet)
+        rehearse_before_budget(spec, quiet)
     book = dataset_budget(spec, budget_store)
     if not exists(data_path):  # a database URL is checked when it is opened
         raise RunRefused(f"data file {os.fspath(data_path)!r} does not exist")
@@ -161,44 +161,6 @@ def run(
                             public, frame, tally, rehearsal)
     except BudgetStoreError as exc:
         raise RunRefused(str(exc)) from None
-
-
-def _preflight(spec: Spec) -> None:
-    """Every criterion's and every configuration's generator's checks of its public inputs (a
-    distinguisher's proxy file, a workload's or a public structure's pinned public proxy),
-    before any budget: a missing or changed file is refused here, not after the generator has
-    spent ε."""
-    problem = preflight_problem(spec)
-    if problem:
-        raise RunRefused(problem)
-
-
-def preflight_problem(spec: Spec) -> str | None:
-    """What :func:`_preflight` refuses (a public input file missing or changed), or None."""
-    from workbench.criteria import kinds
-    from workbench.generators import GeneratorFamily, family_class, generator_for
-
-    try:
-        for criterion in spec.criteria:
-            kinds.get(criterion.kind).preflight(spec, criterion)
-        for configuration in spec.configurations():
-            if family_class(configuration.family).preflight is not GeneratorFamily.preflight:
-                generator_for(spec, configuration).preflight(spec, configuration)
-    except (ValueError, EncodingError) as exc:
-        return str(exc)
-    return None
-
-
-def _rehearse_stand_in(spec: Spec, quiet: bool) -> None:
-    """One whole iteration of every configuration on public stand-in rows (issue 36), before
-    the budget store is opened: a step that fails there is refused with its real message."""
-    try:
-        report = rehearse_on_stand_in(spec)
-    except StandInFailure as exc:
-        raise RunRefused(f"{exc}. Nothing was read from the data and no budget was spent; "
-                         "fix the spec (workbench validate runs the same rehearsal)") from None
-    if not quiet:
-        print(report.words(), file=sys.stderr, flush=True)
 
 
 def _load_refusing(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory,
@@ -226,7 +188,8 @@ def _guarded(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory,
     tally = tally if tally is not None else CleaningTally()
     frame = _load_refusing(spec, data_path, rd, tally) if frame is None else frame
     rd.prepare()
-    run_id = uuid.uuid4().hex
+    earlier = len({e.get("run_id") for e in book.entries()}) if rehearsal is not None else 0
+    run_id = uuid.uuid4().hex if rehearsal is None else rehearsal_run_id(rehearsal, spec, earlier)
     ledger = Ledger(rd.ledger_path, run_id=run_id, mirrors=[book.ledger_path])
     marks = {} if rehearsal is None else {"rehearsal": rehearsal}
     rd.set_status("incomplete", run_id=run_id, **marks)
