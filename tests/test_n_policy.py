@@ -121,7 +121,7 @@ def test_the_words_are_one_function_of_the_policy() -> None:
 
 def test_the_pilot_help_says_what_a_run_publishes_about_n(capsys) -> None:
     with pytest.raises(SystemExit):
-        cli(["--help"])
+        cli(["pilot", "--help"])
     out = " ".join(capsys.readouterr().out.split())
     assert "publishes the cleaned n exactly" in out
 

@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 from workbench.cli.main import main
+from workbench.engine import stand_in
 from workbench.engine.stand_in import StandInFailure, rehearse_on_stand_in, stand_in_rows
 from workbench.spec.errors import SpecError
 from workbench.validation import build_spec, load_spec
@@ -75,6 +76,7 @@ def test_a_step_that_fails_on_stand_in_rows_refuses_the_run_before_the_store(
 
     monkeypatch.setattr(means, "mean_groups", broken)
     monkeypatch.setattr(conditional_mean, "mean_groups", broken)
+    monkeypatch.setattr(stand_in, "_PASSED", {})  # the same draft passed in the test above
     draft = tmp_path / "draft.json"
     draft.write_text(json.dumps(_draft_with_missing_group_by()))
     frozen = tmp_path / "frozen.json"

@@ -191,6 +191,21 @@ def _dryrun(args: argparse.Namespace) -> int:
     return run_command(args)
 
 
+def _describe_n_policy_on_help(parser: argparse.ArgumentParser) -> None:
+    """``pilot --help`` adds what a later run publishes about n (``spec.n_policy``), worded
+    only when that help is shown: the spec model is too heavy to import for ``--help``."""
+    original = parser.format_help
+
+    def format_help() -> str:
+        from workbench.spec.n_policy import pilot_words
+
+        if parser.description and pilot_words() not in parser.description:
+            parser.description = f"{parser.description} {pilot_words()}"
+        return original()
+
+    parser.format_help = format_help  # type: ignore[method-assign]
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="workbench",
@@ -356,7 +371,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--survey-fraction", type=float, default=0.05,
                    help="sampling fraction of the survey simulation (default 0.05)")
     from workbench.cli.own_data import add_pilot_arguments, add_proxy_arguments
-    from workbench.spec.n_policy import pilot_words
 
     p = add("proxy", "Public proxies for your own schema: `proxy build SPEC FACTS --n N --out "
             "FILE` fits the maximum-entropy distribution of published facts (docs/facts.md) and "
@@ -367,9 +381,10 @@ def build_parser() -> argparse.ArgumentParser:
         "A DP pilot on CONFIDENTIAL data when no public table exists: measure 1-way marginals, "
         "missing rates, out-of-domain counts and --pairs 2-way tables with ε = --epsilon "
         "(charged to the dataset's budget store like a run) and write a public FACTS file for "
-        "`workbench proxy build`. " + pilot_words(),
+        "`workbench proxy build`.",
         _pilot,
     )
+    _describe_n_policy_on_help(p)
     add_pilot_arguments(p)
     p = add(
         "dashboard",

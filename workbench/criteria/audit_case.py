@@ -20,6 +20,7 @@ Designs (rows are code triples; every column has one identity transformation):
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -126,8 +127,9 @@ def audit_document(case: AuditCase) -> dict[str, Any]:
 
 def design_document(design_name: str, criteria: list[dict[str, Any]], *,
                     title: str = "Privacy audit design") -> dict[str, Any]:
-    """A tiny public spec on one audit design with the given criteria (ε_gen 1)."""
-    design = _DESIGNS[design_name]
+    """A tiny public spec on one audit design with the given criteria (ε_gen 1): a fresh copy,
+    so a caller that edits it never changes the shared design."""
+    design = copy.deepcopy(_DESIGNS[design_name])
     names = [c["name"] for c in design["columns"]]
     doc: dict[str, Any] = {
         "spec_version": "1.0",
