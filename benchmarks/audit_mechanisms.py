@@ -111,6 +111,10 @@ def main() -> None:
     posterior_table(args.posterior_trials)
     from workbench.audits.n_policy import n_policy_scenarios  # issue 34: n_policy dp rows
 
+    print()
+    print(f"n_policy dp (issue 34): n̂ on n vs n − 1, and each kind with a dp bound on add- and "
+          f"remove-one neighbours at fixed S and n̂, {args.trials} draws per dataset and scale")
+    print(HEADER)
     for seed, scn in enumerate(n_policy_scenarios(), start=200):
         loose = ("  (loose by design: add/remove moves it by Δ/2; replace-one reaches Δ, the "
                  "kind's own row)" if scn.tightness < 0.99 else "")
