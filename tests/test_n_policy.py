@@ -259,6 +259,17 @@ def test_n_hat_has_sensitivity_one_and_is_clipped() -> None:
     assert noisy_n(0, 5.0, PrivacyContext.simulation(0)) >= MIN_N_HAT
 
 
+def _random_tables(rng: np.random.Generator, dom: Domain
+                   ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """A public n̂ with S of n̂ rows, an R of another size, and one more row for R's moves."""
+    n_hat = int(rng.integers(5, 40))
+    synth = np.stack([rng.integers(0, k, n_hat) for k in dom.sizes], axis=1)
+    n = int(rng.integers(5, 40))
+    real = np.stack([rng.integers(0, k, n) for k in dom.sizes], axis=1)
+    row = np.array([[rng.integers(0, k) for k in dom.sizes]])
+    return n_hat, synth, real, row
+
+
 def test_max_marginal_error_moves_by_at_most_one_over_n_hat_under_add_remove() -> None:
     """E = max |q(R) − q(S)|/n̂ with S (|S| = n̂) fixed: add, remove and replace one record of R
     move it by ≤ 1/n̂, and the add move reaches 1/n̂."""
@@ -266,11 +277,7 @@ def test_max_marginal_error_moves_by_at_most_one_over_n_hat_under_add_remove() -
     dom = Domain(("a", "b", "c"), (3, 2, 4))
     worst = 0.0
     for _ in range(200):
-        n_hat = int(rng.integers(5, 40))
-        synth = np.stack([rng.integers(0, k, n_hat) for k in dom.sizes], axis=1)
-        n = int(rng.integers(5, 40))
-        real = np.stack([rng.integers(0, k, n) for k in dom.sizes], axis=1)
-        row = np.array([[rng.integers(0, k) for k in dom.sizes]])
+        n_hat, synth, real, row = _random_tables(rng, dom)
         base = max_marginal_error(real, synth, dom, n=n_hat)
         for moved in (np.concatenate([real, row]), real[1:],
                       np.concatenate([real[1:], row])):
@@ -291,11 +298,7 @@ def test_tv_marginals_moves_by_at_most_one_over_n_hat_under_add_remove_and_repla
 
     worst = {"add/remove": 0.0, "replace": 0.0}
     for _ in range(200):
-        n_hat = int(rng.integers(5, 40))
-        synth = np.stack([rng.integers(0, k, n_hat) for k in dom.sizes], axis=1)
-        n = int(rng.integers(5, 40))
-        real = np.stack([rng.integers(0, k, n) for k in dom.sizes], axis=1)
-        row = np.array([[rng.integers(0, k) for k in dom.sizes]])
+        n_hat, synth, real, row = _random_tables(rng, dom)
         base = tv(real, synth, n_hat)
         for move, moved in (("add/remove", np.concatenate([real, row])),
                             ("add/remove", real[1:]),
