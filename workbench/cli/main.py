@@ -30,7 +30,7 @@ def _stand_in_problem(spec: Spec) -> str | None:
     """The stand-in rehearsal's refusal (``engine.stand_in``), the one ``run`` would give; a
     spec whose public input files are not there yet is told so on stderr and not rehearsed
     (``run`` refuses it before any budget, naming the file)."""
-    from workbench.engine.preflight import preflight_problem
+    from workbench.engine.preflight import preflight_problem, say
     from workbench.engine.stand_in import StandInFailure, rehearse_on_stand_in
 
     missing = preflight_problem(spec)
@@ -38,7 +38,7 @@ def _stand_in_problem(spec: Spec) -> str | None:
         print(f"note: not rehearsed on stand-in rows: {missing}", file=sys.stderr)
         return None
     try:
-        rehearse_on_stand_in(spec)
+        rehearse_on_stand_in(spec, say)
     except StandInFailure as exc:
         return str(exc)
     return None

@@ -38,11 +38,16 @@ def preflight_problem(spec: Spec) -> str | None:
     return None
 
 
+def say(message: str) -> None:
+    """A progress line on stderr, so no preflight step sits silent."""
+    print(message, file=sys.stderr, flush=True)
+
+
 def rehearse_before_budget(spec: Spec, quiet: bool) -> None:
     """One whole iteration of every configuration on public stand-in rows (issue 36), before
     the budget store is opened: a step that fails there is refused with its real message."""
     try:
-        report = rehearse_on_stand_in(spec)
+        report = rehearse_on_stand_in(spec, None if quiet else say)
     except StandInFailure as exc:
         raise RunRefused(f"{exc}. Nothing was read from the data and no budget was spent; "
                          "fix the spec (workbench validate runs the same rehearsal)") from None

@@ -16,6 +16,7 @@ message is shown: ``workbench run`` refuses before the store is touched, ``valid
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -118,16 +119,18 @@ def _configurations(spec: Spec) -> tuple[list[Configuration], int]:
 _PASSED: dict[str, StandInReport] = {}
 
 
-def rehearse_on_stand_in(spec: Spec) -> StandInReport:
-    """One whole iteration per configuration on the stand-in; StandInFailure names the step."""
+def rehearse_on_stand_in(spec: Spec, progress: Callable[[str], None] | None = None
+                         ) -> StandInReport:
+    """One whole iteration per configuration on the stand-in; StandInFailure names the step.
+    ``progress`` hears which configuration is being rehearsed (an MCMC fit takes seconds)."""
     if spec.sha256 in _PASSED:
         return _PASSED[spec.sha256]
-    report = _rehearse(spec)
+    report = _rehearse(spec, progress or (lambda _message: None))
     _PASSED[spec.sha256] = report
     return report
 
 
-def _rehearse(spec: Spec) -> StandInReport:
+def _rehearse(spec: Spec, progress: Callable[[str], None]) -> StandInReport:
     """:func:`rehearse_on_stand_in` without the memory of passed specs."""
     try:
         frame = stand_in_rows(spec)
@@ -143,6 +146,8 @@ def _rehearse(spec: Spec) -> StandInReport:
                              "have next to nothing to release; check schema.constraints.raw")
     configurations, total = _configurations(spec)
     for index, configuration in enumerate(configurations):
+        progress(f"rehearsing configuration {index + 1} of {len(configurations)} on "
+                 f"{len(frame):,} public stand-in rows")
         ctx = PrivacyContext.simulation(SEED + index, neighbour=spec.budget.neighbour,
                                         noise=rehearsal_noise(SEED + index))
         step = "binding the configuration"
