@@ -1,0 +1,105 @@
+"""Write every example's `workbench describe` and seeded `workbench dryrun --records` to a folder.
+
+A refactor must keep what the product says: run this before and after, then `diff -r` the two
+folders. Each example is read against its public proxy (the births sample in data_public/, the
+Adult halves scripts/adult_data.py makes, the US sample in ../shared/data); the dry run is
+seeded, with seeded noise, two configurations and two repetitions at n = 4,000. Timings are
+dropped from the records, since they differ between any two runs.
+
+Usage: ``python scripts/behaviour_snapshot.py OUT_DIR [--only NAME ...]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared" / "data"
+#: Record keys that hold wall-clock figures.
+TIMING_KEYS = ("seconds", "elapsed", "duration", "time_s", "wall")
+
+
+def _head(source: Path, target: Path, rows: int) -> Path:
+    """The first ``rows`` records of a (gzipped) CSV, header kept."""
+    opener = gzip.open if source.suffix == ".gz" else open
+    with opener(source, "rt", encoding="utf-8") as fh, open(target, "w", encoding="utf-8") as out:
+        for i, line in enumerate(fh):
+            if i > rows:
+                break
+            out.write(line)
+    return target
+
+
+def _proxy(example: str, work: Path) -> Path:
+    """The public proxy each example is designed against."""
+    if example.startswith(("israel_births", "births_")):
+        return REPO / "data_public" / "proxy_sample_166k.csv.gz"
+    if example.startswith("us_birth"):
+        return _head(SHARED / "us_births_2019_singleton_sample160k.csv.gz", work / "us.csv", 6_000)
+    out = work / "out" / "adult"
+    if not (out / "adult_raw_public_proxy.csv").exists():
+        subprocess.run([sys.executable, str(REPO / "scripts" / "adult_data.py"), "--source",
+                        str(SHARED / "adult" / "adult_train.csv.gz"), "--out", str(out)],
+                       check=True, capture_output=True)
+    if example in ("adult_plausible_deniability", "adult_empty_draft"):
+        return out / "adult_public_proxy.csv"
+    return out / "adult_raw_public_proxy.csv"
+
+
+def _strip_timings(line: str) -> str:
+    """One record without its wall-clock fields."""
+    record = json.loads(line)
+    return json.dumps({k: v for k, v in record.items()
+                       if not any(t in k for t in TIMING_KEYS)}, sort_keys=True)
+
+
+def _run(args: list[str], cwd: Path) -> str:
+    """One command's exit code, stdout and stderr, as text."""
+    done = subprocess.run([sys.executable, "-m", "workbench.cli.main", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=1_800)
+    text = f"exit {done.returncode}\n--- stdout\n{done.stdout}--- stderr\n{done.stderr}"
+    return re.sub(r"\b\d+(\.\d+)? s\b", "<t> s", text)
+
+
+def snapshot(example: Path, out: Path, work: Path) -> None:
+    """Describe and dry-run one example into ``out``."""
+    name = example.name.removesuffix(".json")
+    proxy = _proxy(name.removesuffix(".frozen"), work)
+    (out / f"{name}.describe.txt").write_text(
+        _run(["describe", str(example), "--proxy", str(proxy), "--n", "4000",
+              "--floor-draws", "2"], work))
+    records = work / f"{name}.records.jsonl"
+    records.unlink(missing_ok=True)
+    text = _run(["dryrun", str(example), str(proxy), "--limit", "2", "--repetitions", "2",
+                 "--seed", "7", "--noise", "seeded", "--no-cache", "--workers", "0",
+                 "--n", "4000", "--floor-draws", "0", "--quiet", "--records", str(records)],
+                work)
+    lines = records.read_text().splitlines() if records.exists() else []
+    (out / f"{name}.dryrun.txt").write_text(
+        text + "--- records\n" + "".join(_strip_timings(x) + "\n" for x in lines))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--only", nargs="*", default=None, help="example names (no .json)")
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    work = args.out / "_work"
+    work.mkdir(exist_ok=True)
+    for example in sorted((REPO / "examples").glob("*.json")):
+        if args.only and example.name.removesuffix(".json") not in args.only:
+            continue
+        print(example.name, flush=True)
+        snapshot(example, args.out, work)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
