@@ -13,7 +13,7 @@ from workbench.dryrun import prepare_proxy
 from workbench.engine import run_iteration
 from workbench.generators import mbi_model
 from workbench.privacy import PrivacyContext
-from workbench.spec import Spec
+from workbench.specification import Spec
 from workbench.trial import bind
 from workbench.validation import load_spec
 

@@ -25,8 +25,8 @@ from workbench.criteria.dispatch import evaluate_all, evaluate_criterion
 from workbench.criteria.result import format_table
 from workbench.privacy import PrivacyContext, laplace_sigma
 from workbench.proxy import sample_proxy
-from workbench.spec.model import Spec
-from workbench.spec.space import Configuration
+from workbench.specification.model import Spec
+from workbench.specification.space import Configuration
 from workbench.transform.clean import clean
 from workbench.transform.raw import read_raw
 from workbench.validation import load_spec

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from workbench.dryrun import ALL, DryRunCache, LocalExecutor, dry_run
-from workbench.spec import Configuration
+from workbench.specification import Configuration
 from workbench.validation import load_spec
 
 REPO = Path(__file__).resolve().parents[1]

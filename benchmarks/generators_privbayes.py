@@ -32,7 +32,7 @@ from workbench.criteria import max_marginal_error
 from workbench.generators import make_generator
 from workbench.privacy import PrivacyContext
 from workbench.proxy import read_us_sample
-from workbench.spec import Configuration
+from workbench.specification import Configuration
 from workbench.transform.clean import clean
 from workbench.validation import load_spec
 

@@ -45,7 +45,7 @@ from workbench.generators.public_proxy import file_hash, proxy_counts
 from workbench.postprocess import project_min_count, sample_valid_for
 from workbench.privacy import PrivacyContext
 from workbench.privacy.noise import SeededNoise
-from workbench.spec.document import content_of
+from workbench.specification.document import content_of
 from workbench.trial import Trial, bind
 from workbench.validation import build_spec
 

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.engine import run
-from workbench.spec.space import Configuration
+from workbench.specification.space import Configuration
 from workbench.transform.clean import clean
 from workbench.transform.raw import apply_domain_policy, read_raw
 from workbench.validation import load_spec

@@ -49,7 +49,7 @@ from workbench.criteria.regression_fit import tuned_statistic_weights
 from workbench.engine import run_iteration
 from workbench.privacy import PrivacyContext
 from workbench.proxy import read_us_sample
-from workbench.spec import Configuration, Spec
+from workbench.specification import Configuration, Spec
 from workbench.transform.cells import distinct_cells
 from workbench.transform.clean import clean
 from workbench.trial import bind

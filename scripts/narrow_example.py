@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workbench.spec.document import read_document
+from workbench.specification.document import read_document
 from workbench.validation import save_spec
 
 REPO = Path(__file__).resolve().parents[1]

@@ -96,7 +96,7 @@ def _spec_with_rates(rates: dict[str, float], missing: str = "forbid"):
 def test_spec_field_and_the_secondary_figure() -> None:
     from workbench.privacy.budget_plan import BudgetPlan
     from workbench.report.amplification import amplification_figure
-    from workbench.spec import SpecError
+    from workbench.specification import SpecError
 
     with pytest.raises(SpecError, match=r"schema\.columns\[1\]\.mcar_rate"):
         _spec_with_rates({"mother_age": 0.2})

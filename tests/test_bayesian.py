@@ -29,7 +29,7 @@ from workbench.privacy.noise import (
     SamplerStream,
     SeededNoise,
 )
-from workbench.spec import SpecError
+from workbench.specification import SpecError
 from workbench.transform import NumberCodec
 from workbench.transform.clean import clean
 from workbench.trial import bind

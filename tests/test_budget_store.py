@@ -25,7 +25,7 @@ from workbench.privacy.budget_store import (
     table_fingerprint,
 )
 from workbench.proxy import sample_proxy
-from workbench.spec import SpecError
+from workbench.specification import SpecError
 from workbench.validation import build_spec, load_spec, save_spec
 
 REPO = Path(__file__).resolve().parents[1]

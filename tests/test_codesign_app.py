@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 from conftest import ADULT_DRAFT, REPO, adult_proxy_csv, widget_by_class
 
-from workbench.spec import SpecError
+from workbench.specification import SpecError
 from workbench.validation import build_spec, load_spec
 
 BIRTHS_DRAFT = REPO / "examples" / "births_empty_draft.json"
@@ -60,7 +60,7 @@ def _conditional_mean(app, group_by=("age", "sex")) -> None:
 # --- the generator tab ------------------------------------------------------------------------
 def test_every_family_declares_an_editor_control_for_every_hyperparameter() -> None:
     from workbench.generators import registered
-    from workbench.spec.params import CONTROLS
+    from workbench.specification.params import CONTROLS
 
     for cls in registered():
         for name, param in cls.hyperparameters.items():

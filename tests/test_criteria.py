@@ -61,7 +61,7 @@ from workbench.privacy import (
 from workbench.privacy.audit import audit_events, threshold_events
 from workbench.privacy.noise import SeededNoise
 from workbench.proxy import sample_proxy
-from workbench.spec.space import Configuration
+from workbench.specification.space import Configuration
 from workbench.transform.cells import PairedCells, distinct_cells
 from workbench.transform.clean import clean
 from workbench.validation import build_spec
@@ -917,7 +917,7 @@ def test_readout_and_engine_share_one_sensitivity_dispatch() -> None:
     from workbench.criteria import criterion_sensitivity, evaluate_all
     from workbench.privacy import PrivacyContext
     from workbench.proxy import sample_proxy
-    from workbench.spec.document import read_document
+    from workbench.specification.document import read_document
     from workbench.transform.cells import PairedCells
     from workbench.transform.clean import clean
     from workbench.validation import build_spec

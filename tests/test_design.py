@@ -15,7 +15,7 @@ from workbench.design.rules import round_up
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.mechanisms import laplace_cdf
 from workbench.proxy import sample_proxy
-from workbench.spec.document import forecast_hash
+from workbench.specification.document import forecast_hash
 from workbench.validation import build_spec, load_spec
 
 REPO = Path(__file__).resolve().parents[1]

@@ -16,7 +16,7 @@ from workbench.dryrun.executors import make_executor
 from workbench.dryrun.proxy import prepare_proxy
 from workbench.generators import MCMC_KIND, guarantee_for
 from workbench.generators.bayesian import MCMC_LABEL
-from workbench.spec.document import forecast_hash
+from workbench.specification.document import forecast_hash
 from workbench.validation import build_spec
 
 REPO = Path(__file__).resolve().parents[1]

@@ -37,7 +37,7 @@ from workbench.privacy import (
 )
 from workbench.privacy.noise import OpenDPNoise, SeededNoise
 from workbench.proxy import sample_proxy
-from workbench.spec import Configuration, SpecError
+from workbench.specification import Configuration, SpecError
 from workbench.trial import bind
 from workbench.validation import build_spec, load_spec
 
@@ -280,7 +280,7 @@ def test_narrow_and_narrowed_document(cheap_spec) -> None:
     low, high = recorded["interval"]
     assert low < 0.75 < high and len(kept) == 2 * result.repetitions
     from workbench.engine.forecast_check import forecast_problem
-    from workbench.spec.document import forecast_hash
+    from workbench.specification.document import forecast_hash
 
     assert recorded["spec_sha256"] == forecast_hash(doc) and forecast_problem(narrowed) is None
     edited = copy.deepcopy(doc)

@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from workbench.spec import SpecError
+from workbench.specification import SpecError
 from workbench.validation import build_spec
 from workbench.validation.sections import BuildContext, expected_n
 

@@ -20,7 +20,7 @@ from workbench.criteria.kinds.knn_imputed_mean import (
 )
 from workbench.criteria.knn_impute import Features, impute, smooth_bound
 from workbench.privacy import PrivacyContext, smooth
-from workbench.spec import SpecError
+from workbench.specification import SpecError
 from workbench.validation import build_spec
 
 REPO = Path(__file__).resolve().parents[1]

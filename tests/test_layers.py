@@ -90,7 +90,7 @@ def imports_of(path: Path, root: Path = REPO) -> list[tuple[int, str]]:
             else:
                 target = node.module or ""
             if target.startswith("workbench"):
-                # 'from workbench.spec import model' may name a submodule: check both
+                # 'from workbench.specification import model' may name a submodule: check both
                 out.append((node.lineno, target))
                 out += [(node.lineno, f"{target}.{a.name}") for a in node.names]
     return out
@@ -159,8 +159,8 @@ def test_type_checking_imports_and_relative_imports_are_read() -> None:
     targets = {t for _, t in imports_of(src)}
     assert "workbench.transform.cells" in targets
     assert not any(t.startswith("workbench.privacy") for t in targets)  # TYPE_CHECKING only
-    spec_init = {t for _, t in imports_of(PACKAGE / "spec" / "__init__.py")}
-    assert "workbench.spec.model" in spec_init
+    spec_init = {t for _, t in imports_of(PACKAGE / "specification" / "__init__.py")}
+    assert "workbench.specification.model" in spec_init
 
 
 def test_importing_the_spec_model_does_not_import_the_registries() -> None:
@@ -168,7 +168,7 @@ def test_importing_the_spec_model_does_not_import_the_registries() -> None:
     and importing the criteria does not load the spec validator."""
     code = (
         "import sys\n"
-        "import workbench.spec.model\n"
+        "import workbench.specification.model\n"
         "loaded = [m for m in ('workbench.criteria', 'workbench.generators',"
         " 'workbench.validation.validate') if m in sys.modules]\n"
         "assert not loaded, loaded\n"
@@ -176,8 +176,8 @@ def test_importing_the_spec_model_does_not_import_the_registries() -> None:
         "assert 'workbench.validation.validate' not in sys.modules\n"
         "from workbench.validation import build_spec\n"
         "assert 'workbench.validation.validate' in sys.modules\n"
-        "import workbench.spec\n"
-        "assert not hasattr(workbench.spec, 'build_spec')\n"
+        "import workbench.specification\n"
+        "assert not hasattr(workbench.specification, 'build_spec')\n"
     )
     result = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
                             text=True, env={"PYTHONPATH": str(REPO), "PATH": ""}, check=False)

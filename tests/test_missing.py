@@ -25,7 +25,7 @@ from workbench.privacy import PrivacyContext
 from workbench.privacy.noise import SeededNoise
 from workbench.proxy.missingness import Mask, apply_masks, parse_masks
 from workbench.report.missing_profile import missing_profile
-from workbench.spec import SpecError
+from workbench.specification import SpecError
 from workbench.transform import IdentityCodec
 from workbench.transform.missing import MissingCodec
 from workbench.transform.raw import read_raw

@@ -22,8 +22,8 @@ from workbench.privacy import PrivacyContext
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.noise import SeededNoise
 from workbench.report.own_data import cleaning_describe_line
-from workbench.spec import SpecError
-from workbench.spec.n_policy import (
+from workbench.specification import SpecError
+from workbench.specification.n_policy import (
     MIN_N_HAT,
     PURPOSE,
     NPolicy,

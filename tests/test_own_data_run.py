@@ -15,7 +15,7 @@ from workbench.cli.main import main as cli
 from workbench.engine import verify_bundle
 from workbench.engine.cleaning_counts import CleaningTally
 from workbench.privacy.budget_plan import BudgetPlan
-from workbench.spec import SpecError
+from workbench.specification import SpecError
 from workbench.transform import EncodingError
 from workbench.transform.raw import apply_domain_policy, check_missing, read_raw
 from workbench.validation import build_spec, save_spec
@@ -205,7 +205,7 @@ def test_the_pilot_and_the_design_must_fit_the_lifetime_cap() -> None:
 
 
 def test_old_specs_keep_their_hash(example_doc) -> None:
-    from workbench.spec.document import spec_hash
+    from workbench.specification.document import spec_hash
 
     before = spec_hash(example_doc)
     assert build_spec(example_doc).sha256 == before

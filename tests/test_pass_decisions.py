@@ -29,7 +29,7 @@ from workbench.criteria.audit_case import audit_document
 from workbench.design.rules import pass_probability as design_pass_probability
 from workbench.privacy import PrivacyContext
 from workbench.privacy.noise import SeededNoise
-from workbench.spec import SpecError
+from workbench.specification import SpecError
 from workbench.transform.cells import PairedCells
 from workbench.validation import build_spec
 from workbench.widgets.model.readouts import criterion_readout

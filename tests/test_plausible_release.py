@@ -41,7 +41,7 @@ def adult_work(adult_halves: Path) -> Path:
 def _loose_spec(work: Path, name: str, configurations: int | None = None) -> Path:
     """The frozen example with loose thresholds (a single attempt must not end in ⊥ here),
     optionally narrowed to its first ``configurations``."""
-    from workbench.spec.document import read_document
+    from workbench.specification.document import read_document
     from workbench.validation import save_spec
 
     doc = read_document(FROZEN)
@@ -107,7 +107,7 @@ def test_the_example_pins_the_public_half_that_scripts_adult_data_writes(
 
 def test_a_loop_over_plausible_deniability_is_refused_naming_the_field() -> None:
     """Issue 24: a PD candidate is not ε₁-DP, so Liu–Talwar cannot cover a loop (T > 1)."""
-    from workbench.spec import SpecError
+    from workbench.specification import SpecError
     from workbench.validation import build_spec
 
     draft = json.loads(EXAMPLE.read_text())
@@ -225,7 +225,7 @@ def test_a_missing_distinguisher_proxy_is_refused_before_any_budget(tmp_path: Pa
                                                                     capsys) -> None:
     """The distinguisher's public proxy is checked by the kind's preflight, before the ledger
     opens: a run whose proxy file is absent spends nothing and names the criterion."""
-    from workbench.spec.document import read_document
+    from workbench.specification.document import read_document
     from workbench.validation import save_spec
 
     doc = read_document(FROZEN)

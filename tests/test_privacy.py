@@ -53,7 +53,7 @@ from workbench.privacy.audit import (
     threshold_events,
 )
 from workbench.privacy.noise import NoiseSource, OpenDPNoise, SeededNoise
-from workbench.spec import SpecError
+from workbench.specification import SpecError
 from workbench.transform import Domain
 from workbench.transform.cells import CellCounts
 from workbench.validation import build_spec

@@ -20,8 +20,8 @@ from workbench.generators.plausible_deniability.structure import bucket_maps, pu
 from workbench.generators.public_structure import proxy_codes
 from workbench.privacy import Ledger, PrivacyContext
 from workbench.privacy.noise import SeededNoise
-from workbench.spec import SpecError
-from workbench.spec.document import thaw
+from workbench.specification import SpecError
+from workbench.specification.document import thaw
 from workbench.validation import build_spec, save_spec
 
 REPO = Path(__file__).resolve().parents[1]

@@ -25,8 +25,8 @@ from workbench.generators import (
 )
 from workbench.privacy import PrivacyContext
 from workbench.proxy import sample_proxy
-from workbench.spec import SpecError
-from workbench.spec.params import Param, non_negative, one_of
+from workbench.specification import SpecError
+from workbench.specification.params import Param, non_negative, one_of
 from workbench.transform.clean import clean
 from workbench.trial import bind
 from workbench.validation import build_spec

@@ -24,8 +24,8 @@ from workbench.criteria import evaluate_all, exact_errors, kinds, release_once
 from workbench.criteria.kinds.base import CriterionKind, Reads, join_path
 from workbench.privacy import PrivacyContext
 from workbench.proxy import sample_proxy
-from workbench.spec import SpecError
-from workbench.spec.params import CONTROLS, Param, name_list
+from workbench.specification import SpecError
+from workbench.specification.params import CONTROLS, Param, name_list
 from workbench.transform.clean import clean
 from workbench.validation import build_spec, json_schema
 

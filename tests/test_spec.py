@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from workbench.spec import (
+from workbench.specification import (
     SpecError,
     parse_document,
     spec_hash,
@@ -340,7 +340,7 @@ def test_each_section_builds_its_own_immutable_model_object(example_document):
     """Every section module fills one Spec keyword; Spec takes keywords only."""
     import dataclasses
 
-    from workbench.spec.model import Spec
+    from workbench.specification.model import Spec
     from workbench.validation.sections import SECTIONS, BuildContext
 
     fields = {f.name for f in dataclasses.fields(Spec)}

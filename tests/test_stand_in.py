@@ -17,7 +17,7 @@ import pytest
 from workbench.cli.main import main
 from workbench.engine import stand_in
 from workbench.engine.stand_in import StandInFailure, rehearse_on_stand_in, stand_in_rows
-from workbench.spec.errors import SpecError
+from workbench.specification.errors import SpecError
 from workbench.validation import build_spec, load_spec
 
 REPO = Path(__file__).resolve().parents[1]

@@ -12,8 +12,8 @@ import pytest
 from conftest import shared_data
 
 from workbench.privacy.budget_plan import BudgetPlan
-from workbench.spec import SpecError
-from workbench.spec.document import read_document
+from workbench.specification import SpecError
+from workbench.specification.document import read_document
 from workbench.validation import build_spec, save_spec
 
 REPO = Path(__file__).resolve().parents[1]

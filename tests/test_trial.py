@@ -9,7 +9,7 @@ from workbench.criteria import kinds
 from workbench.engine import run_iteration
 from workbench.privacy import PrivacyContext
 from workbench.privacy.noise import SeededNoise
-from workbench.spec import Spec
+from workbench.specification import Spec
 from workbench.trial import bind
 
 

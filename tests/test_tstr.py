@@ -21,7 +21,7 @@ from workbench.criteria.classifiers import (
     one_hot,
 )
 from workbench.privacy import PrivacyContext
-from workbench.spec import SpecError
+from workbench.specification import SpecError
 from workbench.validation import build_spec
 
 REPO = Path(__file__).resolve().parents[1]

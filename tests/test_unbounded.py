@@ -21,7 +21,7 @@ from workbench.engine.unbounded import (
     unbounded_problem,
 )
 from workbench.proxy import sample_proxy
-from workbench.spec import SpecError
+from workbench.specification import SpecError
 from workbench.validation import build_spec, load_spec, save_spec
 
 REPO = Path(__file__).resolve().parents[1]
@@ -177,7 +177,7 @@ def test_a_forecast_made_for_another_design_is_refused_before_any_budget(
         tmp_path: Path, data_csv: Path, capsys: pytest.CaptureFixture) -> None:
     """Issue 26: the forecast records the hash of the design it was made for; a spec edited
     after its dry run is refused by `workbench run` (any mode), nothing written or spent."""
-    from workbench.spec.document import forecast_hash
+    from workbench.specification.document import forecast_hash
 
     doc = _test_document()
     doc["selection"]["max_iterations"] = 1

@@ -172,7 +172,7 @@ def test_rebalance_keeps_the_total_and_scales_the_rest_proportionally():
 
 
 def test_contradiction_definition():
-    from workbench.spec.model import ColumnSpec
+    from workbench.specification.model import ColumnSpec
     from workbench.widgets.model.rule_checks import (
         conflict_warnings,
         contradict,
@@ -459,7 +459,7 @@ def test_feasibility_tab_matches_the_dry_run_api_and_narrows(tmp_path, monkeypat
     """The tab's records equal ``dry_run``'s for the same seeds; narrowing edits the draft."""
     from workbench.dryrun import InlineExecutor, dry_run, select_configurations
     from workbench.proxy import sample_proxy
-    from workbench.spec.document import read_document
+    from workbench.specification.document import read_document
     from workbench.widgets import CoDesignApp, Session
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
@@ -491,7 +491,7 @@ def test_feasibility_tab_rehearses_at_the_expected_size(tmp_path, monkeypatch) -
     ``schema.expected_n``, a range runs both ends and the low end counts."""
     from workbench.dryrun import InlineExecutor, dry_run, select_configurations
     from workbench.proxy import sample_proxy
-    from workbench.spec.document import read_document
+    from workbench.specification.document import read_document
     from workbench.widgets import CoDesignApp, Session
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))

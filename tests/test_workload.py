@@ -15,7 +15,7 @@ from workbench.generators.workload import all_pairs_workload
 from workbench.privacy import PrivacyContext
 from workbench.privacy.noise import SeededNoise
 from workbench.report.spec_summary import describe_spec
-from workbench.spec import SpecError
+from workbench.specification import SpecError
 from workbench.transform import Domain
 from workbench.trial import bind
 from workbench.validation import build_spec

@@ -11,7 +11,7 @@ import pytest
 from workbench.criteria.kinds.faithfulness import rule_cliques as faithfulness_rule_cliques
 from workbench.generators import generator_for
 from workbench.generators.workload import derive_workload, size_factors
-from workbench.spec import Configuration, SpecError
+from workbench.specification import Configuration, SpecError
 from workbench.validation import build_spec, load_spec
 
 REPO = Path(__file__).resolve().parents[1]

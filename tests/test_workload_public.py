@@ -22,7 +22,7 @@ from workbench.privacy import PrivacyContext
 from workbench.privacy.noise import SeededNoise
 from workbench.report.datasheet import datasheet_markdown
 from workbench.report.spec_summary import describe_spec
-from workbench.spec import SpecError
+from workbench.specification import SpecError
 from workbench.transform import Domain
 from workbench.transform.cells import CellCounts
 from workbench.trial import bind

@@ -18,7 +18,7 @@ from workbench.audits.harness import Scenario, scenario
 from workbench.criteria import evaluate_criterion, kinds, release_once
 from workbench.criteria.audit_case import AuditCase, audit_document
 from workbench.privacy import PrivacyContext
-from workbench.spec import Configuration, Spec
+from workbench.specification import Configuration, Spec
 from workbench.validation import build_spec
 
 #: Every registered criterion kind is audited: a kind without ``audit_case()`` fails

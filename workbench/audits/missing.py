@@ -17,7 +17,7 @@ from workbench.audits.harness import Scenario, scenario
 from workbench.criteria.audit_case import MISSING, MISSING_BASE, design_document, rows
 from workbench.generators.missing import MissingLayout, ObservedCounts
 from workbench.generators.workload_missing import measure_observed
-from workbench.spec import Configuration, Spec
+from workbench.specification import Configuration, Spec
 from workbench.validation import build_spec
 
 _EPS = 1.0

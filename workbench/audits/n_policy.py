@@ -4,7 +4,8 @@ kinds that state a bound for the add/remove-one neighbour of the cleaned table.
 Under ``dp`` a raw row that crosses a cleaning rule adds a record to the cleaned table or
 removes one. Documented Δ, on worst-case neighbours (:mod:`workbench.audits.harness`):
 
-* n̂ (:func:`workbench.spec.n_policy.noisy_n`): the cleaned n on D and on D′ = D with one row
+* n̂ (:func:`workbench.specification.n_policy.noisy_n`): the cleaned n on D and on D′ = D with one
+row
   removed by a rule, n vs n − 1: discrete Laplace, Δ = 1;
 * every criterion kind with a ``dp_n_bound`` (today ``max_marginal_error``, ``max_ecdf``
   and ``tv_marginals``), on its declared audit design with S and the public n̂ = |S| fixed:
@@ -25,7 +26,7 @@ from workbench.audits.criteria import audit_case, case_spec
 from workbench.audits.harness import Scenario, scenario
 from workbench.criteria import evaluate_criterion, kinds
 from workbench.criteria.kinds.base import Reads
-from workbench.spec.n_policy import N_HAT_KEY, noisy_n
+from workbench.specification.n_policy import N_HAT_KEY, noisy_n
 
 _EPS = 1.0
 #: the cleaned n of the n̂ audit (D) and of its neighbour (D′: one row fewer)

@@ -34,7 +34,7 @@ from workbench.engine.cleaning_counts import CleaningTally
 from workbench.engine.pilot import SENSITIVITY, exact_tables, noisy_tables, pilot_columns
 from workbench.engine.run import load_confidential
 from workbench.privacy import PrivacyContext
-from workbench.spec import Spec
+from workbench.specification import Spec
 from workbench.transform.raw import read_raw
 from workbench.validation import build_spec
 

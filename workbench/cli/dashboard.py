@@ -82,7 +82,7 @@ def fast_kernel_imports() -> None:
     """Skip jsonschema's optional IRI checker: importing it compiles a grammar (about 2.5 s).
 
     The spec schema uses no ``format`` keywords, so nothing is lost; call this in a dashboard
-    kernel before anything imports :mod:`workbench.spec`.
+    kernel before anything imports :mod:`workbench.specification`.
     """
     if "jsonschema" not in sys.modules:
         sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[assignment]

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from workbench.cli.sizes import add_size_arguments
 
 if TYPE_CHECKING:
-    from workbench.spec import Spec
+    from workbench.specification import Spec
 
 # Every workbench module is imported lazily, inside the command that needs it, so that
 # `workbench --help` and argument errors start as fast as Python itself (numpy, pandas, OpenDP
@@ -102,7 +102,7 @@ def _profile(args: argparse.Namespace) -> int:
 
 
 def _freeze(args: argparse.Namespace) -> int:
-    from workbench.spec.document import read_document
+    from workbench.specification.document import read_document
     from workbench.validation import save_spec
 
     problem = _stand_in_problem(load_spec(args.spec))
@@ -197,7 +197,7 @@ def _describe_n_policy_on_help(parser: argparse.ArgumentParser) -> None:
     original = parser.format_help
 
     def format_help() -> str:
-        from workbench.spec.n_policy import pilot_words
+        from workbench.specification.n_policy import pilot_words
 
         if parser.description and pilot_words() not in parser.description:
             parser.description = f"{parser.description} {pilot_words()}"
@@ -403,7 +403,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; map known user errors to exit code 2 with a readable message."""
     args = build_parser().parse_args(argv)
     from workbench.engine.rundir import RunRefused
-    from workbench.spec import SpecError
+    from workbench.specification import SpecError
     from workbench.transform import EncodingError
 
     try:

@@ -24,8 +24,8 @@ from workbench.criteria.evaluation_state import Evaluation
 from workbench.criteria.kinds.base import CriterionKind
 from workbench.criteria.result import CriterionResult
 from workbench.privacy import PrivacyContext, PrivacyMode
-from workbench.spec.model import Criterion, Spec
-from workbench.spec.space import Configuration
+from workbench.specification.model import Criterion, Spec
+from workbench.specification.space import Configuration
 from workbench.transform import TableCodec
 from workbench.transform.cells import PairedCells
 

@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from workbench.spec.n_policy import N_HAT_KEY
+from workbench.specification.n_policy import N_HAT_KEY
 from workbench.transform.cells import PairedCells
 
 if TYPE_CHECKING:
     from workbench.privacy import PrivacyContext
-    from workbench.spec.model import Criterion, Spec
-    from workbench.spec.space import Configuration
+    from workbench.specification.model import Criterion, Spec
+    from workbench.specification.space import Configuration
     from workbench.transform import TableCodec
 
 

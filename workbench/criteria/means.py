@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from workbench.criteria import sensitivity
-from workbench.spec.model import Criterion, Spec
+from workbench.specification.model import Criterion, Spec
 from workbench.transform import BinsCodec, Codec, TableCodec, coarse_lookup
 from workbench.transform.cells import PairedCells
 from workbench.transform.display import MISSING_WORDS

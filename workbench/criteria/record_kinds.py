@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from workbench.spec.model import Spec
-from workbench.spec.space import Configuration
+from workbench.specification.model import Spec
+from workbench.specification.space import Configuration
 from workbench.transform import TableCodec
 
 FACE_MEASURES = ("unique_rows", "below_min_count")

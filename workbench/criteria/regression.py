@@ -59,8 +59,8 @@ import numpy as np
 
 from workbench.criteria import sensitivity
 from workbench.privacy import MeasurementRecord, PrivacyContext
-from workbench.spec.model import Criterion, Spec
-from workbench.spec.space import Configuration
+from workbench.specification.model import Criterion, Spec
+from workbench.specification.space import Configuration
 from workbench.transform import TableCodec
 from workbench.transform.cells import distinct_cells
 

@@ -47,7 +47,7 @@ from workbench.privacy import PrivacyContext
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.noise import SeededNoise
 from workbench.sources import is_url, public_name
-from workbench.spec import Configuration, Spec
+from workbench.specification import Configuration, Spec
 from workbench.transform.cells import distinct_cells
 from workbench.trial import bind
 from workbench.validation import build_spec

@@ -21,7 +21,7 @@ from workbench.criteria import kinds
 from workbench.criteria.kinds._distribution import StatisticError
 from workbench.generators import generator_for
 from workbench.generators.registry import family_class
-from workbench.spec import Configuration, Spec, SpecError
+from workbench.specification import Configuration, Spec, SpecError
 from workbench.transform import NumberCodec
 from workbench.trial import bind
 from workbench.validation import build_spec

@@ -46,7 +46,7 @@ def run_command(args: argparse.Namespace) -> int:
     """Derive, print the tables, write the draft; 0 when the target is reached, 1 if not."""
     from workbench.design.assistant import design
     from workbench.dryrun.size import low_end, parse_n
-    from workbench.spec.document import write_document
+    from workbench.specification.document import write_document
     from workbench.validation import load_spec, save_spec
 
     try:

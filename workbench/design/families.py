@@ -54,7 +54,7 @@ from workbench.dryrun.robust import (
 )
 from workbench.generators import MCMC_KIND, Guarantee, guarantee_for
 from workbench.privacy.budget_plan import BudgetPlan
-from workbench.spec import Spec
+from workbench.specification import Spec
 from workbench.validation import build_spec
 
 __all__ = ["Candidate", "FamilyChoice", "FamilyDesign", "candidate_document",

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from workbench.criteria import kinds
-from workbench.spec.model import Criterion
+from workbench.specification.model import Criterion
 
 SQRT2 = math.sqrt(2.0)
 

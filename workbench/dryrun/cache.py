@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 
 from workbench.dryrun.tasks import Task, TaskRecord
-from workbench.spec import canonical_json, content_of
+from workbench.specification import canonical_json, content_of
 
 #: Spec sections that change nothing about one iteration's outcome.
 NON_ITERATION_SECTIONS = ("metadata", "selection")

@@ -19,7 +19,7 @@ from workbench.dryrun.floors import FloorTable, floors_at, floors_words
 from workbench.dryrun.run import select_configurations
 from workbench.dryrun.size import DEFAULT_DRAWS, SizeSpec, spec_n
 from workbench.dryrun.sized import SizedDryRun, dry_run_at
-from workbench.spec import Configuration, Spec
+from workbench.specification import Configuration, Spec
 from workbench.validation import load_spec, save_spec
 
 

@@ -33,7 +33,7 @@ from typing import Any
 
 from workbench.dryrun.result import ALL, DryRunResult
 from workbench.dryrun.tasks import TaskRecord
-from workbench.spec import Configuration, Spec
+from workbench.specification import Configuration, Spec
 
 RESULT_FORMAT = "workbench.dryrun/1"
 PathLike = str | os.PathLike[str]

@@ -34,8 +34,8 @@ from workbench.dryrun.tasks import task_seed
 from workbench.engine.before_loop import release_before_loop
 from workbench.postprocess import project_min_count, sample_valid_for
 from workbench.privacy import PrivacyContext
-from workbench.spec import Configuration, Spec
-from workbench.spec.model import Criterion
+from workbench.specification import Configuration, Spec
+from workbench.specification.model import Criterion
 
 
 class _Bootstrap:

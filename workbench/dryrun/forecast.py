@@ -71,7 +71,7 @@ def forecast_record(document: Mapping[str, Any], p: float, passes: int, trials: 
     """``selection.forecast`` of a dry run of exactly ``document`` (its configurations set):
     p, the interval, what it was rehearsed at and on, and the design it belongs to
     (``spec.document.forecast_hash``, which ``workbench run`` and ``verify`` check)."""
-    from workbench.spec.document import forecast_hash
+    from workbench.specification.document import forecast_hash
 
     low, high = wilson_interval(passes, trials)
     out: dict[str, Any] = {"p": round(float(p), 6), "repetitions": int(repetitions),

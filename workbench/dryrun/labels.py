@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from workbench.spec import Configuration
+from workbench.specification import Configuration
 
 _SHORT = {"epsilon_split": "split", "degree": "k", "theta": "θ"}
 

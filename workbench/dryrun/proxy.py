@@ -9,7 +9,7 @@ import pandas as pd
 from workbench.engine.run import load_confidential
 from workbench.engine.survey_step import extra_columns
 from workbench.sources import exists
-from workbench.spec import Spec
+from workbench.specification import Spec
 from workbench.survey.weight_check import WeightCheckFailed, proxy_check
 from workbench.transform import EncodingError
 from workbench.transform.clean import clean

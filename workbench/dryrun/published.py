@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from workbench.spec import Spec
+from workbench.specification import Spec
 from workbench.trial import bind
 
 

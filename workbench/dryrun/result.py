@@ -13,7 +13,7 @@ import pandas as pd
 from workbench.dryrun.forecast import SelectionForecast, forecast, forecast_record
 from workbench.dryrun.labels import config_labels
 from workbench.dryrun.tasks import NoiseMode, TaskRecord
-from workbench.spec import Configuration, Spec
+from workbench.specification import Configuration, Spec
 from workbench.validation import build_spec
 
 ALL = "all criteria"

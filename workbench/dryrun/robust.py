@@ -50,7 +50,7 @@ from workbench.dryrun.published import PublishedTables
 from workbench.dryrun.result import DryRunResult
 from workbench.dryrun.size import SizeSpec, size_ends
 from workbench.dryrun.sized import dry_run_at
-from workbench.spec import Configuration, Spec
+from workbench.specification import Configuration, Spec
 from workbench.trial import bind
 
 SCENARIOS = ("proxy", "flatter", "sharper", "rare thinned", "rare thickened")

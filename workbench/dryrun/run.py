@@ -26,8 +26,8 @@ from workbench.dryrun.result import DryRunResult, sort_records
 from workbench.dryrun.size import check_n
 from workbench.dryrun.tasks import NOISE_MODES, NoiseMode, TaskRecord, plan_tasks
 from workbench.dryrun.worker import Payload
-from workbench.spec import Configuration, Spec
-from workbench.spec.space import iter_configurations
+from workbench.specification import Configuration, Spec
+from workbench.specification.space import iter_configurations
 from workbench.validation import build_spec
 
 ProgressCallback = Callable[[int, int], None]

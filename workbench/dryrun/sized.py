@@ -16,7 +16,7 @@ import pandas as pd
 from workbench.dryrun.result import DryRunResult
 from workbench.dryrun.run import dry_run
 from workbench.dryrun.size import SizeSpec, check_n, size_ends
-from workbench.spec import Configuration, Spec
+from workbench.specification import Configuration, Spec
 from workbench.validation import build_spec
 
 

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.criteria import kinds
-from workbench.spec import Spec
+from workbench.specification import Spec
 from workbench.survey.design import Design, crossover_epsilon
 from workbench.survey.plots import method_boxplots, paired_boxplots, what_if_table
 from workbench.survey.simulation import Estimator, Mask, SimulationResult, proportion

@@ -28,7 +28,7 @@ from workbench.engine import run_iteration
 from workbench.engine.before_loop import release_before_loop
 from workbench.engine.blas import single_threaded_blas
 from workbench.privacy import PrivacyContext
-from workbench.spec import Spec
+from workbench.specification import Spec
 from workbench.survey.weight_check import WeightCheckFailed
 from workbench.trial import bind
 from workbench.validation import build_spec

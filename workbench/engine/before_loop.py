@@ -27,8 +27,8 @@ from workbench.engine.survey_step import (
     with_survey_inputs,
 )
 from workbench.privacy import PrivacyContext
-from workbench.spec import Spec
-from workbench.spec.n_policy import N_HAT_KEY, noisy_n
+from workbench.specification import Spec
+from workbench.specification.n_policy import N_HAT_KEY, noisy_n
 from workbench.survey.pipeline import SurveyRelease
 from workbench.trial import bind
 
@@ -72,6 +72,6 @@ def release_before_loop(spec: Spec, frame: pd.DataFrame, ctx: PrivacyContext, *,
 
 
 def release_n_hat(spec: Spec, n: int, ctx: PrivacyContext) -> int | None:
-    """n̂ of the cleaned n under ``n_policy: dp`` (:func:`workbench.spec.n_policy.noisy_n`:
+    """n̂ of the cleaned n under ``n_policy: dp`` (:func:`workbench.specification.n_policy.noisy_n`:
     discrete Laplace, Δ = 1, ε_n charged once per run); None under ``public``."""
     return noisy_n(n, spec.n_policy.epsilon, ctx) if spec.n_policy.dp else None

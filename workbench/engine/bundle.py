@@ -32,8 +32,8 @@ from workbench.engine.rundir import write_json_atomic
 from workbench.privacy import Ledger
 from workbench.report.datasheet import criteria_markdown, datasheet_markdown
 from workbench.report.html import render_report
-from workbench.spec import Spec
-from workbench.spec.document import FROZEN_KEY, thaw
+from workbench.specification import Spec
+from workbench.specification.document import FROZEN_KEY, thaw
 
 BUNDLE_FILES = (
     "release.csv",

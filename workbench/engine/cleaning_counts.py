@@ -20,7 +20,8 @@ adds to at most m = p + [r > 0] counts (any of the p column counts, and at most 
 count), so the change v(x′) − v(x) has L1 norm ≤ |v(x)|₁ + |v(x′)|₁ ≤ 2m. Hence
 Δ₁ = min(K, 2m) (``tests/test_pilot.py`` checks it on neighbouring datasets).
 
-**Which relation** (``metadata.n_policy``, :mod:`workbench.spec.n_policy`). Under ``dp`` the
+**Which relation** (``metadata.n_policy``, :mod:`workbench.specification.n_policy`). Under ``dp``
+the
 privacy unit is a raw row and the argument above is the whole proof (n̂ is released
 separately, Δ = 1). Under ``public`` (the default) the unit is a record of the cleaned table,
 whose n is published; a raw row that crosses a rule changes that published n, so such a move
@@ -41,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from workbench.privacy import PrivacyContext
-from workbench.spec import Spec
+from workbench.specification import Spec
 
 PURPOSE = "cleaning counts"
 FILE = "cleaning.json"

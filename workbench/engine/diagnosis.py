@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from workbench.engine.iteration import Candidate
     from workbench.privacy import PrivacyContext
-    from workbench.spec import Spec
+    from workbench.specification import Spec
 
 
 def single_attempt_diagnosis(spec: Spec, candidates: Sequence[Candidate],

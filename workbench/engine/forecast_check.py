@@ -10,8 +10,8 @@ hash: it is accepted and flagged.
 
 from __future__ import annotations
 
-from workbench.spec import Spec
-from workbench.spec.document import forecast_hash
+from workbench.specification import Spec
+from workbench.specification.document import forecast_hash
 
 
 def forecast_problem(spec: Spec) -> str | None:

@@ -18,7 +18,7 @@ from workbench.engine.once import OnceStatistics, load_once
 from workbench.engine.rundir import RunRefused
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.budget_store import BudgetStoreError, DatasetBudget, resolve_root
-from workbench.spec import Problem, Spec, SpecError
+from workbench.specification import Problem, Spec, SpecError
 
 _TOL = 1e-9
 

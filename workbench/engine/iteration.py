@@ -19,8 +19,8 @@ from workbench.criteria import CriterionResult, evaluate_all
 from workbench.generators import GeneratorShortfall
 from workbench.postprocess import SamplingError, project_min_count, sample_valid_for
 from workbench.privacy import PrivacyContext
-from workbench.spec import Configuration
-from workbench.spec.n_policy import N_HAT_KEY
+from workbench.specification import Configuration
+from workbench.specification.n_policy import N_HAT_KEY
 from workbench.trial import Trial
 
 Progress = Callable[[str], None]

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from workbench.spec import Spec
-from workbench.spec.n_policy import PURPOSE, verify_words
+from workbench.specification import Spec
+from workbench.specification.n_policy import PURPOSE, verify_words
 
 _TOL = 1e-9
 
@@ -35,5 +35,5 @@ def n_problem(spec: Spec, ledger: Sequence[Mapping[str, Any]] | None) -> str:
 
 
 def n_words(spec: Spec, rows: int) -> str:
-    """What a passing check says (from :mod:`workbench.spec.n_policy`)."""
+    """What a passing check says (from :mod:`workbench.specification.n_policy`)."""
     return verify_words(spec.n_policy, rows)

@@ -30,7 +30,7 @@ column's shares among its declared values, its missing rate and its out-of-domai
 (never the labels: they are not measured), and each pair's shares; every number rounded to
 0.01% or a whole count. Nothing exact about the data leaves the pilot: not n, not a label.
 What a later run publishes about n is the spec's ``metadata.n_policy``, in the words of
-:func:`workbench.spec.n_policy.pilot_words` (the pilot's help says it too).
+:func:`workbench.specification.n_policy.pilot_words` (the pilot's help says it too).
 """
 
 from __future__ import annotations
@@ -50,8 +50,8 @@ from workbench.engine.rundir import RunRefused, write_json_atomic
 from workbench.privacy import Accountant, Ledger, PrivacyContext
 from workbench.privacy.budget_store import BudgetStoreError
 from workbench.sources import exists, public_name
-from workbench.spec import Spec
-from workbench.spec.model import ColumnSpec
+from workbench.specification import Spec
+from workbench.specification.model import ColumnSpec
 from workbench.transform import EncodingError
 from workbench.transform.codecs import BinsCodec
 from workbench.transform.raw import out_of_domain, read_raw

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from workbench.generators.mbi_model import NoisyMarginal, estimate, model_marginal
-from workbench.spec import Spec
+from workbench.specification import Spec
 from workbench.transform import Domain
 
 #: Stated rounding of the pilot's shares and rates.

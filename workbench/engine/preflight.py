@@ -8,7 +8,7 @@ import sys
 
 from workbench.engine.rundir import RunRefused
 from workbench.engine.stand_in import StandInFailure, rehearse_on_stand_in
-from workbench.spec import Spec
+from workbench.specification import Spec
 from workbench.transform import EncodingError
 
 

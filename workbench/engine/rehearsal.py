@@ -14,7 +14,7 @@ from typing import Any
 from workbench.engine.rundir import RunRefused
 from workbench.privacy import Accountant, Ledger, PrivacyContext
 from workbench.privacy.noise import rehearsal_noise
-from workbench.spec import Spec
+from workbench.specification import Spec
 
 
 def rehearsal_seed(seed: Any) -> int:

@@ -53,7 +53,7 @@ from workbench.privacy import Accountant, Ledger, PrivacyContext, private_select
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.budget_store import BudgetStoreError, DatasetBudget
 from workbench.sources import exists, public_name
-from workbench.spec import Spec
+from workbench.specification import Spec
 from workbench.survey.weight_check import WeightCheckFailed
 from workbench.transform import EncodingError
 from workbench.transform.clean import clean

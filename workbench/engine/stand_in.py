@@ -26,9 +26,9 @@ from workbench.engine.before_loop import release_before_loop
 from workbench.engine.iteration import run_iteration
 from workbench.privacy import PrivacyContext
 from workbench.privacy.noise import rehearsal_noise
-from workbench.spec import Spec
-from workbench.spec.model import ColumnSpec
-from workbench.spec.space import Configuration
+from workbench.specification import Spec
+from workbench.specification.model import ColumnSpec
+from workbench.specification.space import Configuration
 from workbench.survey.weight_check import WeightCheckFailed
 from workbench.transform.clean import clean
 from workbench.transform.raw import apply_domain_policy

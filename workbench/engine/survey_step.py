@@ -19,7 +19,7 @@ from workbench.criteria.weighting import SURVEY_KEY, SurveyInputs
 from workbench.privacy import PrivacyContext
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.sampling import sampling_figure
-from workbench.spec import Spec
+from workbench.specification import Spec
 from workbench.survey.calibrate import release_weights
 from workbench.survey.pipeline import SurveyRelease, release_survey
 from workbench.survey.weight_check import WeightCheck, check_weights

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 
 from workbench.engine.rundir import RunRefused
-from workbench.spec import Spec
+from workbench.specification import Spec
 
 #: below this forecast pass probability per iteration an unbounded loop is refused
 MIN_FORECAST_P = 0.05

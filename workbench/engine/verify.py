@@ -35,7 +35,7 @@ from workbench.postprocess import distinct_rows, reject_counts, semantics_for
 from workbench.privacy import Ledger
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.parallel import charged_epsilon
-from workbench.spec import Configuration, Spec, SpecError
+from workbench.specification import Configuration, Spec, SpecError
 from workbench.transform import EncodingError
 from workbench.validation import build_spec
 

@@ -8,7 +8,7 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from workbench.spec import Spec
+from workbench.specification import Spec
 
 if TYPE_CHECKING:
     from workbench.engine.verify import Verification

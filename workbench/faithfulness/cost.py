@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from workbench.spec.model import FaithfulnessRule, Spec
-    from workbench.spec.space import Configuration
+    from workbench.specification.model import FaithfulnessRule, Spec
+    from workbench.specification.space import Configuration
     from workbench.transform import TableCodec
 
 #: Relative slack on α so that decimal weights (0.1 · 3 vs 0.3) compare as the stakeholder meant.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from workbench.spec.params import Param, one_of
+from workbench.specification.params import Param, one_of
 
 #: How rows are drawn along a sampling plan (post-processing either way).
 SAMPLING = ("iid", "rounded")

@@ -2,7 +2,7 @@
 
 A family is a subclass of :class:`GeneratorFamily` (in the spirit of scikit-learn's
 ``_parameter_constraints``): ``hyperparameters`` maps every name to a
-:class:`~workbench.spec.params.Param` (default, constraint, words) and ``exactly_one_of``
+:class:`~workbench.specification.params.Param` (default, constraint, words) and ``exactly_one_of``
 names groups of which exactly one must be set. The spec validator checks every value of a
 search-space grid with those constraints, ``make_generator`` checks the values it is given
 with the same ones (:meth:`GeneratorFamily.check_params`); there is no second validator.
@@ -34,14 +34,14 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from workbench.spec.params import Param, positive
+from workbench.specification.params import Param, positive
 
 if TYPE_CHECKING:
     import numpy as np
 
     from workbench.privacy import PrivacyContext
-    from workbench.spec.model import Spec
-    from workbench.spec.space import Configuration
+    from workbench.specification.model import Spec
+    from workbench.specification.space import Configuration
     from workbench.transform import Domain
 
 #: Hyperparameters every family accepts in a spec; the budget, not the family, reads them.

@@ -31,13 +31,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from workbench.generators.mutual_information import mutual_information_sensitivity
-from workbench.spec.params import Param, one_of, open_interval
+from workbench.specification.params import Param, one_of, open_interval
 from workbench.transform import Domain
 from workbench.transform.cells import CellCounts
 
 if TYPE_CHECKING:
     from workbench.privacy import PrivacyContext
-    from workbench.spec.model import Spec
+    from workbench.specification.model import Spec
 
 STRATEGIES = ("complete_rows", "partial", "impute")
 #: The hyperparameters every missing-aware family declares (the same objects, declared once).

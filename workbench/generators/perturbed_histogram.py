@@ -23,14 +23,14 @@ from workbench.generators.arguments import check_epsilon, check_n
 from workbench.generators.conditional import ConditionalTable
 from workbench.generators.family import GeneratorFamily
 from workbench.generators.measurement import noisy_marginal
-from workbench.spec.params import Param, name_list, optional, whole_at_least
+from workbench.specification.params import Param, name_list, optional, whole_at_least
 from workbench.transform import Domain, NumberCodec
 from workbench.transform.cells import CellCounts
 
 if TYPE_CHECKING:
     from workbench.privacy import PrivacyContext
-    from workbench.spec.model import Spec
-    from workbench.spec.space import Configuration
+    from workbench.specification.model import Spec
+    from workbench.specification.space import Configuration
 
 
 class PerturbedHistogram(GeneratorFamily):

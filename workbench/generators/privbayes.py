@@ -44,13 +44,13 @@ from workbench.generators.public_structure import (
     structure_params,
     structure_words,
 )
-from workbench.spec.params import Param, open_interval, positive, whole_at_least
+from workbench.specification.params import Param, open_interval, positive, whole_at_least
 from workbench.transform import Domain
 from workbench.transform.cells import CellCounts
 
 if TYPE_CHECKING:
     from workbench.privacy import PrivacyContext
-    from workbench.spec import Configuration, Spec
+    from workbench.specification import Configuration, Spec
 
 
 def candidate_parent_sets(

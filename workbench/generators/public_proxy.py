@@ -21,7 +21,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from workbench.criteria.kinds.distinguisher import proxy_path
-from workbench.spec.document import file_sha256
+from workbench.specification.document import file_sha256
 from workbench.transform.cells import CellCounts
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
-    from workbench.spec import Configuration, Spec
+    from workbench.specification import Configuration, Spec
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 #: (path, size, mtime) -> SHA-256, so a dry run does not hash the file once per task.

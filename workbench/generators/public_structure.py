@@ -21,14 +21,14 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from workbench.generators.public_proxy import proxy_codes, proxy_name_problem, sha256_problem
-from workbench.spec.params import Param, one_of, optional
+from workbench.specification.params import Param, one_of, optional
 
 if TYPE_CHECKING:
     import numpy as np
 
     from workbench.privacy import PrivacyContext
-    from workbench.spec.model import Spec
-    from workbench.spec.space import Configuration
+    from workbench.specification.model import Spec
+    from workbench.specification.space import Configuration
 
 #: Where the network's structure comes from (``structure``).
 STRUCTURES = ("dp", "public")

@@ -19,8 +19,8 @@ from workbench.generators.privbayes import PrivBayes
 from workbench.generators.workload_generator import WorkloadGenerator
 
 if TYPE_CHECKING:
-    from workbench.spec.model import Spec
-    from workbench.spec.space import Configuration
+    from workbench.specification.model import Spec
+    from workbench.specification.space import Configuration
 
 #: Registered families by name (read it through :func:`registered` / :func:`family_class`).
 FAMILIES: dict[str, type[GeneratorFamily]] = {}

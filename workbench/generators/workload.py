@@ -29,7 +29,7 @@ from workbench.criteria import kinds
 from workbench.criteria.kinds.base import WORKLOAD_GROUPS, Clique, pairs
 
 if TYPE_CHECKING:
-    from workbench.spec.model import Spec
+    from workbench.specification.model import Spec
 
 
 @dataclass(frozen=True)

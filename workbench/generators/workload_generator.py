@@ -67,13 +67,13 @@ from workbench.generators.workload_public import (
     joint_problems,
 )
 from workbench.privacy.records import discrete_laplace_sigma
-from workbench.spec.params import Param, non_negative, one_of, whole_at_least
+from workbench.specification.params import Param, non_negative, one_of, whole_at_least
 from workbench.transform import Domain
 from workbench.transform.cells import CellCounts
 
 if TYPE_CHECKING:
     from workbench.privacy import PrivacyContext
-    from workbench.spec import Configuration, Spec
+    from workbench.specification import Configuration, Spec
 
 ALGORITHMS = ("fixed", "aim")
 

@@ -62,7 +62,7 @@ from workbench.generators.family import Guarantee
 from workbench.generators.mbi_model import NoisyMarginal, fit_graphical_model
 from workbench.generators.measurement import measure_marginal
 from workbench.generators.public_proxy import proxy_name_problem, sha256_problem
-from workbench.spec.params import Param, one_of, open_interval
+from workbench.specification.params import Param, one_of, open_interval
 
 if TYPE_CHECKING:
     from workbench.generators.mbi_model import GraphicalModel

@@ -20,8 +20,8 @@ from workbench.constraints import BinSemantics, Predicate
 from workbench.constraints.predicate import PARTIAL_POLICIES
 
 if TYPE_CHECKING:
-    from workbench.spec.model import Rule, Spec
-    from workbench.spec.space import Configuration
+    from workbench.specification.model import Rule, Spec
+    from workbench.specification.space import Configuration
     from workbench.transform import Codec, TableCodec
 
 #: Headroom on the estimated number of draws still needed, so one round usually suffices.

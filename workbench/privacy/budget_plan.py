@@ -14,7 +14,7 @@ the release report and datasheet, and the widgets' budget readouts:
   + ε_cleaning, the DP counts of the rows each domain policy and raw rule removed or recoded
   (``cleaning_counts: {release: dp}``), released before the loop and charged by every run
   + ε_n, the DP estimate n̂ of the cleaned n under ``metadata.n_policy: dp`` (Δ = 1), released
-  before the loop and charged by every run (:mod:`workbench.spec.n_policy`).
+  before the loop and charged by every run (:mod:`workbench.specification.n_policy`).
 
 Sampling amplification (:mod:`workbench.privacy.sampling`) is never part of this plan: it is a
 secondary, labelled figure shown beside ε_total.
@@ -114,7 +114,8 @@ class BudgetPlan:
 
     @classmethod
     def of_spec(cls, spec: Any, *, prior: float = 0.0, once_reused: bool = False) -> BudgetPlan:
-        """The plan of a validated :class:`~workbench.spec.Spec` (duck-typed: no spec import)."""
+        """The plan of a validated :class:`~workbench.specification.Spec` (duck-typed: no spec
+        import)."""
         s = spec.selection
         survey = getattr(spec, "survey", None)
         cleaning = getattr(spec, "cleaning_counts", None)

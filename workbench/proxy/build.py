@@ -39,7 +39,7 @@ from workbench.proxy.maxent import (
 )
 
 if TYPE_CHECKING:
-    from workbench.spec.model import Spec
+    from workbench.specification.model import Spec
 
 
 @dataclass(frozen=True)

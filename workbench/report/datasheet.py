@@ -14,8 +14,8 @@ from workbench.generators import MCMC_KIND
 from workbench.report.guarantee import as_guarantee, guarantee_markdown, record_loss_text
 from workbench.report.own_data import cleaning_markdown, pilot_markdown
 from workbench.report.spec_summary import format_number
-from workbench.spec import Spec
-from workbench.spec.n_policy import NPolicy, n_statement, relation_words, unit_clause
+from workbench.specification import Spec
+from workbench.specification.n_policy import NPolicy, n_statement, relation_words, unit_clause
 
 TABLE2_COLUMNS = (
     ("#", "index"),
@@ -94,7 +94,8 @@ def plain_epsilon(epsilon: float, policy: NPolicy | None = None) -> str:
 
 
 def neighbour_words(neighbour: str, policy: NPolicy | None = None) -> str:
-    """The neighbour relation in words (what it says about n: :mod:`workbench.spec.n_policy`).
+    """The neighbour relation in words (what it says about n:
+    :mod:`workbench.specification.n_policy`).
 
     >>> neighbour_words("replace_one").split(" (")[0], neighbour_words("add_remove")
     ('replace-one', 'add-remove')

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from workbench.generators import PURE_EPSILON_DP, Guarantee
 
 if TYPE_CHECKING:
-    from workbench.spec import Spec
+    from workbench.specification import Spec
 
 #: Parameter names shown with their mathematical symbol.
 _SYMBOLS = {"epsilon": "ε", "delta": "δ", "epsilon_0": "ε₀", "gamma": "γ", "epsilon_pd": "ε_PD",

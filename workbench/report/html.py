@@ -31,8 +31,8 @@ from workbench.report.overview import (
     shares,
 )
 from workbench.report.spec_summary import format_number
-from workbench.spec import Spec
-from workbench.spec.n_policy import n_statement
+from workbench.specification import Spec
+from workbench.specification.n_policy import n_statement
 from workbench.transform.display import shown_label
 
 _CSS = """

@@ -20,7 +20,7 @@ from workbench.generators.workload import derive_workload
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from workbench.spec.model import Spec
+    from workbench.specification.model import Spec
 
 
 @dataclass(frozen=True)

@@ -249,7 +249,7 @@ def overview_html(rows: Sequence[CriterionMargin], chart_src: str) -> str:
 def binned_like_release(proxy: pd.DataFrame, spec: Any,
                         configuration: Mapping[str, Any]) -> pd.DataFrame:
     """The PUBLIC proxy cleaned by the spec and binned with the release's configuration."""
-    from workbench.spec import Configuration
+    from workbench.specification import Configuration
     from workbench.transform.clean import clean
 
     table = spec.table_codec(Configuration.from_dict(configuration))

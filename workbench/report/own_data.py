@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from workbench.spec import Spec
-from workbench.spec.n_policy import pilot_words, removed_words
+from workbench.specification import Spec
+from workbench.specification.n_policy import pilot_words, removed_words
 
 
 def _num(x: float) -> str:
@@ -55,7 +55,8 @@ def cleaning_describe_line(spec: Spec) -> list[str]:
 
 def cleaning_markdown(doc: Mapping[str, Any] | None, spec: Spec) -> list[str]:
     """The datasheet's section on what cleaning did: what is public about the removed total
-    and what the counts protect, from the spec's ``n_policy`` (:mod:`workbench.spec.n_policy`)."""
+    and what the counts protect, from the spec's ``n_policy``
+    (:mod:`workbench.specification.n_policy`)."""
     removed = removed_words(spec.n_policy, None if doc is None else doc["release"])
     if doc is None:
         return ["## Data preparation", f"{removed} (The spec declares no `cleaning_counts`.)",

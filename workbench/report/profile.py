@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbench.spec import Spec
+from workbench.specification import Spec
 from workbench.transform.clean import CleaningProfile
 
 

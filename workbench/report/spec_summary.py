@@ -9,7 +9,7 @@ from workbench.generators import Guarantee, records_plan
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.report.amplification import amplification_figure
 from workbench.report.own_data import cleaning_describe_line, pilot_describe_lines
-from workbench.spec import Spec
+from workbench.specification import Spec
 
 
 def format_number(x: float | None) -> str:

@@ -17,7 +17,7 @@ from workbench.transform.raw import (
 )
 
 if TYPE_CHECKING:
-    from workbench.spec.model import Spec
+    from workbench.specification.model import Spec
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from workbench.transform.codecs import MISSING, Codec
 from workbench.transform.table import EncodingError
 
 if TYPE_CHECKING:
-    from workbench.spec.model import ColumnSpec
+    from workbench.specification.model import ColumnSpec
 
 POLICIES = ("forbid", "category", "allow")
 #: Tokens that commonly mean "missing"; one of these in a column, undeclared, is refused.

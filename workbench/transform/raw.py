@@ -17,7 +17,7 @@ from workbench.transform.missing import FileFormat, check_missing_policies, unde
 from workbench.transform.table import EncodingError
 
 if TYPE_CHECKING:
-    from workbench.spec.model import ColumnSpec
+    from workbench.specification.model import ColumnSpec
 
 
 def _empty(path: str | os.PathLike[str]) -> EncodingError:

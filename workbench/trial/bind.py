@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from workbench.criteria import kinds
 from workbench.generators import Guarantee, generator_for
 from workbench.privacy.budget_plan import BudgetPlan
-from workbench.spec import Configuration, Criterion, Spec
+from workbench.specification import Configuration, Criterion, Spec
 from workbench.transform import Domain, TableCodec
 
 if TYPE_CHECKING:

@@ -3,7 +3,7 @@ loading/freezing spec files.
 
 It sits above ``criteria`` and ``generators`` in the layers because it reads their registries
 (criterion kinds' parameters, generator families' hyperparameters); the immutable model it
-builds is :mod:`workbench.spec`, which sits below them.
+builds is :mod:`workbench.specification`, which sits below them.
 """
 
 from workbench.validation.files import freeze_document, load_spec, save_spec

@@ -1,11 +1,11 @@
-"""Checks that need the whole built :class:`~workbench.spec.model.Spec`: narrowed
+"""Checks that need the whole built :class:`~workbench.specification.model.Spec`: narrowed
 configurations inside the space, ε_gen equal to the largest selectable alternative, the
 ε_total cap and the lifetime cap."""
 
 from __future__ import annotations
 
-from workbench.spec.model import Spec
-from workbench.spec.space import Configuration, iter_configurations
+from workbench.specification.model import Spec
+from workbench.specification.space import Configuration, iter_configurations
 from workbench.validation.sections.context import BuildContext
 
 

@@ -7,14 +7,14 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from workbench.spec.document import (
+from workbench.specification.document import (
     FROZEN_KEY,
     content_of,
     read_document,
     spec_hash,
     write_document,
 )
-from workbench.spec.model import Spec
+from workbench.specification.model import Spec
 from workbench.validation.validate import build_spec
 
 

@@ -23,7 +23,7 @@ if "jsonschema" not in sys.modules:
 import jsonschema
 
 from workbench.criteria import kinds
-from workbench.spec.errors import Problem, join_path
+from workbench.specification.errors import Problem, join_path
 
 
 @lru_cache(maxsize=1)

@@ -7,7 +7,8 @@ at a path the schema already flagged is left out) (:mod:`workbench.validation.se
 cross references, binnings, rule syntax, criteria through their kinds, generator
 hyperparameters through their family, budget arithmetic, the private-selection theorem's
 condition) and the checks of the whole spec (:mod:`workbench.validation.checks`). A document
-that passes is turned into the immutable :class:`~workbench.spec.model.Spec`, built from the
+that passes is turned into the immutable :class:`~workbench.specification.model.Spec`, built from
+the
 sections by keyword.
 """
 
@@ -16,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from workbench.spec.document import FROZEN_KEY, freeze_value, spec_hash
-from workbench.spec.errors import Problem, SpecError
-from workbench.spec.model import Spec
+from workbench.specification.document import FROZEN_KEY, freeze_value, spec_hash
+from workbench.specification.errors import Problem, SpecError
+from workbench.specification.model import Spec
 from workbench.validation.checks import whole_spec_problems
 from workbench.validation.schema import schema_problems
 from workbench.validation.sections import SECTIONS, BuildContext

@@ -20,12 +20,12 @@ from workbench.criteria.kinds.base import (
     numeric_column,
     template_target,
 )
-from workbench.spec.params import optional, whole_at_least
+from workbench.specification.params import optional, whole_at_least
 
 if TYPE_CHECKING:
     from workbench.criteria.evaluation_state import Evaluation
     from workbench.criteria.result import CriterionResult
-    from workbench.spec.model import Criterion, Spec
+    from workbench.specification.model import Criterion, Spec
     from workbench.transform import TableCodec
     from workbench.transform.cells import PairedCells
 

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from workbench.criteria.evaluation_state import Evaluation
-    from workbench.spec.model import Criterion, Spec
+    from workbench.specification.model import Criterion, Spec
 
 TARGET = Param(None, doc="the numeric target column", control="column", label="target")
 FEATURES = Param("all_other", doc="'all_other' or a list of feature columns",

@@ -38,15 +38,15 @@ from workbench.criteria.kinds.checks import (  # noqa: F401 - re-exported for th
 )
 from workbench.criteria.result import NO_MECHANISM, CriterionResult
 from workbench.privacy.mechanisms import laplace_cdf
-from workbench.spec.errors import join_path
-from workbench.spec.params import Param, is_number
+from workbench.specification.errors import join_path
+from workbench.specification.params import Param, is_number
 
 if TYPE_CHECKING:
     from workbench.criteria.audit_case import AuditCase
     from workbench.criteria.evaluation_state import Evaluation
     from workbench.privacy import MeasurementRecord, PrivacyContext
-    from workbench.spec.model import ColumnSpec, Criterion, Spec
-    from workbench.spec.space import Configuration
+    from workbench.specification.model import ColumnSpec, Criterion, Spec
+    from workbench.specification.space import Configuration
     from workbench.transform import TableCodec
     from workbench.transform.cells import PairedCells
 
@@ -121,7 +121,7 @@ class CriterionKind(ABC):
     sigma_by_simulation: ClassVar[bool] = False
     #: The kind's bound under ``metadata.n_policy: dp`` (a neighbour whose cleaned n differs
     #: by one: replace-one or add/remove-one), derived in words; "" refuses the kind under
-    #: ``dp`` (a kind reading S only needs none). See :mod:`workbench.spec.n_policy`.
+    #: ``dp`` (a kind reading S only needs none). See :mod:`workbench.specification.n_policy`.
     dp_n_bound: ClassVar[str] = ""
 
     # --- validation ------------------------------------------------------------------------

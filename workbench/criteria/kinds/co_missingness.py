@@ -17,7 +17,7 @@ from workbench.criteria.missing_values import check_missing_columns, chosen, co_
 
 if TYPE_CHECKING:
     from workbench.criteria.evaluation_state import Evaluation
-    from workbench.spec.model import Criterion, Spec
+    from workbench.specification.model import Criterion, Spec
     from workbench.transform import TableCodec
     from workbench.transform.cells import PairedCells
 

@@ -31,7 +31,7 @@ from workbench.criteria.means import (
 if TYPE_CHECKING:
     from workbench.criteria.evaluation_state import Evaluation
     from workbench.criteria.result import CriterionResult
-    from workbench.spec.model import Criterion, Spec
+    from workbench.specification.model import Criterion, Spec
     from workbench.transform import TableCodec
     from workbench.transform.cells import PairedCells
 

@@ -22,12 +22,12 @@ import numpy as np
 from workbench.criteria.audit_case import AuditCase, rows
 from workbench.criteria.classifiers import CLASSIFIERS, make_classifier, one_hot
 from workbench.criteria.kinds.base import CheckContext, Param, ShareKind, join_path
-from workbench.spec.params import one_of, whole_at_least
+from workbench.specification.params import one_of, whole_at_least
 
 if TYPE_CHECKING:
     from workbench.criteria.evaluation_state import Evaluation
-    from workbench.spec.model import Criterion, Spec
-    from workbench.spec.space import Configuration
+    from workbench.specification.model import Criterion, Spec
+    from workbench.specification.space import Configuration
     from workbench.transform import TableCodec
     from workbench.transform.cells import PairedCells
 

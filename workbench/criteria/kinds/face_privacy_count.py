@@ -13,11 +13,11 @@ from workbench.criteria.audit_case import BASE, AuditCase, replaced
 from workbench.criteria.kinds.base import CriterionKind, Param, Reads
 from workbench.criteria.record_kinds import FACE_MEASURES, face_privacy_count
 from workbench.criteria.result import CriterionResult
-from workbench.spec.params import one_of
+from workbench.specification.params import one_of
 
 if TYPE_CHECKING:
     from workbench.criteria.evaluation_state import Evaluation
-    from workbench.spec.model import Criterion
+    from workbench.specification.model import Criterion
 
 
 class FacePrivacyCount(CriterionKind):

@@ -15,7 +15,7 @@ from workbench.criteria.record_kinds import faithfulness_error
 
 if TYPE_CHECKING:
     from workbench.criteria.evaluation_state import Evaluation
-    from workbench.spec.model import Criterion, Spec
+    from workbench.specification.model import Criterion, Spec
     from workbench.transform import TableCodec
     from workbench.transform.cells import PairedCells
 

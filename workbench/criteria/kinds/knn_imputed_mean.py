@@ -28,12 +28,12 @@ from workbench.criteria.kinds.base import (
 )
 from workbench.criteria.knn_impute import Features, impute, smooth_bound
 from workbench.privacy import smooth
-from workbench.spec.params import name_list, open_interval
+from workbench.specification.params import name_list, open_interval
 
 if TYPE_CHECKING:
     from workbench.criteria.evaluation_state import Evaluation
     from workbench.criteria.result import CriterionResult
-    from workbench.spec.model import Criterion, Spec
+    from workbench.specification.model import Criterion, Spec
     from workbench.transform import TableCodec
     from workbench.transform.cells import PairedCells
 

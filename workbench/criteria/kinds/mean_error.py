@@ -11,7 +11,7 @@ from workbench.criteria.audit_case import BASE, AuditCase, replaced
 from workbench.criteria.kinds._distribution import StatisticError, value_range
 
 if TYPE_CHECKING:
-    from workbench.spec.model import Criterion, Spec
+    from workbench.specification.model import Criterion, Spec
     from workbench.transform import TableCodec
     from workbench.transform.cells import PairedCells
 

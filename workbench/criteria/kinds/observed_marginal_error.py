@@ -37,7 +37,7 @@ from workbench.transform.missing import MissingCodec
 
 if TYPE_CHECKING:
     from workbench.criteria.evaluation_state import Evaluation
-    from workbench.spec.model import Criterion, Spec
+    from workbench.specification.model import Criterion, Spec
     from workbench.transform import TableCodec
     from workbench.transform.cells import PairedCells
 

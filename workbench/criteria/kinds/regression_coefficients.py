@@ -39,15 +39,15 @@ from workbench.criteria.regression_fit import (
     tuned_statistic_weights,
 )
 from workbench.criteria.result import CriterionResult
-from workbench.spec.params import one_of
+from workbench.specification.params import one_of
 
 if TYPE_CHECKING:
     import numpy as np
 
     from workbench.criteria.evaluation_state import Evaluation
     from workbench.privacy import PrivacyContext
-    from workbench.spec.model import Criterion, Spec
-    from workbench.spec.space import Configuration
+    from workbench.specification.model import Criterion, Spec
+    from workbench.specification.space import Configuration
     from workbench.transform import TableCodec
     from workbench.transform.cells import PairedCells
 

@@ -23,12 +23,12 @@ from workbench.criteria.kinds.base import (
     join_path,
 )
 from workbench.criteria.marginal_kinds import relative_one_way_error, smallest_one_way_count
-from workbench.spec.params import open_interval, positive
+from workbench.specification.params import open_interval, positive
 
 if TYPE_CHECKING:
     from workbench.criteria.evaluation_state import Evaluation
     from workbench.criteria.result import CriterionResult
-    from workbench.spec.model import Criterion, Spec
+    from workbench.specification.model import Criterion, Spec
     from workbench.transform import TableCodec
     from workbench.transform.cells import PairedCells
 

@@ -33,12 +33,12 @@ from workbench.criteria.classifiers import (
 )
 from workbench.criteria.kinds._regression import FEATURES, features
 from workbench.criteria.kinds.base import CheckContext, Clique, CriterionKind, Param, join_path
-from workbench.spec.params import one_of, whole_at_least
+from workbench.specification.params import one_of, whole_at_least
 
 if TYPE_CHECKING:
     from workbench.criteria.evaluation_state import Evaluation
     from workbench.criteria.result import CriterionResult
-    from workbench.spec.model import Criterion, Spec
+    from workbench.specification.model import Criterion, Spec
     from workbench.transform import TableCodec
     from workbench.transform.cells import PairedCells
 

@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 from workbench.criteria.audit_case import BASE, AuditCase, replaced
 from workbench.criteria.kinds.base import CheckContext, Clique, Param, ShareKind, whole_in
 from workbench.criteria.marginal_kinds import tv_marginals_error
-from workbench.spec.params import one_of
+from workbench.specification.params import one_of
 
 if TYPE_CHECKING:
     from workbench.criteria.evaluation_state import Evaluation
-    from workbench.spec.model import Criterion, Spec
+    from workbench.specification.model import Criterion, Spec
     from workbench.transform import TableCodec
     from workbench.transform.cells import PairedCells
 

@@ -22,7 +22,7 @@ from workbench.criteria.kinds.base import CheckContext, Clique, Param, ShareKind
 
 if TYPE_CHECKING:
     from workbench.criteria.evaluation_state import Evaluation
-    from workbench.spec.model import Criterion, Spec
+    from workbench.specification.model import Criterion, Spec
     from workbench.transform import TableCodec
     from workbench.transform.cells import PairedCells
 

@@ -40,13 +40,13 @@ from workbench.generators.bayesian.sampler import CHAINS
 from workbench.generators.conditional import ConditionalTable
 from workbench.generators.family import MCMC_KIND, GeneratorFamily, Guarantee
 from workbench.generators.measurement import noisy_marginal
-from workbench.spec.params import Param, name_list, one_of, open_interval, whole_at_least
+from workbench.specification.params import Param, name_list, one_of, open_interval, whole_at_least
 from workbench.transform.cells import CellCounts
 
 if TYPE_CHECKING:
     from workbench.privacy import PrivacyContext
-    from workbench.spec.model import Spec
-    from workbench.spec.space import Configuration
+    from workbench.specification.model import Spec
+    from workbench.specification.space import Configuration
     from workbench.transform import Codec, Domain
 
 #: The censored mechanisms' label: the issue-24 words, shown everywhere through report.guarantee.

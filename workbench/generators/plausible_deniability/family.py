@@ -73,7 +73,7 @@ from workbench.privacy.plausible import (
     smallest_epsilon,
     theorem1,
 )
-from workbench.spec.params import (
+from workbench.specification.params import (
     Param,
     open_interval,
     optional,
@@ -83,8 +83,8 @@ from workbench.spec.params import (
 
 if TYPE_CHECKING:
     from workbench.privacy import PrivacyContext
-    from workbench.spec.model import Spec
-    from workbench.spec.space import Configuration
+    from workbench.specification.model import Spec
+    from workbench.specification.space import Configuration
     from workbench.transform import Domain
 
 LABEL = "per-record plausible deniability (ε, δ)"

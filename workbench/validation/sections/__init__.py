@@ -1,6 +1,6 @@
 """The spec's sections, each validated by its own module into its own immutable model object.
 
-A section module has ``FIELD`` (the :class:`~workbench.spec.model.Spec` keyword it fills)
+A section module has ``FIELD`` (the :class:`~workbench.specification.model.Spec` keyword it fills)
 and ``build(ctx)``, which checks its part of the document, records every problem with its
 JSON path on ``ctx`` and returns the model object. :data:`SECTIONS` is the build order: a
 section may read what earlier ones built (``ctx.columns``, ``ctx.built``).

@@ -17,7 +17,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from workbench.spec.model import Budget
+from workbench.specification.model import Budget
 from workbench.validation.budget_rules import ADD_REMOVE_REFUSED
 from workbench.validation.sections.context import BuildContext
 

@@ -4,7 +4,7 @@ spec's authors declare the exact counts public). Absent, the counts never leave 
 
 from __future__ import annotations
 
-from workbench.spec.own_data import CleaningCounts
+from workbench.specification.own_data import CleaningCounts
 from workbench.validation.sections.context import BuildContext
 
 FIELD = "cleaning_counts"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from workbench.spec.errors import join_path
-from workbench.spec.model import ColumnSpec
+from workbench.specification.errors import join_path
+from workbench.specification.model import ColumnSpec
 from workbench.validation.sections.context import BuildContext
 from workbench.validation.sections.missing import missing_fields
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from workbench.constraints import ConstraintSyntaxError, parse, validate_columns
-from workbench.spec.errors import join_path
-from workbench.spec.model import Constraints, Rule
+from workbench.specification.errors import join_path
+from workbench.specification.model import Constraints, Rule
 from workbench.validation.sections.context import BuildContext
 
 FIELD = "constraints"

@@ -10,8 +10,8 @@ import difflib
 from collections.abc import Mapping
 from typing import Any
 
-from workbench.spec.errors import Problem
-from workbench.spec.model import ColumnSpec
+from workbench.specification.errors import Problem
+from workbench.specification.model import ColumnSpec
 
 
 class ColumnTable(dict):

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from workbench.criteria import kinds
 from workbench.criteria.kinds.base import CriterionKind, Reads
-from workbench.spec.document import freeze_value
-from workbench.spec.errors import join_path
-from workbench.spec.model import Criterion
+from workbench.specification.document import freeze_value
+from workbench.specification.errors import join_path
+from workbench.specification.model import Criterion
 from workbench.validation.sections.context import BuildContext
 
 FIELD = "criteria"

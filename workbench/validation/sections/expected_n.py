@@ -7,7 +7,7 @@ floor grows as n shrinks, so the smaller registry is the one that counts (issue 
 
 from __future__ import annotations
 
-from workbench.spec.model import ExpectedN
+from workbench.specification.model import ExpectedN
 from workbench.validation.sections.context import BuildContext
 
 FIELD = "expected_n"

@@ -3,8 +3,8 @@ the threshold α and the must-match exceptions); every column needs a rule."""
 
 from __future__ import annotations
 
-from workbench.spec.document import freeze_value
-from workbench.spec.model import FaithfulnessRule
+from workbench.specification.document import freeze_value
+from workbench.specification.model import FaithfulnessRule
 from workbench.validation.sections.context import BuildContext
 
 FIELD = "faithfulness"

@@ -4,8 +4,8 @@ hyperparameter declaration (:class:`~workbench.generators.family.GeneratorFamily
 from __future__ import annotations
 
 from workbench.generators import COMMON, FAMILIES, family_class
-from workbench.spec.errors import join_path
-from workbench.spec.space import GeneratorSpace, frozen_value
+from workbench.specification.errors import join_path
+from workbench.specification.space import GeneratorSpace, frozen_value
 from workbench.validation.sections.context import BuildContext
 
 FIELD = "generator"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbench.spec.model import Metadata
+from workbench.specification.model import Metadata
 from workbench.validation.sections.context import BuildContext
 
 FIELD = "metadata"

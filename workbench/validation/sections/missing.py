@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from workbench.spec.errors import join_path
+from workbench.specification.errors import join_path
 from workbench.transform.missing import DEFAULT_MAX_MISSING_RATE
 from workbench.validation.sections.context import BuildContext
 

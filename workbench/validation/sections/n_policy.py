@@ -1,14 +1,14 @@
 """``metadata.n_policy`` (and ``metadata.n_epsilon``): the declared relation for n, checked
 against the whole spec — under ``dp`` every criterion kind and generator family must state a
 bound for a neighbour whose cleaned n differs by one, or it is refused here by name
-(:mod:`workbench.spec.n_policy`)."""
+(:mod:`workbench.specification.n_policy`)."""
 
 from __future__ import annotations
 
 from workbench.criteria import kinds
 from workbench.criteria.kinds.base import Reads
 from workbench.generators import FAMILIES, family_class
-from workbench.spec.n_policy import DP, NPolicy, parse
+from workbench.specification.n_policy import DP, NPolicy, parse
 from workbench.validation.sections.context import BuildContext
 
 FIELD = "n_policy"

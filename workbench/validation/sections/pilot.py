@@ -7,7 +7,7 @@ budget store does not hold (``engine.guard.check_pilot``).
 
 from __future__ import annotations
 
-from workbench.spec.own_data import PilotRef
+from workbench.specification.own_data import PilotRef
 from workbench.validation.sections.context import BuildContext
 
 FIELD = "pilot"

@@ -5,8 +5,8 @@ narrowing recorded (``forecast``), which ``workbench run`` requires when γ = 0 
 from __future__ import annotations
 
 from workbench.privacy import check_selection_parameters
-from workbench.spec.model import RecordedForecast, Selection
-from workbench.spec.space import Configuration
+from workbench.specification.model import RecordedForecast, Selection
+from workbench.specification.space import Configuration
 from workbench.validation.sections.context import BuildContext
 
 FIELD = "selection"

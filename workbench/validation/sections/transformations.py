@@ -13,8 +13,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from workbench.spec.errors import join_path
-from workbench.spec.model import Alternative, ColumnSpec, ColumnTransform
+from workbench.specification.errors import join_path
+from workbench.specification.model import Alternative, ColumnSpec, ColumnTransform
 from workbench.transform import (
     BinsCodec,
     GroupsCodec,

@@ -6,7 +6,7 @@ from workbench.privacy.budget_plan import BudgetPlan
 from workbench.report.datasheet import neighbour_words, plain_epsilon
 from workbench.report.guarantee import guarantee_html, spec_guarantees
 from workbench.report.spec_summary import format_number
-from workbench.spec import Spec
+from workbench.specification import Spec
 from workbench.widgets.dashboards.pages import badge, esc, table_html
 
 

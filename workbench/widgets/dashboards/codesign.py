@@ -16,7 +16,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from workbench.spec import SpecError, read_document
+from workbench.specification import SpecError, read_document
 from workbench.widgets.dashboards.app import CoDesignApp
 from workbench.widgets.dashboards.pages import esc, message_page, page
 from workbench.widgets.editors.fields import error_html

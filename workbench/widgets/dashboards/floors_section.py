@@ -4,7 +4,7 @@ note saying what a floor is and at which n (numbers and flag from ``dryrun.floor
 from __future__ import annotations
 
 from workbench.dryrun.floors import Floor, FloorTable
-from workbench.spec import Spec
+from workbench.specification import Spec
 from workbench.widgets.dashboards.pages import badge, esc
 from workbench.widgets.model.floors import (
     FLOOR_DRAWS,

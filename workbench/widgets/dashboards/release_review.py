@@ -25,7 +25,7 @@ from workbench.report.datasheet import TABLE2_COLUMNS, criteria_rows
 from workbench.report.guarantee import as_guarantee, guarantee_html
 from workbench.report.overview import binned_like_release, overlay_png, shares
 from workbench.report.spec_summary import format_number
-from workbench.spec import Configuration, Spec
+from workbench.specification import Configuration, Spec
 from workbench.widgets.dashboards.budget_section import budget_formula
 from workbench.widgets.dashboards.pages import badge, esc, message_page, page, table_html, tabs
 from workbench.widgets.dashboards.release_overview import overview_page_html
@@ -58,7 +58,7 @@ class Bundle:
 
 def load_bundle(path: str | Path) -> Bundle:
     """Read every public file that can be read (a tampered bundle still shows what it can)."""
-    from workbench.spec import SpecError
+    from workbench.specification import SpecError
     from workbench.validation import load_spec
 
     root = bundle_dir(path)

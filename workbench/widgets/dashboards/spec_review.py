@@ -25,7 +25,7 @@ from workbench.dryrun import PassRates, read_pass_rates
 from workbench.dryrun.floors import FloorTable
 from workbench.privacy import expected_iterations, probability_bottom
 from workbench.report.spec_summary import family_words, format_number
-from workbench.spec import Configuration, Spec
+from workbench.specification import Configuration, Spec
 from workbench.transform.display import shown_label
 from workbench.widgets.dashboards.budget_section import budget_html
 from workbench.widgets.dashboards.floors_section import floor_cell, floors_note
@@ -321,7 +321,7 @@ class SpecReview:
 def spec_review_dashboard(spec_path: Path, proxy_path: Path | None = None,
                           dryrun_path: Path | None = None) -> widgets.Widget:
     """The dashboard for a spec file, or a page saying what is wrong with the inputs."""
-    from workbench.spec import SpecError
+    from workbench.specification import SpecError
     from workbench.validation import load_spec
 
     try:

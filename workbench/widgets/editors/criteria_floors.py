@@ -15,7 +15,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from workbench.dryrun.floors import Floor, FloorTable
-from workbench.spec import Spec
+from workbench.specification import Spec
 from workbench.widgets.editors.base import note
 from workbench.widgets.editors.fields import DELETE, Field, error_html, number_list, show_list
 from workbench.widgets.model.floors import (

@@ -17,7 +17,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from workbench.report import describe_spec
-from workbench.spec import SpecError
+from workbench.specification import SpecError
 from workbench.validation import load_spec, save_spec
 from workbench.widgets.editors.base import EditorBase, heading, hidden, note
 from workbench.widgets.editors.fields import error_html, warning_html

@@ -15,7 +15,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from workbench.faithfulness import FaithfulnessCost
-from workbench.spec import Configuration
+from workbench.specification import Configuration
 from workbench.widgets.editors.base import EditorBase, heading, hidden, note, png_image
 from workbench.widgets.editors.fields import error_html, float_or, message_widget, number
 from workbench.widgets.editors.plots import cost_histogram_png

@@ -22,7 +22,7 @@ import ipywidgets as widgets
 from workbench.dryrun import DryRunResult, make_executor, select_configurations
 from workbench.dryrun.size import parse_n, spec_n
 from workbench.dryrun.sized import SizedDryRun, dry_run_at
-from workbench.spec import Spec
+from workbench.specification import Spec
 from workbench.widgets.editors.base import EditorBase, heading, hidden, note, png_image
 from workbench.widgets.editors.plots import to_png
 from workbench.widgets.model.lab import ProxyLab

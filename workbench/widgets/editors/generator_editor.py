@@ -2,7 +2,7 @@
 
 The family dropdown lists the registered families; switching is one undoable edit
 (:func:`workbench.widgets.model.generator_choice.switched`). Each hyperparameter the family
-declares (:class:`workbench.spec.params.Param`: default, constraint, ``control``) gets the
+declares (:class:`workbench.specification.params.Param`: default, constraint, ``control``) gets the
 control of :mod:`workbench.widgets.editors.params`, bound to ``generator.search_space[g].<name>``
 as a one-value list (the grid); unset shows the default. A hyperparameter with several
 alternatives in the grid is edited as a JSON list. Values are checked by the spec validator

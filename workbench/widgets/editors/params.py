@@ -1,5 +1,7 @@
-"""Editor controls of declared parameters (:class:`workbench.spec.params.Param`): one widget per
-``control`` name of :data:`workbench.spec.params.CONTROLS`, with how it parses and shows the
+"""Editor controls of declared parameters (:class:`workbench.specification.params.Param`): one
+widget per
+``control`` name of :data:`workbench.specification.params.CONTROLS`, with how it parses and shows
+the
 draft's value. The criteria editor (a kind's ``params``) and the Generator tab (a family's
 ``hyperparameters``) both draw their fields here, so a registered kind or family needs no edit
 in the widgets.
@@ -13,7 +15,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from workbench.spec.params import Param
+from workbench.specification.params import Param
 from workbench.widgets.editors.fields import (
     DELETE,
     float_or,

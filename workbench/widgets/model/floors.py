@@ -15,7 +15,7 @@ from typing import Any
 from workbench.criteria import kinds
 from workbench.criteria.kinds.base import ShareKind
 from workbench.dryrun.floors import Floor
-from workbench.spec import Spec
+from workbench.specification import Spec
 
 #: The flag's words, shown beside a threshold ≤ floor + SD.
 INFEASIBLE = "infeasible at n"

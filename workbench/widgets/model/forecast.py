@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbench.privacy.budget_plan import BudgetPlan
-from workbench.spec import Spec
+from workbench.specification import Spec
 from workbench.widgets.model.readouts import samples_label
 
 #: The default target P(all criteria pass) per attempt (the design assistant's default).

@@ -2,7 +2,7 @@
 
 The choices come from the registry (:func:`workbench.generators.registered`): each family's
 ``hyperparameters`` declare a default, a constraint and an editor ``control``
-(:class:`workbench.spec.params.Param`). Values are checked by the spec validator only (the
+(:class:`workbench.specification.params.Param`). Values are checked by the spec validator only (the
 session validates every edit with ``build_spec``), never here. This module switches a draft's
 family as one edit and says when a family cannot serve a criterion (the declaration's
 :meth:`~workbench.generators.family.GeneratorFamily.models_jointly` rules out a clique the
@@ -18,8 +18,8 @@ from typing import Any
 
 from workbench.criteria import kinds
 from workbench.generators import COMMON, family_class, registered
-from workbench.spec import Spec
-from workbench.spec.params import Param
+from workbench.specification import Spec
+from workbench.specification.params import Param
 
 #: What the hint suggests: the family that measures the criteria's own marginals.
 SUGGESTED = "workload"

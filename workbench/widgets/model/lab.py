@@ -30,7 +30,7 @@ from workbench.engine.before_loop import release_before_loop
 from workbench.faithfulness import FaithfulnessCost, beta_max
 from workbench.postprocess import semantics_for
 from workbench.privacy import PrivacyContext
-from workbench.spec import Configuration, Spec
+from workbench.specification import Configuration, Spec
 from workbench.transform import EncodingError
 from workbench.transform.cells import PairedCells
 from workbench.transform.clean import clean

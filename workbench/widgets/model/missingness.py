@@ -17,7 +17,7 @@ from workbench.proxy.missingness import Mask, apply_masks
 from workbench.report.missing_profile import MissingProfile, missing_profile, upset_figure
 
 if TYPE_CHECKING:
-    from workbench.spec.model import Spec
+    from workbench.specification.model import Spec
 
 
 def proxy_profile(proxy: pd.DataFrame, spec: Spec, mcar: float = 0.0,

@@ -1,6 +1,6 @@
 """JSON paths as the spec's problems name them (``criteria[3].threshold``), to read and edit drafts.
 
-The same notation is used by :class:`workbench.spec.Problem`, so an editor field bound to a
+The same notation is used by :class:`workbench.specification.Problem`, so an editor field bound to a
 path can show exactly the validation messages that belong to it.
 """
 

@@ -33,7 +33,7 @@ from workbench.criteria.false_pass import (  # noqa: F401 - re-exported for the 
     FALSE_PASS_SENTENCE,
 )
 from workbench.privacy import laplace_sigma
-from workbench.spec.model import Criterion, Spec
+from workbench.specification.model import Criterion, Spec
 from workbench.transform import TableCodec
 from workbench.transform.cells import PairedCells
 

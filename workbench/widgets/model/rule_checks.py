@@ -27,7 +27,7 @@ import pandas as pd
 
 from workbench.constraints import Predicate
 from workbench.constraints.nodes import Comparison, Membership
-from workbench.spec.model import ColumnSpec
+from workbench.specification.model import ColumnSpec
 
 GRID_LIMIT = 200_000
 

@@ -16,7 +16,7 @@ from workbench.engine.iteration import synthesize_candidate
 from workbench.postprocess import SamplingError
 from workbench.privacy import PrivacyContext
 from workbench.privacy.noise import NoiseSource
-from workbench.spec import Configuration, Spec
+from workbench.specification import Configuration, Spec
 from workbench.trial import bind
 
 

@@ -1,6 +1,7 @@
 """The co-design session: one draft spec, validated after every edit, with undo and observers.
 
-Stakeholders edit a *draft*; every edit is re-validated with :func:`workbench.spec.build_spec`.
+Stakeholders edit a *draft*; every edit is re-validated with
+:func:`workbench.specification.build_spec`.
 A valid draft becomes :attr:`Session.spec`; an invalid one keeps the last valid Spec and
 records the problems per JSON path (:attr:`Session.errors`), so an editor can show each
 message next to its field. Pure Python: the editors in this package observe a session, but
@@ -24,7 +25,7 @@ from typing import Any
 
 import pandas as pd
 
-from workbench.spec import Spec, SpecError, content_of, read_document
+from workbench.specification import Spec, SpecError, content_of, read_document
 from workbench.validation import build_spec
 from workbench.widgets.model.paths import MISSING, delete_at, get_at, is_within, set_at
 
@@ -284,6 +285,6 @@ def _is_number(value: Any) -> bool:
 
 def _problems_of(errors: Mapping[str, tuple[str, ...]]) -> list[Any]:
     """Problems back from the per-path map (for raising a SpecError)."""
-    from workbench.spec import Problem
+    from workbench.specification import Problem
 
     return [Problem(path, m) for path, messages in errors.items() for m in messages]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from workbench.report import describe_spec
-from workbench.spec import Spec
+from workbench.specification import Spec
 from workbench.widgets.model.forecast import DEFAULT_TARGET, Forecast, percent
 from workbench.widgets.model.readouts import Readout
 

@@ -17,7 +17,7 @@ import pandas as pd
 
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.sampling import sampling_figure
-from workbench.spec import Spec
+from workbench.specification import Spec
 
 
 @dataclass

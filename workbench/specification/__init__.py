@@ -10,7 +10,7 @@ each with its JSON path.
 
 from __future__ import annotations
 
-from workbench.spec.document import (
+from workbench.specification.document import (
     FROZEN_KEY,
     canonical_json,
     content_of,
@@ -19,8 +19,8 @@ from workbench.spec.document import (
     spec_hash,
     write_document,
 )
-from workbench.spec.errors import Problem, SpecError
-from workbench.spec.model import (
+from workbench.specification.errors import Problem, SpecError
+from workbench.specification.model import (
     Alternative,
     Budget,
     ColumnSpec,
@@ -34,7 +34,7 @@ from workbench.spec.model import (
     Selection,
     Spec,
 )
-from workbench.spec.space import Configuration, GeneratorSpace
+from workbench.specification.space import Configuration, GeneratorSpace
 
 __all__ = [
     "FROZEN_KEY",

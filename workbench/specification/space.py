@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from workbench.spec.model import Spec
+    from workbench.specification.model import Spec
 
 
 class FrozenObject(dict):

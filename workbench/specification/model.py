@@ -13,16 +13,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from workbench.constraints import Predicate
-from workbench.spec.document import FROZEN_KEY, thaw
-from workbench.spec.n_policy import NPolicy
-from workbench.spec.own_data import CleaningCounts, PilotRef
-from workbench.spec.space import (
+from workbench.specification.document import FROZEN_KEY, thaw
+from workbench.specification.n_policy import NPolicy
+from workbench.specification.own_data import CleaningCounts, PilotRef
+from workbench.specification.space import (
     Configuration,
     GeneratorSpace,
     count_configurations,
     iter_configurations,
 )
-from workbench.spec.survey import Survey, SurveyMargin, WeightedCount  # noqa: F401 - re-exported
+from workbench.specification.survey import Survey, SurveyMargin, WeightedCount  # noqa: F401 - re-exported
 from workbench.transform import BinsCodec, Codec, TableCodec
 from workbench.transform.missing import FileFormat
 
@@ -233,7 +233,7 @@ class Metadata:
     unintended_uses: tuple[str, ...] = ()
     privacy_unit: str = "one record"
     #: ``public``, ``dp`` or (older specs) a sentence read as ``public``; the parsed relation
-    #: is :attr:`Spec.n_policy` (:mod:`workbench.spec.n_policy`)
+    #: is :attr:`Spec.n_policy` (:mod:`workbench.specification.n_policy`)
     n_policy: str = ""
     #: ε of the DP estimate n̂ under ``n_policy: dp`` (charged by every run)
     n_epsilon: float | None = None

@@ -13,7 +13,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from workbench.spec.errors import Problem, SpecError
+from workbench.specification.errors import Problem, SpecError
 
 FROZEN_KEY = "frozen"
 
