@@ -69,3 +69,16 @@ def test_validate_strict_refuses_criteria_that_protect_no_utility(adult_sample, 
                             str(tmp_path / "spec.json"), "--strict"], cwd=REPO,
                            capture_output=True, text=True, check=False)
     assert plain.returncode == 2 and "--strict needs --proxy" in plain.stderr
+
+
+def test_describe_floors_of_a_draft_without_criteria_say_so(capsys) -> None:
+    """The births empty draft has no criteria yet: `describe --proxy` printed its summary, then
+    failed with an IndexError on the empty floor table (exit 1, no words for the user)."""
+    from workbench.cli.main import main
+
+    code = main(["describe", str(REPO / "examples" / "births_empty_draft.json"), "--proxy",
+                 str(REPO / "data_public" / "proxy_sample_166k.csv.gz"), "--n", "2000",
+                 "--floor-draws", "2"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    assert "feasibility floors at n = 2,000: none (the spec has no criteria yet)" in out.out

@@ -241,6 +241,10 @@ def floors_words(tables: Mapping[int, Sequence[FloorTable]]) -> str:
     lines: list[str] = []
     for size, items in sorted(tables.items()):
         for table in items:
+            if not table.floors:
+                lines.append(f"feasibility floors at n = {size:,}: none (the spec has no "
+                             "criteria yet)")
+                continue
             lines.append(f"feasibility floors at n = {size:,} (ideal generator: a bootstrap of "
                          f"the proxy at n, min_count {table.configuration.min_count}, "
                          f"{table.floors[0].draws} draws):")
