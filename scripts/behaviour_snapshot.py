@@ -3,8 +3,8 @@
 A refactor must keep what the product says: run this before and after, then `diff -r` the two
 folders. Each example is read against its public proxy (the births sample in data_public/, the
 Adult halves scripts/adult_data.py makes, the US sample in ../shared/data); the dry run is
-seeded, with seeded noise, two configurations and two repetitions at n = 4,000. Timings are
-dropped from the records, since they differ between any two runs.
+seeded, with seeded noise, two configurations and two repetitions at n = 4,000 (the survey
+example at its proxy's own size). Timings are dropped, since they differ between any two runs.
 
 Usage: ``python scripts/behaviour_snapshot.py OUT_DIR [--only NAME ...]``.
 """
@@ -42,14 +42,32 @@ def _proxy(example: str, work: Path) -> Path:
         return REPO / "data_public" / "proxy_sample_166k.csv.gz"
     if example.startswith("us_birth"):
         return _head(SHARED / "us_births_2019_singleton_sample160k.csv.gz", work / "us.csv", 6_000)
+    if example == "adult_empty_draft":  # the raw extract's own names and format
+        return _head(SHARED / "adult" / "adult_train.csv.gz", work / "adult_head.csv", 6_000)
+    if example == "adult_survey":
+        return _adult_weighted(work)
     out = work / "out" / "adult"
     if not (out / "adult_raw_public_proxy.csv").exists():
         subprocess.run([sys.executable, str(REPO / "scripts" / "adult_data.py"), "--source",
                         str(SHARED / "adult" / "adult_train.csv.gz"), "--out", str(out)],
                        check=True, capture_output=True)
-    if example in ("adult_plausible_deniability", "adult_empty_draft"):
+    if example == "adult_plausible_deniability":
         return out / "adult_public_proxy.csv"
     return out / "adult_raw_public_proxy.csv"
+
+
+def _adult_weighted(work: Path, rows: int = 10_000) -> Path:
+    """The first Adult rows with fnlwgt rescaled to the survey example's population N (its
+    margins are the whole file's weighted totals), so that its weight check passes."""
+    import pandas as pd
+
+    frame = pd.read_csv(SHARED / "adult" / "adult_train.csv.gz", skipinitialspace=True,
+                        nrows=rows)
+    doc = json.loads((REPO / "examples" / "adult_survey.json").read_text())
+    n_pop = sum(doc["survey"]["margins"][0]["totals"].values())
+    frame["fnlwgt"] = frame["fnlwgt"] * (n_pop / frame["fnlwgt"].sum())
+    frame.to_csv(work / "adult_weighted.csv", index=False)
+    return work / "adult_weighted.csv"
 
 
 def _strip_timings(line: str) -> str:
@@ -71,14 +89,15 @@ def snapshot(example: Path, out: Path, work: Path) -> None:
     """Describe and dry-run one example into ``out``."""
     name = example.name.removesuffix(".json")
     proxy = _proxy(name.removesuffix(".frozen"), work)
+    # A survey's weights describe the proxy's own size: resampling it would break their total.
+    size = [] if name.startswith("adult_survey") else ["--n", "4000"]
     (out / f"{name}.describe.txt").write_text(
-        _run(["describe", str(example), "--proxy", str(proxy), "--n", "4000",
-              "--floor-draws", "2"], work))
+        _run(["describe", str(example), "--proxy", str(proxy), *size, "--floor-draws", "2"], work))
     records = work / f"{name}.records.jsonl"
     records.unlink(missing_ok=True)
     text = _run(["dryrun", str(example), str(proxy), "--limit", "2", "--repetitions", "2",
                  "--seed", "7", "--noise", "seeded", "--no-cache", "--workers", "0",
-                 "--n", "4000", "--floor-draws", "0", "--quiet", "--records", str(records)],
+                 *size, "--floor-draws", "0", "--quiet", "--records", str(records)],
                 work)
     lines = records.read_text().splitlines() if records.exists() else []
     (out / f"{name}.dryrun.txt").write_text(
