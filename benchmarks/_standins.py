@@ -124,8 +124,8 @@ def _build(name: str) -> StandIn:
 @functools.lru_cache(maxsize=1)
 def us_base() -> pd.DataFrame:
     """The 160k US sample mapped onto the schema and cleaned as a run cleans (158,500 rows)."""
-    from workbench.dryrun.proxy import prepare_proxy
-    from workbench.proxy import read_us_sample
+    from workbench.evidence import read_us_sample
+    from workbench.evidence.prepare import prepare_proxy
     from workbench.validation import load_spec
 
     return prepare_proxy(load_spec(LEAN), read_us_sample(US_SAMPLE)).reset_index(drop=True)
@@ -189,10 +189,10 @@ def _us(name: str, frame: pd.DataFrame, words: str) -> StandIn:
 
 def _resample(frame: pd.DataFrame, weights: np.ndarray, n: int) -> pd.DataFrame:
     """About ``n`` rows with expected counts ∝ ``weights``, a row copied only when its expected
-    count exceeds 1 (systematic sampling, seeded; `workbench.dryrun.population`): a resample
+    count exceeds 1 (systematic sampling, seeded; `workbench.evidence.population`): a resample
     with replacement copies rows everywhere, clumps no registry has, which alone failed the
     lean design's faithfulness on the US sample at 95,000 (0.047 → 0.055)."""
-    from workbench.dryrun.population import systematic_sample
+    from workbench.evidence.population import systematic_sample
 
     rows = systematic_sample(n * weights / weights.sum(), np.random.default_rng(SEED))
     return frame.iloc[rows]

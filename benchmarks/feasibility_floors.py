@@ -19,7 +19,7 @@ from pathlib import Path
 
 from workbench.dryrun import prepare_proxy
 from workbench.dryrun.floors import feasibility_floors
-from workbench.proxy import read_us_sample
+from workbench.evidence import read_us_sample
 from workbench.validation import load_spec
 
 REPO = Path(__file__).resolve().parents[1]

@@ -30,10 +30,10 @@ from pathlib import Path
 
 from workbench.criteria import release_once
 from workbench.dryrun.floors import feasibility_floors
-from workbench.dryrun.proxy import prepare_proxy
 from workbench.engine import run_iteration
+from workbench.evidence import read_us_sample
+from workbench.evidence.prepare import prepare_proxy
 from workbench.privacy import PrivacyContext
-from workbench.proxy import read_us_sample
 from workbench.trial import bind
 from workbench.validation import load_spec
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from workbench.dryrun import ALL, dry_run_at, make_executor, prepare_proxy, wilson_interval
 from workbench.dryrun.floors import feasibility_floors
-from workbench.proxy import read_us_sample
+from workbench.evidence import read_us_sample
 from workbench.validation import load_spec
 
 REPO = Path(__file__).resolve().parents[1]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from workbench.proxy import ProxySampler, load_facts, sample_proxy
+from workbench.evidence import ProxySampler, load_facts, sample_proxy
 
 
 def time_sample(n: int, repeats: int = 3) -> float:

@@ -44,9 +44,9 @@ from _standins import SIZES, published_document, standin
 
 from workbench.dryrun import dry_run
 from workbench.dryrun.executors import make_executor
-from workbench.dryrun.published import published_tables
 from workbench.dryrun.result import ALL
 from workbench.dryrun.robust import robust_forecast
+from workbench.evidence.published import published_tables
 from workbench.validation import load_spec
 
 REPO = Path(__file__).resolve().parents[1]

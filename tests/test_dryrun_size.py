@@ -21,7 +21,7 @@ from workbench.dryrun import (
 )
 from workbench.dryrun.floors import Floor, feasibility_floors, floors_at
 from workbench.dryrun.size import check_n, low_end, resample_rows, size_ends
-from workbench.proxy import sample_proxy
+from workbench.evidence import sample_proxy
 from workbench.validation import build_spec
 
 

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from conftest import shared_data
 
-from workbench.proxy import (
+from workbench.evidence import (
     CLEANING_RULES,
     PROXY_COLUMNS,
     build_facts,
@@ -30,7 +30,7 @@ from workbench.proxy import (
     validate_facts,
     weight_bins_100g,
 )
-from workbench.proxy import facts as facts_module
+from workbench.evidence import facts as facts_module
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "data"
@@ -75,7 +75,7 @@ def big_proxy(facts: dict) -> pd.DataFrame:
 def real() -> pd.DataFrame:
     """The real 200k public sample mapped onto the schema (skips when absent)."""
     _need_shared()
-    from workbench.proxy import read_us_sample
+    from workbench.evidence import read_us_sample
 
     return read_us_sample(SOURCE)
 

@@ -38,11 +38,11 @@ from workbench.criteria import evaluate_criterion, kinds
 from workbench.design.facts import CandidateFacts, candidate_facts
 from workbench.design.rehearse import DEFAULT_CHECKS, rehearse_drafts
 from workbench.design.rules import needed_epsilon, pass_probability
-from workbench.dryrun.proxy import prepare_proxy
-from workbench.dryrun.published import PublishedTables
 from workbench.dryrun.robust import SCENARIOS, RobustForecast
 from workbench.dryrun.size import resample_to_n, size_seed
 from workbench.engine.before_loop import release_before_loop
+from workbench.evidence.prepare import prepare_proxy
+from workbench.evidence.published import PublishedTables
 from workbench.privacy import PrivacyContext
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.noise import SeededNoise

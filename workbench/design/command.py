@@ -58,7 +58,7 @@ def run_command(args: argparse.Namespace) -> int:
                    "check_repetitions": args.check_repetitions,
                    "progress": None if args.quiet else lambda m: print(m, file=sys.stderr)}
         if getattr(args, "published_tables", None):
-            from workbench.dryrun.published import read_published_tables
+            from workbench.evidence.published import read_published_tables
 
             kwargs["published"] = read_published_tables(spec, args.published_tables)
         choice = None

@@ -44,14 +44,14 @@ from workbench.design.candidates import (
     candidate_document,
     parse_candidates,
 )
-from workbench.dryrun.proxy import prepare_proxy
-from workbench.dryrun.published import PublishedTables
 from workbench.dryrun.robust import (
     SCENARIOS,
     RobustForecast,
     default_scenarios,
     robust_forecast,
 )
+from workbench.evidence.prepare import prepare_proxy
+from workbench.evidence.published import PublishedTables
 from workbench.generators import MCMC_KIND, Guarantee, guarantee_for
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.specification import Spec

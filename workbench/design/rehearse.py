@@ -6,7 +6,7 @@ criterion's marginals by its ε, which the model holds fixed). So every draft it
 rehearsed as written: a seeded dry run of the draft itself at n, on the proxy and on the
 proxy scenarios of :mod:`workbench.dryrun.robust`, and the draft is accepted only when the
 LOW end of that range reaches the target. With the registry's own published tables
-(:mod:`workbench.dryrun.published`) the range is over the proxy raked to them instead, as
+(:mod:`workbench.evidence.published`) the range is over the proxy raked to them instead, as
 `workbench dryrun --robust --published-tables` rehearses. The recorded forecast is that dry
 run's (p, its interval, the range, n, proxy, seed, and the hash of the draft it belongs to).
 """
@@ -20,8 +20,8 @@ from typing import Any
 import pandas as pd
 
 from workbench.dryrun.forecast import forecast_record
-from workbench.dryrun.published import PublishedTables
 from workbench.dryrun.robust import SCENARIOS, RobustForecast, robust_forecast
+from workbench.evidence.published import PublishedTables
 from workbench.validation import build_spec
 
 #: How many drafts, cheapest first, are rehearsed before the best one is kept.

@@ -27,7 +27,6 @@ from workbench.dryrun.files import (
 )
 from workbench.dryrun.forecast import SelectionForecast, forecast
 from workbench.dryrun.noise import noise_source
-from workbench.dryrun.proxy import prepare_proxy
 from workbench.dryrun.result import ALL, DryRunResult, wilson_interval
 from workbench.dryrun.run import dry_run, pick_configurations, select_configurations
 from workbench.dryrun.size import (
@@ -40,6 +39,7 @@ from workbench.dryrun.size import (
 )
 from workbench.dryrun.sized import SizedDryRun, dry_run_at
 from workbench.dryrun.tasks import CriterionOutcome, Task, TaskRecord, task_seed
+from workbench.evidence.prepare import prepare_proxy
 
 __all__ = [
     "ALL",

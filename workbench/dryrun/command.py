@@ -77,7 +77,7 @@ def masked_proxy(spec: Spec, path: str, masks: list[str], seed: int) -> object:
     (``proxy.missingness``); a mask naming no column applies to every non-forbid column."""
     if not masks:
         return path
-    from workbench.proxy.missingness import apply_masks, parse_masks
+    from workbench.evidence.missingness import apply_masks, parse_masks
     from workbench.transform.raw import read_raw
 
     frame = read_raw(path, spec.columns, spec.file_format)
@@ -90,8 +90,8 @@ def _robust_scenarios(spec: Spec, result: Any, proxy: Any,
     """p of the narrowed design on the proxy (this dry run) and on every other proxy scenario
     (:mod:`workbench.dryrun.robust`, seeded dry runs at the same n), printed as a range; with
     ``--published-tables``, on the proxy raked to them and within their rounding instead."""
-    from workbench.dryrun.published import read_published_tables
     from workbench.dryrun.robust import SCENARIOS, robust_forecast
+    from workbench.evidence.published import read_published_tables
     from workbench.validation import build_spec
 
     sel = spec.selection

@@ -28,10 +28,10 @@ import pandas as pd
 
 from workbench.criteria.dispatch import kind_of
 from workbench.criteria.evaluation_state import Evaluation
-from workbench.dryrun.proxy import prepare_proxy
 from workbench.dryrun.size import DEFAULT_DRAWS, SizeSpec, check_n, resample_to_n, size_ends
 from workbench.dryrun.tasks import task_seed
 from workbench.engine.before_loop import release_before_loop
+from workbench.evidence.prepare import prepare_proxy
 from workbench.postprocess import project_min_count, sample_valid_for
 from workbench.privacy import PrivacyContext
 from workbench.specification import Configuration, Spec

@@ -16,11 +16,11 @@ task resamples its scenario's table to n, the bootstrap at n):
 
 Every scenario but ``proxy`` is a set of row weights; each rehearsal task draws its own
 population of n rows from them, copying a proxy row only where the scenario asks for more of
-its kind than the proxy holds (:mod:`workbench.dryrun.population`): copies are clumps no
+its kind than the proxy holds (:mod:`workbench.evidence.population`): copies are clumps no
 registry has, and copying rows everywhere (a resample with replacement) alone failed the lean
 design's faithfulness on the US sample; the expected copied share is reported with the range.
 
-With the registry's own published 1-way tables (:mod:`workbench.dryrun.published`) the 1-way
+With the registry's own published 1-way tables (:mod:`workbench.evidence.published`) the 1-way
 distributions are known up to the tables' rounding, so the scenarios are ``published`` (the
 proxy raked to the tables) and ``flatter`` / ``sharper`` moved from the tables by the TV their
 rounding allows, column by column; the rare cells' shares are published, so thinning or
@@ -44,12 +44,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from workbench.dryrun.population import copied_share, raked_weights, systematic_sample
-from workbench.dryrun.proxy import prepare_proxy
-from workbench.dryrun.published import PublishedTables
 from workbench.dryrun.result import DryRunResult
 from workbench.dryrun.size import SizeSpec, size_ends
 from workbench.dryrun.sized import dry_run_at
+from workbench.evidence.population import copied_share, raked_weights, systematic_sample
+from workbench.evidence.prepare import prepare_proxy
+from workbench.evidence.published import PublishedTables
 from workbench.specification import Configuration, Spec
 from workbench.trial import bind
 

@@ -21,11 +21,11 @@ import pandas as pd
 
 from workbench.dryrun.cache import DryRunCache, frame_fingerprint, iteration_digest, record_key
 from workbench.dryrun.executors import Executor, LocalExecutor
-from workbench.dryrun.proxy import check_proxy_weights, prepare_proxy
 from workbench.dryrun.result import DryRunResult, sort_records
 from workbench.dryrun.size import check_n
 from workbench.dryrun.tasks import NOISE_MODES, NoiseMode, TaskRecord, plan_tasks
 from workbench.dryrun.worker import Payload
+from workbench.evidence.prepare import check_proxy_weights, prepare_proxy
 from workbench.specification import Configuration, Spec
 from workbench.specification.space import iter_configurations
 from workbench.validation import build_spec

@@ -21,12 +21,12 @@ import pandas as pd
 
 from workbench.criteria import exact_errors
 from workbench.dryrun.noise import noise_source
-from workbench.dryrun.population import systematic_sample
 from workbench.dryrun.size import resample_to_n, size_seed
 from workbench.dryrun.tasks import CriterionOutcome, Task, TaskRecord
 from workbench.engine import run_iteration
 from workbench.engine.before_loop import release_before_loop
 from workbench.engine.blas import single_threaded_blas
+from workbench.evidence.population import systematic_sample
 from workbench.privacy import PrivacyContext
 from workbench.specification import Spec
 from workbench.survey.weight_check import WeightCheckFailed
@@ -45,7 +45,7 @@ class Payload:
     n: int | None = None
     #: a proxy scenario's row weights (:mod:`workbench.dryrun.robust`): each task then draws
     #: its own population of n rows with expected counts ∝ weights, copying a row only where
-    #: it must (:func:`workbench.dryrun.population.systematic_sample`)
+    #: it must (:func:`workbench.evidence.population.systematic_sample`)
     weights: np.ndarray | None = None
 
 

@@ -6,13 +6,13 @@ Two forms are read:
 * the **list form** (``format: workbench.facts``): a list of facts, each a 1-way or k-way
   table of shares (or counts) over a column's values or bins, a missing rate, a mean, or an
   out-of-domain count (a DP pilot's, informational). ``proxy build`` fits the maximum-entropy
-  distribution consistent with them (:mod:`workbench.proxy.maxent`);
+  distribution consistent with them (:mod:`workbench.evidence.maxent`);
 * the **table form** (``format: workbench.proxy.facts``, the shipped US 2019 facts): exact
   counts of a child column per parent groups, in an ancestral plan. Its tables are nested
   along the plan, so their maximum-entropy distribution is the product of the plan's
-  conditionals, which :class:`~workbench.proxy.sampler.ProxySampler` draws exactly.
+  conditionals, which :class:`~workbench.evidence.sampler.ProxySampler` draws exactly.
 
-Shapes are checked here, without a spec; :mod:`workbench.proxy.maxent` checks the facts
+Shapes are checked here, without a spec; :mod:`workbench.evidence.maxent` checks the facts
 against the spec's columns. Every message names the fact (``facts[3] (age_bands)``).
 """
 
@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workbench.proxy.facts import FACTS_FORMAT as TABLE_FORMAT
-from workbench.proxy.facts import validate_facts
+from workbench.evidence.facts import FACTS_FORMAT as TABLE_FORMAT
+from workbench.evidence.facts import validate_facts
 
 LIST_FORMAT = "workbench.facts"
 LIST_VERSION = 1
@@ -109,11 +109,6 @@ class FactFile:
 def _num(x: float) -> str:
     """A bin edge without a trailing '.0'."""
     return str(int(x)) if float(x).is_integer() else f"{x:g}"
-
-
-def file_sha256(path: str | Path) -> str:
-    """SHA-256 of a file's bytes (how a spec refers to a pilot's FACTS file)."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def load_fact_file(path: str | Path) -> FactFile:

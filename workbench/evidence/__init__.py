@@ -6,23 +6,23 @@ synthetic rows drawn from low-order frequency tables (``sampler``), for when onl
 tables exist.
 """
 
-from workbench.proxy.facts import (
+from workbench.evidence.facts import (
     build_facts,
     default_facts_path,
     load_facts,
     validate_facts,
     write_facts,
 )
-from workbench.proxy.realism import (
+from workbench.evidence.realism import (
     CLEANING_RULES,
     cleaning_rule_masks,
     removed_shares,
     total_variation,
     weight_bins_100g,
 )
-from workbench.proxy.records import clean_records, csv_gz_bytes, record_sample
-from workbench.proxy.sampler import ProxySampler, sample_proxy
-from workbench.proxy.us_natality import PROXY_COLUMNS, read_us_sample, sha256_of, to_schema
+from workbench.evidence.records import clean_records, csv_gz_bytes, record_sample
+from workbench.evidence.sampler import ProxySampler, sample_proxy
+from workbench.evidence.us_natality import PROXY_COLUMNS, read_us_sample, sha256_of, to_schema
 
 __all__ = [
     "CLEANING_RULES",

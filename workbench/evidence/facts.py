@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from workbench.proxy.realism import removed_shares
-from workbench.proxy.us_natality import COLUMN_MAPPING, PROXY_COLUMNS
+from workbench.evidence.realism import removed_shares
+from workbench.evidence.us_natality import COLUMN_MAPPING, PROXY_COLUMNS
 
 Facts = dict[str, Any]
 
