@@ -18,7 +18,6 @@ against the spec's columns. Every message names the fact (``facts[3] (age_bands)
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import math
@@ -28,15 +27,11 @@ from pathlib import Path
 from typing import Any
 
 from workbench.evidence.facts import FACTS_FORMAT as TABLE_FORMAT
-from workbench.evidence.facts import validate_facts
+from workbench.evidence.facts import FactsError, read_json, validate_facts
 
 LIST_FORMAT = "workbench.facts"
 LIST_VERSION = 1
 KINDS = ("shares", "missing_rate", "mean", "out_of_domain")
-
-
-class FactsError(ValueError):
-    """A FACTS file that cannot be read as written; the message names the fact and field."""
 
 
 @dataclass(frozen=True)
@@ -114,16 +109,7 @@ def _num(x: float) -> str:
 def load_fact_file(path: str | Path) -> FactFile:
     """Read a FACTS file in either form; a bad file fails naming the fact and the field."""
     target = Path(path)
-    try:
-        raw = target.read_bytes()
-        doc = json.loads(raw.decode("utf-8"))
-    except OSError as exc:
-        raise FactsError(f"cannot read FACTS file {str(target)!r} ({type(exc).__name__})") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise FactsError(f"FACTS file {str(target)!r} is not JSON ({exc})") from None
-    digest = hashlib.sha256(raw).hexdigest()
-    if not isinstance(doc, dict):
-        raise FactsError("FACTS: the file must hold one JSON object")
+    doc, digest = read_json(target)
     if doc.get("format") == TABLE_FORMAT:
         try:
             validate_facts(doc)
