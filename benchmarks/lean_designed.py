@@ -32,6 +32,7 @@ from workbench.criteria import release_once
 from workbench.dryrun.floors import feasibility_floors
 from workbench.engine import run_iteration
 from workbench.evidence import read_us_sample
+from workbench.evidence.core import Evidence
 from workbench.evidence.prepare import prepare_proxy
 from workbench.privacy import PrivacyContext
 from workbench.trial import bind
@@ -59,7 +60,7 @@ def evaluate(spec_path: Path, registry, size: int, iterations: int, floor_draws:
             passes[r.id] += r.passed
             if r.kind == "faithfulness":
                 faith.append(r.value)
-    floor = feasibility_floors(spec, frame, config, None, floor_draws, prepared=True).by_id()
+    floor = feasibility_floors(spec, Evidence(spec, frame), config, None, floor_draws).by_id()
     fid = next(c.id for c in spec.criteria if c.kind == "faithfulness")
     med = statistics.median(faith) if faith else float("nan")
     print(f"{spec_path.name} at n = {len(frame):,}: ε_total {spec.epsilon_total:g}, "

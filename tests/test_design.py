@@ -194,7 +194,7 @@ def test_cli_design_anchors_its_rehearsal_on_published_tables(tmp_path: Path, pr
     not fit the spec is refused naming its column, before any rehearsal."""
     import numpy as np
 
-    from workbench.dryrun import prepare_proxy
+    from workbench.evidence.prepare import prepare_proxy
     from workbench.trial import bind
 
     doc = _document()
@@ -261,7 +261,7 @@ def test_budget_tab_button_anchors_on_published_tables_or_names_the_bad_column(
     scenario) and the applied draft's forecast names the tables."""
     import numpy as np
 
-    from workbench.dryrun import prepare_proxy
+    from workbench.evidence.prepare import prepare_proxy
     from workbench.trial import bind
     from workbench.widgets.editors.design_panel import DesignPanel
     from workbench.widgets.model.lab import ProxyLab

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from test_dryrun import _cheap_document
 
-from workbench.dryrun import InlineExecutor, prepare_proxy
+from workbench.dryrun import InlineExecutor
 from workbench.dryrun.robust import (
     PUBLISHED_SCENARIOS,
     SCENARIOS,
@@ -23,6 +23,7 @@ from workbench.dryrun.size import size_seed
 from workbench.dryrun.worker import task_frame
 from workbench.evidence import sample_proxy
 from workbench.evidence.population import copied_share, raked_weights, systematic_sample
+from workbench.evidence.prepare import prepare_proxy
 from workbench.evidence.published import published_tables
 from workbench.trial import bind
 from workbench.validation import build_spec

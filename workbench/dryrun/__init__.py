@@ -33,13 +33,11 @@ from workbench.dryrun.size import (
     SizeSpec,
     low_end,
     parse_n,
-    resample_to_n,
     size_ends,
     spec_n,
 )
 from workbench.dryrun.sized import SizedDryRun, dry_run_at
 from workbench.dryrun.tasks import CriterionOutcome, Task, TaskRecord, task_seed
-from workbench.evidence.prepare import prepare_proxy
 
 __all__ = [
     "ALL",
@@ -67,10 +65,8 @@ __all__ = [
     "noise_source",
     "parse_n",
     "pick_configurations",
-    "prepare_proxy",
     "read_pass_rates",
     "read_records",
-    "resample_to_n",
     "result_document",
     "select_configurations",
     "size_ends",
