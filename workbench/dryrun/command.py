@@ -90,7 +90,9 @@ def _robust_scenarios(spec: Spec, result: Any, proxy: Any,
     """p of the narrowed design on the proxy (this dry run) and on every other proxy scenario
     (:mod:`workbench.dryrun.robust`, seeded dry runs at the same n), printed as a range; with
     ``--published-tables``, on the proxy raked to them and within their rounding instead."""
-    from workbench.dryrun.robust import SCENARIOS, robust_forecast
+    from workbench.dryrun.robust import robust_forecast
+    from workbench.evidence.core import SCENARIOS
+    from workbench.evidence.prepare import as_evidence
     from workbench.evidence.published import read_published_tables
     from workbench.validation import build_spec
 
@@ -100,8 +102,8 @@ def _robust_scenarios(spec: Spec, result: Any, proxy: Any,
     on_proxy = result.selection_forecast(sel.gamma, sel.max_iterations, args.min_pass).p
     tables = getattr(args, "published_tables", None)
     published = read_published_tables(narrowed, tables) if tables else None
-    robust = robust_forecast(narrowed, proxy, kept, args.n, repetitions=args.repetitions,
-                             seed=args.seed, published=published,
+    robust = robust_forecast(narrowed, as_evidence(narrowed, proxy, published), kept, args.n,
+                             repetitions=args.repetitions, seed=args.seed,
                              names=None if published else SCENARIOS[1:])
     scenarios = dict(robust.scenarios) if published else {"proxy": on_proxy,
                                                           **robust.scenarios}

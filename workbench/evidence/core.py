@@ -51,10 +51,13 @@ class Evidence:
     spec: Spec
     frame: pd.DataFrame
     published: PublishedTables | None = None
+    #: the proxy's public name (a file's base name), for recorded forecasts
+    source: str | None = None
 
     def for_spec(self, spec: Spec) -> Evidence:
         """The same evidence for another spec of the schema (a draft, a narrowed spec)."""
-        return self if spec is self.spec else Evidence(spec, self.frame, self.published)
+        return (self if spec is self.spec
+                else Evidence(spec, self.frame, self.published, self.source))
 
     @cached_property
     def codes(self) -> np.ndarray:

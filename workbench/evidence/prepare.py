@@ -11,7 +11,7 @@ from workbench.engine.run import load_confidential
 from workbench.engine.survey_step import extra_columns
 from workbench.evidence.core import Evidence
 from workbench.evidence.published import PublishedTables
-from workbench.sources import exists
+from workbench.sources import exists, is_url, public_name
 from workbench.specification import Spec
 from workbench.survey.weight_check import WeightCheckFailed, proxy_check
 from workbench.transform import EncodingError
@@ -70,4 +70,6 @@ def as_evidence(spec: Spec, proxy: Evidence | pd.DataFrame | str | os.PathLike[s
     proxy read and cleaned as a run cleans its data, with the ``published`` aggregates."""
     if isinstance(proxy, Evidence):
         return proxy.for_spec(spec)
-    return Evidence(spec, prepare_proxy(spec, proxy), published)
+    source = None if isinstance(proxy, pd.DataFrame) else (
+        public_name(proxy) if is_url(proxy) else os.path.basename(os.fspath(proxy)))
+    return Evidence(spec, prepare_proxy(spec, proxy), published, source)
