@@ -10,6 +10,7 @@ n from the anchor, so a new kind reaches them by registering here (docs/architec
 
 from __future__ import annotations
 
+import importlib
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, ClassVar
 
@@ -38,6 +39,9 @@ class EvidenceKind(ABC):
 
 
 _KINDS: dict[str, EvidenceKind] = {}
+#: Modules whose kinds register themselves on import, in the order they apply (after the
+#: shares below).
+KIND_MODULES = ("workbench.evidence.means",)
 
 
 def register(kind: EvidenceKind) -> EvidenceKind:
@@ -54,7 +58,9 @@ def unregister(name: str) -> None:
 
 
 def registered() -> tuple[EvidenceKind, ...]:
-    """The kinds, in the order they apply."""
+    """The kinds, in the order they apply (every module of :data:`KIND_MODULES` loaded)."""
+    for module in KIND_MODULES:
+        importlib.import_module(module)
     return tuple(_KINDS.values())
 
 
