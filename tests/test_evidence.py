@@ -202,7 +202,7 @@ def test_a_published_mean_re_weights_the_anchor(spec, proxy) -> None:
         assert w is not None and np.dot(w, proxy[COLUMN]) / w.sum() == pytest.approx(value)
         drawn = _mean_evidence(spec, proxy, value).population(4_000, np.random.default_rng(0))
         assert abs(float(drawn[COLUMN].mean()) - value) < 0.15  # sampling noise at 4,000
-    with pytest.raises(ValueError, match="gestation_mean.*outside the proxy's values"):
+    with pytest.raises(ValueError, match=r"gestation_mean.*outside the proxy's values"):
         _ = _mean_evidence(spec, proxy, 99.0).anchor
 
 
