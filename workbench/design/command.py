@@ -59,15 +59,15 @@ def run_command(args: argparse.Namespace) -> int:
                    "repetitions": args.repetitions, "draws": args.draws, "seed": args.seed,
                    "check_repetitions": args.check_repetitions,
                    "progress": None if args.quiet else lambda m: print(m, file=sys.stderr)}
+        from workbench.design.families import design_families, parse_candidates
+
+        candidates = parse_candidates(args.families) if args.families else None
         tables = getattr(args, "published_tables", None)
         evidence = as_evidence(spec, args.proxy,
                                read_published_tables(spec, tables) if tables else None)
         choice = None
-        if args.families:
-            from workbench.design.families import design_families, parse_candidates
-
-            outcome = design_families(spec, evidence, n, parse_candidates(args.families),
-                                      **kwargs)
+        if candidates:
+            outcome = design_families(spec, evidence, n, candidates, **kwargs)
             choice, result = outcome.choice, outcome.design
         else:
             result = design(spec, evidence, n, **kwargs)
