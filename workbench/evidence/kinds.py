@@ -10,7 +10,6 @@ n from the anchor, so a new kind reaches them by registering here (docs/architec
 
 from __future__ import annotations
 
-import importlib
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, ClassVar
 
@@ -39,9 +38,6 @@ class EvidenceKind(ABC):
 
 
 _KINDS: dict[str, EvidenceKind] = {}
-#: Modules whose kinds register themselves on import, in the order they apply (after the
-#: shares below).
-KIND_MODULES = ("workbench.evidence.means",)
 
 
 def register(kind: EvidenceKind) -> EvidenceKind:
@@ -58,9 +54,7 @@ def unregister(name: str) -> None:
 
 
 def registered() -> tuple[EvidenceKind, ...]:
-    """The kinds, in the order they apply (every module of :data:`KIND_MODULES` loaded)."""
-    for module in KIND_MODULES:
-        importlib.import_module(module)
+    """The kinds, in the order they apply (registered)."""
     return tuple(_KINDS.values())
 
 
