@@ -126,8 +126,8 @@ def _build(name: str) -> StandIn:
 @functools.lru_cache(maxsize=1)
 def us_base() -> pd.DataFrame:
     """The 160k US sample mapped onto the schema and cleaned as a run cleans (158,500 rows)."""
-    from workbench.evidence import read_us_sample
     from workbench.evidence.prepare import prepare_proxy
+    from workbench.evidence.us_natality import read_us_sample
     from workbench.validation import load_spec
 
     return prepare_proxy(load_spec(LEAN), read_us_sample(US_SAMPLE)).reset_index(drop=True)

@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from workbench.engine import run_iteration
-from workbench.evidence import read_us_sample
+from workbench.evidence.us_natality import read_us_sample
 from workbench.privacy import PrivacyContext
 from workbench.transform.clean import clean
 from workbench.trial import bind

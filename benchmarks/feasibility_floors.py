@@ -18,9 +18,9 @@ import sys
 from pathlib import Path
 
 from workbench.dryrun.floors import feasibility_floors
-from workbench.evidence import read_us_sample
 from workbench.evidence.core import Evidence
 from workbench.evidence.prepare import prepare_proxy
+from workbench.evidence.us_natality import read_us_sample
 from workbench.validation import load_spec
 
 REPO = Path(__file__).resolve().parents[1]

@@ -29,7 +29,7 @@ import numpy as np
 from _paper import CHOSEN_TRANSFORMS
 
 from workbench.criteria import max_marginal_error
-from workbench.evidence import read_us_sample
+from workbench.evidence.us_natality import read_us_sample
 from workbench.generators import make_generator
 from workbench.privacy import PrivacyContext
 from workbench.specification import Configuration

@@ -31,9 +31,9 @@ from pathlib import Path
 from workbench.criteria import release_once
 from workbench.dryrun.floors import feasibility_floors
 from workbench.engine import run_iteration
-from workbench.evidence import read_us_sample
 from workbench.evidence.core import Evidence
 from workbench.evidence.prepare import prepare_proxy
+from workbench.evidence.us_natality import read_us_sample
 from workbench.privacy import PrivacyContext
 from workbench.trial import bind
 from workbench.validation import load_spec

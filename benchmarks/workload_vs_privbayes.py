@@ -47,7 +47,7 @@ from workbench.criteria import evaluate_criterion, exact_errors
 from workbench.criteria.regression import RegressionDesign
 from workbench.criteria.regression_fit import tuned_statistic_weights
 from workbench.engine import run_iteration
-from workbench.evidence import read_us_sample
+from workbench.evidence.us_natality import read_us_sample
 from workbench.privacy import PrivacyContext
 from workbench.specification import Configuration, Spec
 from workbench.transform.cells import distinct_cells

@@ -14,7 +14,7 @@ import pytest
 
 from workbench.cli.main import main
 from workbench.engine import verify_bundle
-from workbench.evidence import sample_proxy
+from workbench.evidence.sampler import sample_proxy
 from workbench.privacy import Accountant, Ledger
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.budget_store import (

@@ -51,7 +51,7 @@ from workbench.criteria.regression_fit import (
     tuned_statistic_weights,
 )
 from workbench.criteria.result import format_table
-from workbench.evidence import sample_proxy
+from workbench.evidence.sampler import sample_proxy
 from workbench.privacy import (
     Accountant,
     BudgetExceeded,
@@ -915,7 +915,7 @@ def test_readout_and_engine_share_one_sensitivity_dispatch() -> None:
     from pathlib import Path
 
     from workbench.criteria import criterion_sensitivity, evaluate_all
-    from workbench.evidence import sample_proxy
+    from workbench.evidence.sampler import sample_proxy
     from workbench.privacy import PrivacyContext
     from workbench.specification.document import read_document
     from workbench.transform.cells import PairedCells

@@ -12,7 +12,7 @@ from workbench.cli.main import main
 from workbench.criteria import kinds
 from workbench.design import design, needed_epsilon, pass_probability
 from workbench.design.rules import round_up
-from workbench.evidence import sample_proxy
+from workbench.evidence.sampler import sample_proxy
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.mechanisms import laplace_cdf
 from workbench.specification.document import forecast_hash

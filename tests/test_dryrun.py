@@ -27,7 +27,7 @@ from workbench.dryrun import (
     pick_configurations,
     task_seed,
 )
-from workbench.evidence import sample_proxy
+from workbench.evidence.sampler import sample_proxy
 from workbench.privacy import (
     Accountant,
     Ledger,

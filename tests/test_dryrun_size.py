@@ -14,9 +14,9 @@ from workbench.cli.main import main
 from workbench.dryrun import InlineExecutor, dry_run, dry_run_at, parse_n
 from workbench.dryrun.floors import Floor, feasibility_floors, floors_at
 from workbench.dryrun.size import check_n, low_end, size_ends
-from workbench.evidence import sample_proxy
 from workbench.evidence.population import population, population_rows
 from workbench.evidence.prepare import prepare_proxy
+from workbench.evidence.sampler import sample_proxy
 from workbench.validation import build_spec
 
 

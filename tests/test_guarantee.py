@@ -15,7 +15,7 @@ import pytest
 from workbench.cli.main import main
 from workbench.engine import verify_bundle
 from workbench.engine.bundle import BUNDLE_FILES, MANIFEST, file_sha256
-from workbench.evidence import sample_proxy
+from workbench.evidence.sampler import sample_proxy
 from workbench.generators import (
     PURE_EPSILON_DP,
     Guarantee,

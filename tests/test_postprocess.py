@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from workbench.constraints import parse
-from workbench.evidence import read_us_sample
+from workbench.evidence.us_natality import read_us_sample
 from workbench.generators import IndependentMarginals
 from workbench.postprocess import (
     SamplingError,

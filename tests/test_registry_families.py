@@ -14,7 +14,7 @@ import pytest
 
 from workbench.criteria import release_once
 from workbench.engine import run_iteration
-from workbench.evidence import sample_proxy
+from workbench.evidence.sampler import sample_proxy
 from workbench.generators import (
     GeneratorFamily,
     family_class,

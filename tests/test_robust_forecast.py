@@ -13,7 +13,6 @@ from test_dryrun import _cheap_document
 from workbench.dryrun import InlineExecutor
 from workbench.dryrun.robust import robust_forecast, scenario_frames
 from workbench.dryrun.worker import task_frame
-from workbench.evidence import sample_proxy
 from workbench.evidence.core import PUBLISHED_SCENARIOS, SCENARIOS, Evidence
 from workbench.evidence.population import (
     copied_share,
@@ -23,6 +22,7 @@ from workbench.evidence.population import (
 )
 from workbench.evidence.prepare import prepare_proxy
 from workbench.evidence.published import published_tables
+from workbench.evidence.sampler import sample_proxy
 from workbench.trial import bind
 from workbench.validation import build_spec
 
