@@ -30,8 +30,11 @@ def ipf(seed: np.ndarray, margins: Sequence[Margin], *, tol: float = 1e-10,
     table = np.asarray(seed, dtype=np.float64).copy()
     if (table < 0).any():
         raise ValueError("ipf: the seed table must be non-negative")
-    steps = [(_axes_sum(table.ndim, axes), _axes_spread(table.shape, axes), target)
-             for axes, target in margins]
+    others = [tuple(a for a in range(table.ndim) if a not in axes) for axes, _ in margins]
+    shapes = [[table.shape[a] if a in axes else 1 for a in range(table.ndim)]
+              for axes, _ in margins]
+    steps = [(lambda t, o=o: t.sum(axis=o), lambda f, s=s: f.reshape(s), target)
+             for o, s, (_, target) in zip(others, shapes, margins, strict=True)]
     return _fit(table, steps, tol=tol, max_iter=max_iter, absolute=absolute)
 
 
@@ -40,15 +43,17 @@ def rake_rows(weights: np.ndarray, margins: Sequence[tuple[np.ndarray, np.ndarra
     """Row weights raked, ``sweeps`` times in turn, so that each margin's weighted SHARES hit
     its target (a margin: every row's cell, and the target shares of its cells); the IPF of
     :func:`ipf` on rows, for tables too large to hold jointly (a proxy's columns)."""
-    steps = [(_cells_sum(np.asarray(cells), len(target)), _cells_spread(np.asarray(cells)),
-              np.asarray(target, dtype=np.float64)) for cells, target in margins]
-    w = np.asarray(weights, dtype=np.float64).copy()
-    return _fit(w, steps, tol=0.0, max_iter=sweeps, absolute=False, shares=True)
+    cells = [(np.asarray(c), np.asarray(t, dtype=np.float64)) for c, t in margins]
+    steps = [(lambda w, c=c, k=t.size: np.bincount(c, weights=w, minlength=k),
+              lambda f, c=c: f[c], t) for c, t in cells]
+    return _fit(np.asarray(weights, dtype=np.float64), steps, tol=0.0, max_iter=sweeps,
+                absolute=False, shares=True)
 
 
 def _fit(x: np.ndarray, steps: Sequence[tuple[Callable, Callable, np.ndarray]], *, tol: float,
          max_iter: int, absolute: bool, shares: bool = False) -> np.ndarray:
-    """The one IPF loop: scale ``x`` margin by margin until the worst gap is under ``tol``."""
+    """The one IPF loop: scale ``x`` margin by margin (sum, factors spread back, target) until
+    the worst gap is under ``tol``."""
     for _ in range(max_iter):
         worst = 0.0
         for total, spread, target in steps:
@@ -67,29 +72,6 @@ def _fit(x: np.ndarray, steps: Sequence[tuple[Callable, Callable, np.ndarray]], 
         if worst < tol:
             break
     return x
-
-
-def _axes_sum(ndim: int, axes: tuple[int, ...]) -> Callable[[np.ndarray], np.ndarray]:
-    """The table summed over every axis not in ``axes``."""
-    other = tuple(a for a in range(ndim) if a not in axes)
-    return lambda table: table.sum(axis=other)
-
-
-def _axes_spread(shape: tuple[int, ...], axes: tuple[int, ...]
-                 ) -> Callable[[np.ndarray], np.ndarray]:
-    """A margin's factors broadcast back over the table."""
-    full = [shape[a] if a in axes else 1 for a in range(len(shape))]
-    return lambda factor: factor.reshape(full)
-
-
-def _cells_sum(cells: np.ndarray, size: int) -> Callable[[np.ndarray], np.ndarray]:
-    """The weighted totals of a margin's cells."""
-    return lambda w: np.bincount(cells, weights=w, minlength=size)
-
-
-def _cells_spread(cells: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
-    """A margin's factors, one per row."""
-    return lambda factor: factor[cells]
 
 
 def rake_weights(cells: np.ndarray, initial: np.ndarray, margins: Sequence[Margin],
