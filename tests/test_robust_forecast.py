@@ -11,7 +11,7 @@ import pytest
 from test_dryrun import _cheap_document
 
 from workbench.dryrun import InlineExecutor
-from workbench.dryrun.robust import robust_forecast, scenario_frames
+from workbench.dryrun.robust import robust_forecast
 from workbench.dryrun.worker import task_frame
 from workbench.evidence.core import PUBLISHED_SCENARIOS, SCENARIOS, Evidence
 from workbench.evidence.population import (
@@ -25,6 +25,14 @@ from workbench.evidence.published import published_tables
 from workbench.evidence.sampler import sample_proxy
 from workbench.trial import bind
 from workbench.validation import build_spec
+
+
+def scenario_frames(evidence: Evidence, *, seed: int = 0, size: int | None = None,
+                    **options) -> dict[str, pd.DataFrame]:
+    """Each scenario realised as one population of ``size`` rows, seeded as a task's."""
+    m = len(evidence.frame) if size is None else size
+    return {name: evidence.population(m, size_seed(seed, m), weights)
+            for name, weights in evidence.scenario_weights(**options).items()}
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,6 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -33,7 +32,7 @@ from workbench.dryrun.result import DryRunResult
 from workbench.dryrun.size import SizeSpec, size_ends
 from workbench.dryrun.sized import dry_run_at
 from workbench.evidence.core import Evidence
-from workbench.evidence.population import copied_share, size_seed
+from workbench.evidence.population import copied_share
 from workbench.evidence.prepare import as_evidence
 from workbench.specification import Configuration, Spec
 
@@ -73,16 +72,6 @@ class RobustForecast:
             f"{k} {v:.1%}" for k, v in copies.items()) if copies else "")
         return (f"p {self.anchor_p:.2f} on {where}, range "
                 f"{self.low:.2f}–{self.high:.2f} over proxy scenarios ({parts}){note}")
-
-
-def scenario_frames(evidence: Evidence, *, seed: int = 0, size: int | None = None,
-                    **options: Any) -> dict[str, pd.DataFrame]:
-    """Each scenario realised as one population of ``size`` rows (default the proxy's size),
-    seeded as a rehearsal's task draws its own; ``options`` are
-    :meth:`~workbench.evidence.core.Evidence.scenario_weights`'."""
-    m = len(evidence.frame) if size is None else int(size)
-    return {name: evidence.population(size, size_seed(seed, m), weights)
-            for name, weights in evidence.scenario_weights(**options).items()}
 
 
 def robust_forecast(spec: Spec, proxy: Evidence | pd.DataFrame | str | os.PathLike[str],

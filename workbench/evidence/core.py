@@ -1,18 +1,13 @@
-"""``Evidence``: the public evidence a rehearsal stands on, in one value.
+"""``Evidence``: the public evidence a rehearsal stands on, in one value (issue 35).
 
-An anchor population — the cleaned proxy, re-weighted by every kind of published aggregate
-given (:mod:`workbench.evidence.kinds`) — plus the scenarios of how the registry may differ
-from it (:mod:`workbench.dryrun.robust` rehearses them): each a set of row weights, realised at
-n by the one sampler (:func:`workbench.evidence.population.population_rows`, copying a row only
-where it must). Dry runs, feasibility floors, the design assistant and the robust forecast take
-an ``Evidence``; a proxy path or frame becomes one by :func:`workbench.evidence.prepare.
-as_evidence`.
-
-Scenarios without published tables: ``proxy`` (as it is), ``flatter`` / ``sharper`` (every
-column's 1-way distribution moved by a declared total variation towards or away from uniform,
-rows raked to it) and ``rare thinned`` / ``rare thickened`` (rows in a 1-way cell under
-``rare_share`` of the proxy weighted 0.5 or 1.5). With them: ``published`` (the anchor) and
-``flatter`` / ``sharper`` within the tables' rounding. Public data only.
+An anchor population (the cleaned proxy re-weighted by every kind of published aggregate given,
+:mod:`workbench.evidence.kinds`) plus the scenarios of how the registry may differ from it, each
+a set of row weights realised at n by the one sampler (:mod:`workbench.evidence.population`).
+Scenarios: ``proxy``, ``flatter`` / ``sharper`` (every column's 1-way distribution moved by a
+declared total variation towards or away from uniform, rows raked to it), ``rare thinned`` /
+``rare thickened`` (rows in a 1-way cell under ``rare_share`` weighted 0.5 or 1.5); with
+published tables, ``published`` (the anchor) and flatter / sharper within their rounding.
+Public data only.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """Kinds of evidence: each re-weights the proxy's rows to one kind of published aggregate.
 
-The anchor population (:attr:`workbench.evidence.core.Evidence.anchor`) is the proxy
-re-weighted by every registered kind whose facts the published file holds, in the order they
-were registered, each starting from the weights the one before left. Dry runs, feasibility
-floors, the design assistant's margins and the robust forecast all draw their populations at
-n from the anchor, so a new kind reaches them by registering here (docs/architecture.md,
-"Adding a kind of evidence"). Public data only.
+The anchor (:attr:`workbench.evidence.core.Evidence.anchor`) is the proxy re-weighted by every
+registered kind whose facts the published file holds, in the order registered. Everything that
+draws a population from the evidence draws it from the anchor, so a new kind reaches them all by
+registering (docs/architecture.md, "…a kind of evidence"). Public data only.
 """
 
 from __future__ import annotations

@@ -24,12 +24,9 @@ published as 0 and a forecast raked to it has none (issue 26's transfer check: 0
 against 0.30 on the thinned stand-in). Columns that are not given keep the proxy's own 1-way
 distribution.
 
-This form is a subset of the FACTS list form (``docs/facts.md``,
-:mod:`workbench.evidence.fact_list`) and is read into its objects: each column a 1-way
-``shares`` fact, each pair a 2-way one, their axes the design's cells. A list-form file
-(``"format": "workbench.facts"``) is read as it is: its ``shares`` facts must name the
-design's cells (as ``workbench describe`` lists them), and its other facts (a published
-``mean``, …) are kept for the kinds of evidence that read them (:mod:`workbench.evidence.kinds`).
+This form is a subset of the FACTS list form (``docs/facts.md``), read into its ``Fact``
+objects; a list-form file is read as it is (its ``shares`` facts in the design's cells, its
+other facts kept for the kinds of evidence, :mod:`workbench.evidence.kinds`).
 Nothing here reads confidential data: the tables are public by construction, and a file that
 does not fit the spec fails naming the column.
 """
