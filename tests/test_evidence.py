@@ -183,6 +183,21 @@ def test_the_tables_form_and_the_list_form_read_into_the_same_facts(spec, tmp_pa
         published_tables(spec, listed)
 
 
+def test_the_table_form_reads_into_the_same_facts() -> None:
+    """The shipped US 2019 table form: every table a ``shares`` fact, exact (rounding 0), its
+    cells the counts' shares, the child axis last."""
+    from workbench.evidence.fact_list import load_fact_file
+
+    loaded = load_fact_file(REPO / "data_public" / "us2019_facts.json")
+    facts = {f.id: f for f in loaded.facts}
+    assert loaded.form == "tables" and set(facts) == set(loaded.document["tables"])
+    month = loaded.document["tables"]["birth_month"]["cells"][0]["counts"]
+    assert facts["birth_month"].shares == pytest.approx([c / sum(month) for c in month])
+    pair = facts["parity_given_mother_age"]
+    assert [a.column for a in pair.axes] == ["mother_age", "parity"] and pair.rounding == 0
+    assert sum(pair.shares) == pytest.approx(1) and len(pair.shares) == 33 * pair.axes[1].size
+
+
 # --- must-show 5: a published mean, a new kind of evidence ----------------------------------------
 # Written from docs/architecture.md, "…a kind of evidence": the aggregate is a FACTS list-form
 # fact (``mean``), the kind subclasses EvidenceKind and registers; nothing else is edited.

@@ -115,8 +115,36 @@ def load_fact_file(path: str | Path) -> FactFile:
             validate_facts(doc)
         except (ValueError, KeyError, TypeError) as exc:
             raise FactsError(f"FACTS (table form): {exc}") from None
-        return FactFile(target, "tables", doc, (), digest)
+        return FactFile(target, "tables", doc, table_form_facts(doc), digest)
     return FactFile(target, "list", doc, parse_facts(doc), digest)
+
+
+def table_form_facts(doc: Mapping[str, Any]) -> tuple[Fact, ...]:
+    """The table form's tables as list-form ``shares`` facts (exact counts: rounding 0), the
+    parents' groups and the child's values (bins of ``bin_width``) as axes, the child last."""
+    out = []
+    for i, (name, table) in enumerate(doc["tables"].items()):
+        groups = {p: [tuple(g) if isinstance(g, list) else g for g in g_spec.get("ranges", [])]
+                  or list(g_spec["categories"]) for p, g_spec in table["parents"].items()}
+        values = sorted({v for cell in table["cells"] for v in cell["values"]})
+        width = table.get("bin_width")
+        axes = tuple(Axis(p, bins=tuple(g)) if "ranges" in table["parents"][p]
+                     else Axis(p, values=tuple(g)) for p, g in groups.items())
+        axes += (Axis(table["child"], bins=tuple((v, v + width - 1) for v in values))
+                 if width else Axis(table["child"], values=tuple(values)),)
+        where = {v: k for k, v in enumerate(values)}
+        counts = [0.0] * math.prod(a.size for a in axes)
+        for cell in table["cells"]:
+            at = 0
+            for p, g in groups.items():
+                given = cell["given"][p]
+                at = at * len(g) + g.index(tuple(given) if isinstance(given, list) else given)
+            for v, c in zip(cell["values"], cell["counts"], strict=True):
+                counts[at * len(values) + where[v]] += c
+        total = math.fsum(counts)
+        out.append(Fact(i, "shares", str(doc.get("about", "")), 0.0, name, axes,
+                        tuple(c / total for c in counts)))
+    return tuple(out)
 
 
 def parse_facts(doc: Mapping[str, Any]) -> tuple[Fact, ...]:
