@@ -19,6 +19,9 @@ from workbench.dryrun.floors import FloorTable, floors_at, floors_words
 from workbench.dryrun.run import select_configurations
 from workbench.dryrun.size import DEFAULT_DRAWS, SizeSpec, spec_n
 from workbench.dryrun.sized import SizedDryRun, dry_run_at
+from workbench.evidence.core import Evidence
+from workbench.evidence.prepare import as_evidence
+from workbench.evidence.published import read_published_tables
 from workbench.specification import Configuration, Spec
 from workbench.validation import load_spec, save_spec
 
@@ -28,9 +31,10 @@ def _draws(args: argparse.Namespace) -> int:
     return DEFAULT_DRAWS if args.floor_draws is None else int(args.floor_draws)
 
 
-def print_floors(spec: Spec, proxy: str, configs: list[Configuration], n: SizeSpec,
+def print_floors(spec: Spec, proxy: Evidence | str, configs: list[Configuration], n: SizeSpec,
                  draws: int, seed: int) -> dict[int, list[FloorTable]]:
-    """The feasibility floors beside each threshold, per size and (transforms, min_count)."""
+    """The feasibility floors beside each threshold, per size and (transforms, min_count), on
+    the evidence's anchor (the proxy raked to published tables, when given)."""
     if not draws:
         return {}
     tables = floors_at(spec, proxy, configs, n, draws=draws, seed=seed)
@@ -92,8 +96,6 @@ def _robust_scenarios(spec: Spec, result: Any, proxy: Any,
     ``--published-tables``, on the proxy raked to them and within their rounding instead."""
     from workbench.dryrun.robust import robust_forecast
     from workbench.evidence.core import SCENARIOS
-    from workbench.evidence.prepare import as_evidence
-    from workbench.evidence.published import read_published_tables
     from workbench.validation import build_spec
 
     sel = spec.selection
@@ -149,7 +151,10 @@ def run_command(args: argparse.Namespace) -> int:
         if args.write_result:
             write_result(result, spec, args.write_result, data=_shown(args.proxy))
         _report(sized, spec, args)
-        floors = print_floors(spec, args.proxy, configs, args.n, args.floor_draws, args.seed)
+        tables = getattr(args, "published_tables", None)
+        floors = print_floors(spec, as_evidence(spec, args.proxy, read_published_tables(
+            spec, tables)) if tables else args.proxy, configs, args.n, args.floor_draws,
+            args.seed)
         for size, res in sorted(sized.results.items()):
             if size in floors:
                 print(excess_words(res, floors[size]))
