@@ -9,8 +9,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from workbench.criteria import release_once
-from workbench.dryrun import prepare_proxy
 from workbench.engine import run_iteration
+from workbench.evidence.prepare import prepare_proxy
 from workbench.generators import mbi_model
 from workbench.privacy import PrivacyContext
 from workbench.specification import Spec

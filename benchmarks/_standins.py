@@ -17,9 +17,10 @@ two sizes, 95,000 and 158,500 records:
   checked to be within ±0.5 points of the declared targets (the tolerance) or the build fails;
 * ``us_thinned_*`` / ``us_thickened_*``: the rows in a rare 1-way cell — a cell under 1% of its
   column under the lean design's bins (mother's age 43–44 and 45+, parity 11+, gestation < 32
-  weeks, birth weight < 2300 g and 4300–4499 g; 6.5% of the rows) — weighted 0.3 (thinned) or
-  3 (thickened), then the same systematic sample (thickened at 95,000 copies 6.5% of its rows,
-  at 158,500 more: the sample holds too few rare rows; each description says how many).
+  weeks, birth weight < 2300 g and 4300–4499 g; 6.5% of the rows) — weighted as the robust
+  forecast's rare scenarios weight them (``workbench.evidence.core.RARE_WEIGHTS``: 0.5 thinned,
+  1.5 thickened; the rows found by ``evidence.population.rare_rows``), then the same systematic
+  sample (the description says how many rows are copies).
 
 UCI Adult (``adult/adult_train.csv.gz``, read with ``skipinitialspace``, ``?`` missing):
 ``adult_third`` (10,853 rows) and ``adult_half`` (16,280 rows), seeded draws without
@@ -46,7 +47,6 @@ SEED = 26
 SIZES = {"95k": 95_000, "158k": 158_500}
 #: A 1-way cell is rare under this share of its column (the lean design's bins).
 RARE_SHARE = 0.01
-THIN, THICK = 0.3, 3.0
 #: Declared shifts of the coarse 1-way shares, in percentage points (edges are upper bounds).
 AGE_GROUPS = {"<=24": 24, "25-29": 29, "30-34": 34, ">=35": 99}
 PARITY_GROUPS = {"1": 1, "2-3": 3, ">=4": 99}
@@ -113,8 +113,10 @@ def _build(name: str) -> StandIn:
         return _us(name, frame, "DECLARED scenario (not published figures): mothers older "
                    "(age ≤24/25–29/30–34/≥35 −3/−2/+1/+4 pts), parity 1/2–3/≥4 −3/+1/+2 pts, "
                    f"realised within ±{TOLERANCE:g} pts; systematic sample ∝ weights")
+    from workbench.evidence.core import RARE_WEIGHTS
+
     rare = rare_rows(base)
-    factor = THIN if kind == "thinned" else THICK
+    factor = RARE_WEIGHTS[f"rare {kind}"]
     weights = np.where(rare, factor, 1.0)
     return _us(name, _resample(base, weights, n),
                f"rows in rare 1-way cells (< 1% of their column, {rare.mean():.1%} of rows) "
@@ -124,8 +126,8 @@ def _build(name: str) -> StandIn:
 @functools.lru_cache(maxsize=1)
 def us_base() -> pd.DataFrame:
     """The 160k US sample mapped onto the schema and cleaned as a run cleans (158,500 rows)."""
-    from workbench.dryrun.proxy import prepare_proxy
-    from workbench.proxy import read_us_sample
+    from workbench.evidence.prepare import prepare_proxy
+    from workbench.evidence.us_natality import read_us_sample
     from workbench.validation import load_spec
 
     return prepare_proxy(load_spec(LEAN), read_us_sample(US_SAMPLE)).reset_index(drop=True)
@@ -133,16 +135,11 @@ def us_base() -> pd.DataFrame:
 
 def rare_rows(frame: pd.DataFrame, share: float = RARE_SHARE) -> np.ndarray:
     """Rows in a 1-way cell under ``share`` of its column, under the lean design's bins."""
+    from workbench.evidence.population import rare_rows as rows_in_rare_cells
     from workbench.validation import load_spec
 
     spec = load_spec(LEAN)
-    table = spec.table_codec(next(spec.configurations()))
-    codes = table.encode(frame)
-    rare = np.zeros(len(frame), dtype=bool)
-    for j, size in enumerate(table.domain.sizes):
-        shares = np.bincount(codes[:, j], minlength=size) / len(frame)
-        rare |= shares[codes[:, j]] < share
-    return rare
+    return rows_in_rare_cells(spec.table_codec(next(spec.configurations())).encode(frame), share)
 
 
 def published_document(item: StandIn, spec_path: Path, step: float | None = None) -> dict:
@@ -189,13 +186,12 @@ def _us(name: str, frame: pd.DataFrame, words: str) -> StandIn:
 
 def _resample(frame: pd.DataFrame, weights: np.ndarray, n: int) -> pd.DataFrame:
     """About ``n`` rows with expected counts ∝ ``weights``, a row copied only when its expected
-    count exceeds 1 (systematic sampling, seeded; `workbench.dryrun.population`): a resample
+    count exceeds 1 (the one sampler, `workbench.evidence.population`, seeded): a resample
     with replacement copies rows everywhere, clumps no registry has, which alone failed the
     lean design's faithfulness on the US sample at 95,000 (0.047 → 0.055)."""
-    from workbench.dryrun.population import systematic_sample
+    from workbench.evidence.population import population_rows
 
-    rows = systematic_sample(n * weights / weights.sum(), np.random.default_rng(SEED))
-    return frame.iloc[rows]
+    return frame.iloc[population_rows(len(frame), n, np.random.default_rng(SEED), weights)]
 
 
 def _groups(values: pd.Series, edges: Mapping[str, int]) -> np.ndarray:
@@ -221,16 +217,14 @@ def _targets(base: pd.DataFrame) -> dict[str, np.ndarray]:
 
 
 def _raked_weights(base: pd.DataFrame, sweeps: int = 100) -> np.ndarray:
-    """Record weights whose coarse age and parity shares hit the declared targets (IPF)."""
+    """Record weights whose coarse age and parity shares hit the declared targets (the one
+    IPF, ``survey.raking.rake_rows``)."""
+    from workbench.survey.raking import rake_rows
+
     targets = _targets(base)
-    groups = {"mother_age": _groups(base["mother_age"], AGE_GROUPS),
-              "parity": _groups(base["parity"], PARITY_GROUPS)}
-    w = np.ones(len(base))
-    for _ in range(sweeps):
-        for col, g in groups.items():
-            now = 100 * np.bincount(g, weights=w, minlength=len(targets[col])) / w.sum()
-            w = w * (targets[col] / now)[g]
-    return w
+    return rake_rows(np.ones(len(base)), [
+        (_groups(base["mother_age"], AGE_GROUPS), targets["mother_age"] / 100),
+        (_groups(base["parity"], PARITY_GROUPS), targets["parity"] / 100)], sweeps=sweeps)
 
 
 def _check_shifts(base: pd.DataFrame, frame: pd.DataFrame) -> None:

@@ -26,8 +26,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from workbench.dryrun.proxy import prepare_proxy
 from workbench.engine import run
+from workbench.evidence.prepare import prepare_proxy
 from workbench.generators import guarantee_for
 from workbench.validation import load_spec, save_spec
 

@@ -23,8 +23,8 @@ import numpy as np
 from workbench.criteria import sensitivity as sens
 from workbench.criteria.dispatch import evaluate_all, evaluate_criterion
 from workbench.criteria.result import format_table
+from workbench.evidence.sampler import sample_proxy
 from workbench.privacy import PrivacyContext, laplace_sigma
-from workbench.proxy import sample_proxy
 from workbench.specification.model import Spec
 from workbench.specification.space import Configuration
 from workbench.transform.clean import clean

@@ -36,7 +36,7 @@ def make_bundle(tmp: Path) -> Path:
     from test_engine import _test_document
 
     from workbench.cli.main import main
-    from workbench.proxy import sample_proxy
+    from workbench.evidence.sampler import sample_proxy
     from workbench.validation import save_spec
 
     save_spec(_test_document(), tmp / "spec.frozen.json")

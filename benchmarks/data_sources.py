@@ -2,7 +2,7 @@
 from CSV, DuckDB and PostgreSQL — peak RSS and wall time of each, in one run.
 
 Each source runs in its own fresh process (so its peak RSS, ``ru_maxrss``, is its own): read
-and clean the data as a run does (``dryrun.prepare_proxy`` → ``transform.raw.read_raw`` → the
+and clean the data as a run does (``prepare_proxy`` → ``transform.raw.read_raw`` → the
 seam), then one iteration of the lean design (examples/israel_births_2014_lean.json) in
 simulation mode, as ``benchmarks/_lean_iteration.py`` runs it. PostgreSQL is a throw-away
 cluster (tests/pg_server.py: Debian's binaries, a temporary directory, 127.0.0.1 only).
@@ -40,8 +40,8 @@ def tiled(rows: int):
 def one_source(data: str, read_only: bool) -> dict:
     """In this process: read + clean DATA, then one lean iteration; times and peak RSS."""
     from workbench.criteria import release_once
-    from workbench.dryrun import prepare_proxy
     from workbench.engine import run_iteration
+    from workbench.evidence.prepare import prepare_proxy
     from workbench.privacy import PrivacyContext
     from workbench.trial import bind
     from workbench.validation import load_spec

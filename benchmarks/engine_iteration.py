@@ -34,8 +34,8 @@ from pathlib import Path
 import numpy as np
 
 from workbench.engine import run_iteration
+from workbench.evidence.us_natality import read_us_sample
 from workbench.privacy import PrivacyContext
-from workbench.proxy import read_us_sample
 from workbench.transform.clean import clean
 from workbench.trial import bind
 from workbench.validation import load_spec

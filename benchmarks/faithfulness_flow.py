@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from workbench.evidence.sampler import sample_proxy
 from workbench.faithfulness import FaithfulnessCost, cell_graph, max_matching, max_matching_per_row
-from workbench.proxy import sample_proxy
 from workbench.transform.clean import clean
 from workbench.validation import load_spec
 

@@ -17,9 +17,10 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from workbench.dryrun import prepare_proxy
 from workbench.dryrun.floors import feasibility_floors
-from workbench.proxy import read_us_sample
+from workbench.evidence.core import Evidence
+from workbench.evidence.prepare import prepare_proxy
+from workbench.evidence.us_natality import read_us_sample
 from workbench.validation import load_spec
 
 REPO = Path(__file__).resolve().parents[1]
@@ -50,7 +51,7 @@ def main() -> None:
         cells, extra = [], []
         for m in (1, 2, 3):
             config = dataclasses.replace(base, min_count=m)
-            table = feasibility_floors(spec, frame, config, n, args.draws, seed=m, prepared=True)
+            table = feasibility_floors(spec, Evidence(spec, frame), config, n, args.draws, seed=m)
             f = table.by_id()["faithfulness"]
             cells.append(f"{100 * f.mean:6.2f}% ± {100 * f.sd:4.2f}")
             if args.all_criteria and m > 1:

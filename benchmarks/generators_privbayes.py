@@ -1,6 +1,6 @@
 """Benchmark PrivBayes on the public US 2019 births sample, encoded as the Israeli release was.
 
-Pipeline: read the 160k US sample, map it onto the Israeli schema (workbench.proxy), clean it
+Pipeline: read the 160k US sample, map it onto the Israeli schema (workbench.evidence), clean it
 with the spec's raw rules (workbench.transform.clean), encode it with the paper's chosen bins
 (mother_age "ten_bins_35_39", parity "five_bins", gestation_week "six_bins"; the spec's
 table codec), tile it to the paper's n = 165,915 and to 24·n ≈ 4M rows.
@@ -29,9 +29,9 @@ import numpy as np
 from _paper import CHOSEN_TRANSFORMS
 
 from workbench.criteria import max_marginal_error
+from workbench.evidence.us_natality import read_us_sample
 from workbench.generators import make_generator
 from workbench.privacy import PrivacyContext
-from workbench.proxy import read_us_sample
 from workbench.specification import Configuration
 from workbench.transform.clean import clean
 from workbench.validation import load_spec

@@ -30,10 +30,11 @@ from pathlib import Path
 
 from workbench.criteria import release_once
 from workbench.dryrun.floors import feasibility_floors
-from workbench.dryrun.proxy import prepare_proxy
 from workbench.engine import run_iteration
+from workbench.evidence.core import Evidence
+from workbench.evidence.prepare import prepare_proxy
+from workbench.evidence.us_natality import read_us_sample
 from workbench.privacy import PrivacyContext
-from workbench.proxy import read_us_sample
 from workbench.trial import bind
 from workbench.validation import load_spec
 
@@ -59,7 +60,7 @@ def evaluate(spec_path: Path, registry, size: int, iterations: int, floor_draws:
             passes[r.id] += r.passed
             if r.kind == "faithfulness":
                 faith.append(r.value)
-    floor = feasibility_floors(spec, frame, config, None, floor_draws, prepared=True).by_id()
+    floor = feasibility_floors(spec, Evidence(spec, frame), config, None, floor_draws).by_id()
     fid = next(c.id for c in spec.criteria if c.kind == "faithfulness")
     med = statistics.median(faith) if faith else float("nan")
     print(f"{spec_path.name} at n = {len(frame):,}: ε_total {spec.epsilon_total:g}, "

@@ -34,9 +34,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from workbench.evidence.missingness import Mask, apply_masks  # noqa: E402
 from workbench.generators import make_generator  # noqa: E402
 from workbench.privacy import PrivacyContext  # noqa: E402
-from workbench.proxy.missingness import Mask, apply_masks  # noqa: E402
 from workbench.transform.raw import apply_domain_policy, read_raw  # noqa: E402
 from workbench.validation import build_spec  # noqa: E402
 

@@ -18,9 +18,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from workbench.dryrun import ALL, dry_run_at, make_executor, prepare_proxy, wilson_interval
+from workbench.dryrun import ALL, dry_run_at, make_executor, wilson_interval
 from workbench.dryrun.floors import feasibility_floors
-from workbench.proxy import read_us_sample
+from workbench.evidence.core import Evidence
+from workbench.evidence.prepare import prepare_proxy
+from workbench.evidence.us_natality import read_us_sample
 from workbench.validation import load_spec
 
 REPO = Path(__file__).resolve().parents[1]
@@ -58,7 +60,7 @@ def main() -> None:
         passes, runs = int(records["passed"].sum()), len(records)
         low, high = wilson_interval(passes, runs)
         faith = records["exact:faithfulness"].astype(float)
-        floors = {m: feasibility_floors(spec, frame, c, args.n, 3, prepared=True)
+        floors = {m: feasibility_floors(spec, Evidence(spec, frame), c, args.n, 3)
                   .by_id()["faithfulness"] for m, c in
                   {c.min_count: c for c in configs}.items()}
         f_mean = sum(floors[c.min_count].mean for c in configs) / len(configs)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import time
 
-from workbench.proxy import ProxySampler, load_facts, sample_proxy
+from workbench.evidence.facts import load_facts
+from workbench.evidence.sampler import ProxySampler, sample_proxy
 
 
 def time_sample(n: int, repeats: int = 3) -> float:

@@ -6,7 +6,7 @@ rehearsed at n on the SHIPPED proxy raked to the stand-in's own published 1-way 
 publishes its registry's year, with the cross-tables of mother's age × birth order and
 gestation × birth weight; exact, so the range is that one scenario's bootstrap at n;
 ``--rounded 0.001`` publishes shares rounded to 0.1 points instead and adds the shifts within
-that rounding) (`workbench.dryrun.robust`, ``published=``): its low end is what
+that rounding) (`workbench.dryrun.robust` on an `Evidence` with the tables): its low end is what
 `workbench design` aims at. Rounded shares erase rare cells (26 births in 95,000 is 0.0%), which
 made the thinned stand-in's forecast 0.00 against an outcome of 0.30.
 ``--proxy-only`` adds the forecast without the tables (the shipped proxy and its five
@@ -44,9 +44,10 @@ from _standins import SIZES, published_document, standin
 
 from workbench.dryrun import dry_run
 from workbench.dryrun.executors import make_executor
-from workbench.dryrun.published import published_tables
 from workbench.dryrun.result import ALL
 from workbench.dryrun.robust import robust_forecast
+from workbench.evidence.prepare import as_evidence
+from workbench.evidence.published import published_tables
 from workbench.validation import load_spec
 
 REPO = Path(__file__).resolve().parents[1]
@@ -122,8 +123,9 @@ def main() -> None:
                 item = standin(f"{which}_{size}")
                 t = time.perf_counter()
                 tables = published_tables(spec, published_document(item, path, args.rounded))
-                fc = robust_forecast(spec, PROXY, configs, n, repetitions=args.forecast_reps,
-                                     seed=args.seed, executor=executor, published=tables)
+                evidence = as_evidence(spec, PROXY, tables)
+                fc = robust_forecast(spec, evidence, configs, n, repetitions=args.forecast_reps,
+                                     seed=args.seed, executor=executor)
                 p, binding, rate = outcome(spec, item.frame, configs, args.runs,
                                            args.seed + args.independent_seeds, executor)
                 iterations = args.runs * len(configs)

@@ -47,8 +47,8 @@ from workbench.criteria import evaluate_criterion, exact_errors
 from workbench.criteria.regression import RegressionDesign
 from workbench.criteria.regression_fit import tuned_statistic_weights
 from workbench.engine import run_iteration
+from workbench.evidence.us_natality import read_us_sample
 from workbench.privacy import PrivacyContext
-from workbench.proxy import read_us_sample
 from workbench.specification import Configuration, Spec
 from workbench.transform.cells import distinct_cells
 from workbench.transform.clean import clean

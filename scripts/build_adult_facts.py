@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
-    from workbench.proxy.facts import facts_to_json
+    from workbench.evidence.facts import facts_to_json
 
     args.out.write_text(facts_to_json(build(args.data)), encoding="utf-8")
     print(f"wrote {args.out}")

@@ -16,8 +16,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from workbench.proxy import csv_gz_bytes, removed_shares, sample_proxy
-from workbench.proxy.facts import load_facts
+from workbench.evidence.facts import load_facts
+from workbench.evidence.realism import removed_shares
+from workbench.evidence.records import csv_gz_bytes
+from workbench.evidence.sampler import sample_proxy
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_FACTS = REPO / "data_public" / "us2019_facts.json"

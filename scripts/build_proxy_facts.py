@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from workbench.proxy.facts import FACTS_FILENAME, build_facts, write_facts
-from workbench.proxy.us_natality import read_us_sample, sha256_of
+from workbench.evidence.facts import FACTS_FILENAME, build_facts, write_facts
+from workbench.evidence.us_natality import read_us_sample, sha256_of
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_SOURCE = REPO.parent / "shared" / "data" / "us_births_2019_singleton_sample200k.csv.gz"

@@ -3,7 +3,7 @@
 Usage: python scripts/build_proxy_sample.py [SOURCE_CSV_GZ] [--out PATH]
 
 Source: the 200k sample of the US 2019 public-use natality file (NVSS, CDC; public domain) in
-``../shared/data``. Steps: map onto the six schema columns (``workbench.proxy.to_schema``:
+``../shared/data``. Steps: map onto the six schema columns (``evidence.us_natality.to_schema``:
 month of ``date_of_birth``, ``"F"``/``"M"`` from ``is_female``, the rest as recorded); drop the
 rows removed by the paper's nine raw cleaning rules (§4.8.1); draw 166,000 of the remaining
 rows without replacement with ``numpy.random.default_rng(2019)``. The seed and row count are
@@ -15,7 +15,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from workbench.proxy import clean_records, csv_gz_bytes, read_us_sample, record_sample, sha256_of
+from workbench.evidence.records import clean_records, csv_gz_bytes, record_sample
+from workbench.evidence.us_natality import read_us_sample, sha256_of
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_SOURCE = REPO.parent / "shared" / "data" / "us_births_2019_singleton_sample200k.csv.gz"

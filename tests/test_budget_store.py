@@ -14,6 +14,7 @@ import pytest
 
 from workbench.cli.main import main
 from workbench.engine import verify_bundle
+from workbench.evidence.sampler import sample_proxy
 from workbench.privacy import Accountant, Ledger
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.budget_store import (
@@ -24,7 +25,6 @@ from workbench.privacy.budget_store import (
     resolve_root,
     table_fingerprint,
 )
-from workbench.proxy import sample_proxy
 from workbench.specification import SpecError
 from workbench.validation import build_spec, load_spec, save_spec
 

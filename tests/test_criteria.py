@@ -51,6 +51,7 @@ from workbench.criteria.regression_fit import (
     tuned_statistic_weights,
 )
 from workbench.criteria.result import format_table
+from workbench.evidence.sampler import sample_proxy
 from workbench.privacy import (
     Accountant,
     BudgetExceeded,
@@ -60,7 +61,6 @@ from workbench.privacy import (
 )
 from workbench.privacy.audit import audit_events, threshold_events
 from workbench.privacy.noise import SeededNoise
-from workbench.proxy import sample_proxy
 from workbench.specification.space import Configuration
 from workbench.transform.cells import PairedCells, distinct_cells
 from workbench.transform.clean import clean
@@ -915,8 +915,8 @@ def test_readout_and_engine_share_one_sensitivity_dispatch() -> None:
     from pathlib import Path
 
     from workbench.criteria import criterion_sensitivity, evaluate_all
+    from workbench.evidence.sampler import sample_proxy
     from workbench.privacy import PrivacyContext
-    from workbench.proxy import sample_proxy
     from workbench.specification.document import read_document
     from workbench.transform.cells import PairedCells
     from workbench.transform.clean import clean

@@ -45,7 +45,7 @@ def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A release bundle made by ``workbench run`` on a small frozen spec and a proxy sample."""
     from test_engine import _test_document
 
-    from workbench.proxy import sample_proxy
+    from workbench.evidence.sampler import sample_proxy
 
     work = tmp_path_factory.mktemp("bundle")
     save_spec(_test_document(), work / "spec.frozen.json")
@@ -213,7 +213,7 @@ def test_dryrun_command_writes_the_file_the_spec_review_reads(tmp_path: Path) ->
     from test_dryrun import _cheap_document
 
     from workbench.dryrun import read_pass_rates, read_records
-    from workbench.proxy import sample_proxy
+    from workbench.evidence.sampler import sample_proxy
     from workbench.widgets.dashboards.spec_review import search_space_html
 
     spec_path, proxy_path = tmp_path / "spec.json", tmp_path / "proxy.csv"

@@ -12,9 +12,9 @@ from workbench.cli.main import main
 from workbench.criteria import kinds
 from workbench.design import design, needed_epsilon, pass_probability
 from workbench.design.rules import round_up
+from workbench.evidence.sampler import sample_proxy
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.mechanisms import laplace_cdf
-from workbench.proxy import sample_proxy
 from workbench.specification.document import forecast_hash
 from workbench.validation import build_spec, load_spec
 
@@ -90,7 +90,7 @@ def test_tstr_is_priced_by_the_sigma_of_its_value_not_the_matrix_delta(proxy) ->
     value a ratio of those counts, so σ·ε of the value is about Δ/n — measured by simulation,
     not √2·Δ (which priced a TSTR criterion at ε ≈ 55 on Adult)."""
     from workbench.design.assistant import _sigma_epsilon
-    from workbench.dryrun.proxy import prepare_proxy
+    from workbench.evidence.prepare import prepare_proxy
 
     doc = _document()
     doc["criteria"].append(kinds.get("tstr").template("tstr", doc))
@@ -194,7 +194,7 @@ def test_cli_design_anchors_its_rehearsal_on_published_tables(tmp_path: Path, pr
     not fit the spec is refused naming its column, before any rehearsal."""
     import numpy as np
 
-    from workbench.dryrun import prepare_proxy
+    from workbench.evidence.prepare import prepare_proxy
     from workbench.trial import bind
 
     doc = _document()
@@ -261,7 +261,7 @@ def test_budget_tab_button_anchors_on_published_tables_or_names_the_bad_column(
     scenario) and the applied draft's forecast names the tables."""
     import numpy as np
 
-    from workbench.dryrun import prepare_proxy
+    from workbench.evidence.prepare import prepare_proxy
     from workbench.trial import bind
     from workbench.widgets.editors.design_panel import DesignPanel
     from workbench.widgets.model.lab import ProxyLab
@@ -322,7 +322,7 @@ def test_the_robust_lean_example_merges_every_rare_tail_of_the_lean_design() -> 
     generator cannot match rows one-to-one on a registry whose rare cells are thicker than the
     proxy's; the robust design merges each run of them into one bin, keeps every other bin, and
     is made by `workbench design` at ε_total ≤ 3.5."""
-    from workbench.dryrun.proxy import prepare_proxy
+    from workbench.evidence.prepare import prepare_proxy
 
     robust = load_spec(REPO / "examples" / "israel_births_2014_lean_robust.frozen.json",
                        require_frozen=True)

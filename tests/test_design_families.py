@@ -13,7 +13,7 @@ from conftest import shared_data
 from workbench.cli.main import main
 from workbench.design.families import candidate_document, compare_families, parse_candidates
 from workbench.dryrun.executors import make_executor
-from workbench.dryrun.proxy import prepare_proxy
+from workbench.evidence.prepare import prepare_proxy
 from workbench.generators import MCMC_KIND, guarantee_for
 from workbench.generators.bayesian import MCMC_LABEL
 from workbench.specification.document import forecast_hash

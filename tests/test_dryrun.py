@@ -27,6 +27,7 @@ from workbench.dryrun import (
     pick_configurations,
     task_seed,
 )
+from workbench.evidence.sampler import sample_proxy
 from workbench.privacy import (
     Accountant,
     Ledger,
@@ -36,7 +37,6 @@ from workbench.privacy import (
     probability_bottom,
 )
 from workbench.privacy.noise import OpenDPNoise, SeededNoise
-from workbench.proxy import sample_proxy
 from workbench.specification import Configuration, SpecError
 from workbench.trial import bind
 from workbench.validation import build_spec, load_spec

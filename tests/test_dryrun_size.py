@@ -11,17 +11,12 @@ import pytest
 from test_dryrun import _cheap_document
 
 from workbench.cli.main import main
-from workbench.dryrun import (
-    InlineExecutor,
-    dry_run,
-    dry_run_at,
-    parse_n,
-    prepare_proxy,
-    resample_to_n,
-)
+from workbench.dryrun import InlineExecutor, dry_run, dry_run_at, parse_n
 from workbench.dryrun.floors import Floor, feasibility_floors, floors_at
-from workbench.dryrun.size import check_n, low_end, resample_rows, size_ends
-from workbench.proxy import sample_proxy
+from workbench.dryrun.size import check_n, low_end, size_ends
+from workbench.evidence.population import population, population_rows
+from workbench.evidence.prepare import prepare_proxy
+from workbench.evidence.sampler import sample_proxy
 from workbench.validation import build_spec
 
 
@@ -35,24 +30,29 @@ def proxy_6k() -> pd.DataFrame:
     return sample_proxy(6_000, seed=11)
 
 
-# --- resampling ----------------------------------------------------------------------------------
+# --- a population at n ---------------------------------------------------------------------------
 def test_smaller_n_draws_without_replacement() -> None:
-    rows = resample_rows(100, 40, np.random.default_rng(0))
+    rows = population_rows(100, 40, np.random.default_rng(0))
     assert len(rows) == 40 and len(set(rows.tolist())) == 40 and rows.max() < 100
+    # the draw below the proxy's size is the simple random sample it always was (seeded)
+    assert rows.tolist() == np.sort(np.random.default_rng(0).choice(100, 40, False)).tolist()
 
 
 def test_n_equal_to_the_proxy_keeps_every_row_once() -> None:
-    assert sorted(resample_rows(50, 50, np.random.default_rng(1)).tolist()) == list(range(50))
+    assert sorted(population_rows(50, 50, np.random.default_rng(1)).tolist()) == list(range(50))
 
 
-def test_larger_n_draws_with_replacement() -> None:
-    rows = resample_rows(30, 300, np.random.default_rng(2))
-    assert len(rows) == 300 and rows.max() < 30 and len(set(rows.tolist())) <= 30
+def test_larger_n_copies_each_row_only_as_often_as_it_must() -> None:
+    """Above the proxy's size every row appears ⌊n/N⌋ or ⌈n/N⌉ times (a resample with
+    replacement once left rows out and copied others many times)."""
+    rows = population_rows(30, 305, np.random.default_rng(2))
+    counts = np.bincount(rows, minlength=30)
+    assert len(rows) == 305 and set(counts.tolist()) == {10, 11} and (counts == 11).sum() == 5
 
 
-def test_resample_to_n_gives_n_records_of_the_frame(proxy_6k) -> None:
-    small = resample_to_n(proxy_6k, 1_000, np.random.default_rng(3))
-    big = resample_to_n(proxy_6k.head(100), 1_000, np.random.default_rng(3))
+def test_a_population_gives_n_records_of_the_frame(proxy_6k) -> None:
+    small = population(proxy_6k, 1_000, np.random.default_rng(3))
+    big = population(proxy_6k.head(100), 1_000, np.random.default_rng(3))
     assert len(small) == 1_000 and len(big) == 1_000
     assert list(small.columns) == list(proxy_6k.columns)
     assert big.duplicated().sum() >= 900  # only 100 distinct rows to draw from

@@ -17,8 +17,8 @@ import pytest
 
 from workbench.cli.main import main
 from workbench.engine import verify_bundle
+from workbench.evidence.sampler import sample_proxy
 from workbench.privacy import Accountant, Ledger
-from workbench.proxy import sample_proxy
 from workbench.validation import save_spec
 
 REPO = Path(__file__).resolve().parents[1]
@@ -461,7 +461,7 @@ def test_bad_data_is_refused_before_any_budget_with_one_reason(
         content: str | None, said: str) -> None:
     """An empty, header-only or text-in-numbers file: exit 2, one message that is also
     status.json's reason, no ledger line in the run or the dataset's store, no traceback."""
-    from workbench.proxy import sample_proxy
+    from workbench.evidence.sampler import sample_proxy
 
     doc = _test_document()
     for col in doc["schema"]["columns"]:
@@ -491,7 +491,7 @@ def test_bad_data_is_refused_before_any_budget_with_one_reason(
 
 def test_text_in_a_numeric_column_is_dropped_by_the_drop_policy(workdir: Path) -> None:
     from workbench.engine.run import load_confidential
-    from workbench.proxy import sample_proxy
+    from workbench.evidence.sampler import sample_proxy
     from workbench.validation import load_spec
 
     spec_path = workdir / "drop.frozen.json"

@@ -62,7 +62,7 @@ def test_dry_runs_and_floors_default_to_expected_n() -> None:
     from workbench.dryrun import InlineExecutor
     from workbench.dryrun.floors import floors_at
     from workbench.dryrun.sized import dry_run_at
-    from workbench.proxy import sample_proxy
+    from workbench.evidence.sampler import sample_proxy
 
     doc = _cheap_document()
     doc["schema"]["expected_n"] = [1500, 2500]

@@ -15,6 +15,7 @@ import pytest
 from workbench.cli.main import main
 from workbench.engine import verify_bundle
 from workbench.engine.bundle import BUNDLE_FILES, MANIFEST, file_sha256
+from workbench.evidence.sampler import sample_proxy
 from workbench.generators import (
     PURE_EPSILON_DP,
     Guarantee,
@@ -24,7 +25,6 @@ from workbench.generators import (
     unregister,
 )
 from workbench.privacy.budget_plan import BudgetPlan
-from workbench.proxy import sample_proxy
 from workbench.report.guarantee import guarantee_html, guarantee_markdown, guarantee_sentence
 from workbench.validation import build_spec, save_spec
 

@@ -19,11 +19,11 @@ from workbench.audits import audit_scenario
 from workbench.audits.missing import partial_marginal_scenario
 from workbench.cli.main import main as cli
 from workbench.criteria import evaluate_criterion
+from workbench.evidence.missingness import Mask, apply_masks, parse_masks
 from workbench.generators import make_generator
 from workbench.generators.missing import MissingLayout, ObservedCounts
 from workbench.privacy import PrivacyContext
 from workbench.privacy.noise import SeededNoise
-from workbench.proxy.missingness import Mask, apply_masks, parse_masks
 from workbench.report.missing_profile import missing_profile
 from workbench.specification import SpecError
 from workbench.transform import IdentityCodec

@@ -170,7 +170,7 @@ def test_a_run_after_a_pilot_needs_spend_again_and_names_it(data, tmp_path, caps
     facts = tmp_path / "pilot.json"
     assert cli(["pilot", str(draft), str(data), "--epsilon", "0.5", "--out", str(facts)]) == 0
     capsys.readouterr()
-    from workbench.proxy.fact_list import file_sha256
+    from workbench.specification.document import file_sha256
 
     pilot = {"facts": "pilot.json", "sha256": file_sha256(facts), "epsilon": 0.5}
     spec = _frozen(tmp_path, pilot=pilot)

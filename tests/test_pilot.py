@@ -15,8 +15,8 @@ from workbench.cli.main import main as cli
 from workbench.engine import cleaning_counts
 from workbench.engine.cleaning_counts import CleaningTally
 from workbench.engine.pilot import SENSITIVITY, exact_tables, pilot_columns
+from workbench.evidence.fact_list import load_fact_file
 from workbench.privacy.budget_store import DatasetBudget
-from workbench.proxy.fact_list import load_fact_file
 from workbench.transform.clean import clean
 from workbench.transform.raw import apply_domain_policy, read_raw
 from workbench.validation import build_spec
@@ -133,7 +133,7 @@ def test_pilot_charges_the_store_and_writes_dp_facts_only(spec, data, tmp_path, 
 
 def test_the_pilot_facts_drive_proxy_build(spec, data, tmp_path) -> None:
     from workbench.engine.pilot import pilot
-    from workbench.proxy.build import build_proxy
+    from workbench.evidence.build import build_proxy
 
     outcome = pilot(spec, data, 3.0, tmp_path / "p.json", pairs=["sex:Y"])
     built = build_proxy(spec, outcome.facts_path, 2000, seed=0)

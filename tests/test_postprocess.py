@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from workbench.constraints import parse
+from workbench.evidence.us_natality import read_us_sample
 from workbench.generators import IndependentMarginals
 from workbench.postprocess import (
     SamplingError,
@@ -21,7 +22,6 @@ from workbench.postprocess import (
     semantics_for,
 )
 from workbench.privacy import PrivacyContext
-from workbench.proxy import read_us_sample
 from workbench.transform.clean import clean
 
 # --- face-privacy projection ---------------------------------------------------------------

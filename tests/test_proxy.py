@@ -15,22 +15,17 @@ import pandas as pd
 import pytest
 from conftest import shared_data
 
-from workbench.proxy import (
+from workbench.evidence import facts as facts_module
+from workbench.evidence.facts import build_facts, load_facts, validate_facts
+from workbench.evidence.realism import (
     CLEANING_RULES,
-    PROXY_COLUMNS,
-    build_facts,
-    csv_gz_bytes,
-    load_facts,
-    record_sample,
     removed_shares,
-    sample_proxy,
-    sha256_of,
-    to_schema,
     total_variation,
-    validate_facts,
     weight_bins_100g,
 )
-from workbench.proxy import facts as facts_module
+from workbench.evidence.records import csv_gz_bytes, record_sample
+from workbench.evidence.sampler import sample_proxy
+from workbench.evidence.us_natality import PROXY_COLUMNS, sha256_of, to_schema
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "data"
@@ -75,7 +70,7 @@ def big_proxy(facts: dict) -> pd.DataFrame:
 def real() -> pd.DataFrame:
     """The real 200k public sample mapped onto the schema (skips when absent)."""
     _need_shared()
-    from workbench.proxy import read_us_sample
+    from workbench.evidence.us_natality import read_us_sample
 
     return read_us_sample(SOURCE)
 

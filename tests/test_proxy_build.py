@@ -11,10 +11,10 @@ import pytest
 from own_data_helpers import ROOT, facts_of, small_doc, small_frame
 
 from workbench.cli.main import main as cli
-from workbench.proxy.build import build_proxy, format_report, write_proxy
-from workbench.proxy.draw import BinGrid
-from workbench.proxy.fact_list import FactsError, load_fact_file, parse_facts
-from workbench.proxy.maxent import build_problem, fit
+from workbench.evidence.build import build_proxy, format_report, write_proxy
+from workbench.evidence.draw import BinGrid
+from workbench.evidence.fact_list import FactsError, load_fact_file, parse_facts
+from workbench.evidence.maxent import build_problem, fit
 from workbench.transform.raw import read_raw
 from workbench.validation import build_spec, load_spec
 
@@ -134,7 +134,7 @@ def test_the_proxy_holds_raw_values_a_run_reads(spec, built, tmp_path) -> None:
     assert (text.workclass == "?").any()  # missing written as the declared marker
     frame = read_raw(path, spec.columns, spec.file_format)
     assert frame.age.between(17, 90).all() and (frame.age == frame.age.round()).all()
-    from workbench.dryrun.proxy import prepare_proxy
+    from workbench.evidence.prepare import prepare_proxy
 
     cleaned = prepare_proxy(spec, path)
     assert len(cleaned) == 3000

@@ -14,6 +14,7 @@ import pytest
 
 from workbench.criteria import release_once
 from workbench.engine import run_iteration
+from workbench.evidence.sampler import sample_proxy
 from workbench.generators import (
     GeneratorFamily,
     family_class,
@@ -24,7 +25,6 @@ from workbench.generators import (
     unregister,
 )
 from workbench.privacy import PrivacyContext
-from workbench.proxy import sample_proxy
 from workbench.specification import SpecError
 from workbench.specification.params import Param, non_negative, one_of
 from workbench.transform.clean import clean

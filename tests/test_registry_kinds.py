@@ -22,8 +22,8 @@ import pytest
 from workbench.audits.harness import Capture
 from workbench.criteria import evaluate_all, exact_errors, kinds, release_once
 from workbench.criteria.kinds.base import CriterionKind, Reads, join_path
+from workbench.evidence.sampler import sample_proxy
 from workbench.privacy import PrivacyContext
-from workbench.proxy import sample_proxy
 from workbench.specification import SpecError
 from workbench.specification.params import CONTROLS, Param, name_list
 from workbench.transform.clean import clean
@@ -258,7 +258,7 @@ def html_of(widget: Any) -> list[str]:
 
 
 def test_toy_kind_is_shown_in_the_criteria_editor(toy_kind) -> None:
-    from workbench.proxy import sample_proxy as proxy_rows
+    from workbench.evidence.sampler import sample_proxy as proxy_rows
     from workbench.widgets import CriteriaEditor, ProxyLab, Session
     from workbench.widgets.dashboards.spec_review import criterion_reviews
 

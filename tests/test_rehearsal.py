@@ -103,7 +103,7 @@ def test_a_seeded_dry_run_task_and_a_rehearsal_make_the_same_iteration(
     # the dry run's own task function, at the configuration the rehearsal drew, same seed
     spec = load_spec(frozen)
     config = next(c for c in spec.configurations() if c.key == first["configuration"])
-    from workbench.dryrun.proxy import prepare_proxy
+    from workbench.evidence.prepare import prepare_proxy
 
     payload = Payload(f"rehearsal-{example}", spec.to_document(), prepare_proxy(spec, data))
     install(payload)

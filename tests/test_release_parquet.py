@@ -15,7 +15,7 @@ from test_engine import _test_document
 from workbench.cli.main import main
 from workbench.engine import verify_bundle
 from workbench.engine.release_parquet import parquet_problem
-from workbench.proxy import sample_proxy
+from workbench.evidence.sampler import sample_proxy
 from workbench.validation import save_spec
 
 REPO = Path(__file__).resolve().parents[1]

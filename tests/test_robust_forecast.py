@@ -10,22 +10,29 @@ import pandas as pd
 import pytest
 from test_dryrun import _cheap_document
 
-from workbench.dryrun import InlineExecutor, prepare_proxy
-from workbench.dryrun.population import copied_share, raked_weights, systematic_sample
-from workbench.dryrun.published import published_tables
-from workbench.dryrun.robust import (
-    PUBLISHED_SCENARIOS,
-    SCENARIOS,
-    default_scenarios,
-    robust_forecast,
-    scenario_frames,
-    scenario_weights,
-)
-from workbench.dryrun.size import size_seed
+from workbench.dryrun import InlineExecutor
+from workbench.dryrun.robust import robust_forecast
 from workbench.dryrun.worker import task_frame
-from workbench.proxy import sample_proxy
+from workbench.evidence.core import PUBLISHED_SCENARIOS, SCENARIOS, Evidence
+from workbench.evidence.population import (
+    copied_share,
+    raked_weights,
+    size_seed,
+    systematic_sample,
+)
+from workbench.evidence.prepare import prepare_proxy
+from workbench.evidence.published import published_tables
+from workbench.evidence.sampler import sample_proxy
 from workbench.trial import bind
 from workbench.validation import build_spec
+
+
+def scenario_frames(evidence: Evidence, *, seed: int = 0, size: int | None = None,
+                    **options) -> dict[str, pd.DataFrame]:
+    """Each scenario realised as one population of ``size`` rows, seeded as a task's."""
+    m = len(evidence.frame) if size is None else size
+    return {name: evidence.population(m, size_seed(seed, m), weights)
+            for name, weights in evidence.scenario_weights(**options).items()}
 
 
 @pytest.fixture(scope="module")
@@ -51,8 +58,8 @@ def _entropy(p: np.ndarray) -> float:
 
 def test_scenarios_move_the_one_way_marginals_as_declared(spec, proxy) -> None:
     half = len(proxy) // 2
-    frames = scenario_frames(spec, proxy, tolerance=0.03, seed=5, size=half)
-    assert list(frames) == list(SCENARIOS) and frames["proxy"] is proxy
+    frames = scenario_frames(Evidence(spec, proxy), tolerance=0.03, seed=5, size=half)
+    assert list(frames) == list(SCENARIOS) and len(frames["proxy"]) == half
     base = _one_ways(spec, proxy)
     for name, towards_uniform in (("flatter", True), ("sharper", False)):
         moved = _one_ways(spec, frames[name])
@@ -64,22 +71,22 @@ def test_scenarios_move_the_one_way_marginals_as_declared(spec, proxy) -> None:
     rare = {k: _rare_share(spec, codes(frames[k]), codes(proxy))
             for k in ("proxy", "rare thinned", "rare thickened")}
     assert rare["rare thinned"] < rare["proxy"] < rare["rare thickened"], rare
-    again = scenario_frames(spec, proxy, tolerance=0.03, seed=5, size=half)
+    again = scenario_frames(Evidence(spec, proxy), tolerance=0.03, seed=5, size=half)
     assert all(again[k].equals(frames[k]) for k in frames)  # seeded
     # raked, not a product of per-column ratios: on 20× the rows the noise is gone and each
     # column moves by the tolerance itself (the product moved correlated columns by 0.055)
     big = prepare_proxy(spec, sample_proxy(120_000, seed=12))
-    flat = scenario_frames(spec, big, tolerance=0.03, seed=5, names=["flatter"],
+    flat = scenario_frames(Evidence(spec, big), tolerance=0.03, seed=5, names=["flatter"],
                            size=60_000)["flatter"]
     tvs = [0.5 * np.abs(m - b).sum()
            for m, b in zip(_one_ways(spec, flat), _one_ways(spec, big), strict=True)]
     assert max(tvs) < 0.036, tvs
     # at half the proxy's size hardly a row is copied; at its own size, re-weighting must copy
-    w = scenario_weights(spec, big, tolerance=0.03, names=["flatter"])["flatter"]
+    w = Evidence(spec, big).scenario_weights(["flatter"], tolerance=0.03)["flatter"]
     assert copied_share(w, 60_000) < 0.05 < copied_share(w, len(big))
 
 
-def test_every_task_of_a_scenario_draws_its_own_population(proxy) -> None:
+def test_every_task_of_a_scenario_draws_its_own_population(spec, proxy) -> None:
     """A weighted dry run's task rehearses on its own draw at n: none of a weight-0 row, no
     copies where every expected count is below 1, different rows for another seed."""
     weights = np.where(np.arange(len(proxy)) % 3 == 0, 0.0, 1.0)
@@ -89,7 +96,7 @@ def test_every_task_of_a_scenario_draws_its_own_population(proxy) -> None:
     assert np.all(rows % 3 != 0) and len(np.unique(rows)) == len(rows)
     assert task_frame(proxy, None, weights, 1) is proxy
     with pytest.raises(ValueError, match="unknown proxy scenario"):
-        scenario_frames(spec, proxy, names=["warmer"])
+        scenario_frames(Evidence(spec, proxy), names=["warmer"])
 
 
 def _rare_share(spec, codes: np.ndarray, reference: np.ndarray) -> float:
@@ -168,7 +175,7 @@ def test_published_tables_anchor_the_scenarios(spec) -> None:
     tables = published_tables(spec, _published_from(spec, big, column, shift))
     target = tables.target(column)
     assert 0.5 * np.abs(target - base[j]).sum() > 0.02  # the tables differ from the proxy
-    frames = scenario_frames(spec, big, seed=4, published=tables, size=30_000)
+    frames = scenario_frames(Evidence(spec, big, tables), seed=4, size=30_000)
     assert list(frames) == list(PUBLISHED_SCENARIOS)
     raked = _one_ways(spec, frames["published"])
     assert 0.5 * np.abs(raked[j] - target).sum() < 0.015  # sampling noise at 30k
@@ -178,7 +185,7 @@ def test_published_tables_anchor_the_scenarios(spec) -> None:
         moved = _one_ways(spec, frames[name])[j]
         assert 0.5 * np.abs(moved - target).sum() < tables.tolerance(column) + 0.01, name
     with pytest.raises(ValueError, match="published tables fix the 1-way shares"):
-        scenario_frames(spec, big, published=tables, names=["rare thinned"])
+        scenario_frames(Evidence(spec, big, tables), names=["rare thinned"])
 
 
 def test_published_tables_that_do_not_fit_the_spec_fail_naming_the_column(spec, proxy) -> None:
@@ -214,14 +221,14 @@ def test_published_counts_are_exact_and_keep_a_rare_cell_that_rounding_erases(sp
     rounded = published_tables(spec, {"step": 0.001, "columns": {column: [
         round(round(c / counts.sum() / 0.001) * 0.001, 6) for c in counts]}})
     assert rounded.shares[column][rare] == 0
-    assert default_scenarios(tables) == ("published",)
-    assert default_scenarios(rounded) == PUBLISHED_SCENARIOS
-    frames = scenario_frames(spec, big, seed=4, published=tables, size=600_000)
+    assert Evidence(spec, big, tables).default_scenarios() == ("published",)
+    assert Evidence(spec, big, rounded).default_scenarios() == PUBLISHED_SCENARIOS
+    frames = scenario_frames(Evidence(spec, big, tables), seed=4, size=600_000)
     assert list(frames) == ["published"]
     got = np.bincount(bind(spec, next(iter(spec.configurations()))).encode(
         frames["published"])[:, j], minlength=len(counts))
     assert got[rare] == pytest.approx(3, abs=2) and got[rare] > 0
-    erased = scenario_frames(spec, big, seed=4, published=rounded, size=60_000)["published"]
+    erased = scenario_frames(Evidence(spec, big, rounded), seed=4, size=60_000)["published"]
     assert np.bincount(bind(spec, next(iter(spec.configurations()))).encode(erased)[:, j],
                        minlength=len(counts))[rare] == 0
     with pytest.raises(ValueError, match=f"column '{column}': every count must be a whole"):
@@ -247,7 +254,7 @@ def test_published_cross_tables_fix_how_two_columns_co_occur(spec) -> None:
                 "pairs": {f"{na}|{nb}": target.tolist()}}
     tables = published_tables(spec, document)
     assert set(tables.pairs) == {(na, nb)}
-    frame = scenario_frames(spec, big, seed=5, published=tables)["published"]
+    frame = scenario_frames(Evidence(spec, big, tables), seed=5)["published"]
     got = np.zeros_like(cross)
     c2 = bind(spec, next(iter(spec.configurations()))).encode(frame)
     np.add.at(got, (c2[:, a], c2[:, b]), 1)
@@ -270,8 +277,8 @@ def test_published_cross_tables_fix_how_two_columns_co_occur(spec) -> None:
 
 def test_a_robust_forecast_with_published_tables_rehearses_the_raked_proxy(spec, proxy) -> None:
     tables = published_tables(spec, _published_from(spec, proxy, spec.column_names[1]))
-    fc = robust_forecast(spec, proxy, n=2_000, repetitions=2, seed=3,
-                         executor=InlineExecutor(), published=tables)
+    fc = robust_forecast(spec, Evidence(spec, proxy, tables), n=2_000, repetitions=2, seed=3,
+                         executor=InlineExecutor())
     assert list(fc.scenarios) == list(PUBLISHED_SCENARIOS)
     assert "the proxy raked to the published tables" in fc.words()
 

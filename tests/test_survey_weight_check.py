@@ -151,9 +151,9 @@ def test_a_dry_run_task_whose_check_refuses_is_a_bottom_as_the_run_would_be():
     import pandas as pd
     from conftest import shared_data
 
-    from workbench.dryrun.proxy import prepare_proxy
     from workbench.dryrun.tasks import Task
     from workbench.dryrun.worker import Payload, install, run_task, uninstall
+    from workbench.evidence.prepare import prepare_proxy
 
     spec = build_spec(json.loads(EXAMPLE.read_text()))
     frame = pd.read_csv(shared_data("adult/adult_train.csv.gz"), skipinitialspace=True,

@@ -20,7 +20,7 @@ from workbench.engine.unbounded import (
     covered_sizes,
     unbounded_problem,
 )
-from workbench.proxy import sample_proxy
+from workbench.evidence.sampler import sample_proxy
 from workbench.specification import SpecError
 from workbench.validation import build_spec, load_spec, save_spec
 

@@ -458,7 +458,7 @@ def test_session_without_proxy_still_edits(example_doc):
 def test_feasibility_tab_matches_the_dry_run_api_and_narrows(tmp_path, monkeypatch) -> None:
     """The tab's records equal ``dry_run``'s for the same seeds; narrowing edits the draft."""
     from workbench.dryrun import InlineExecutor, dry_run, select_configurations
-    from workbench.proxy import sample_proxy
+    from workbench.evidence.sampler import sample_proxy
     from workbench.specification.document import read_document
     from workbench.widgets import CoDesignApp, Session
 
@@ -490,7 +490,7 @@ def test_feasibility_tab_rehearses_at_the_expected_size(tmp_path, monkeypatch) -
     """Issue 15: the tab resamples the proxy to n like ``workbench dryrun --n`` — blank takes
     ``schema.expected_n``, a range runs both ends and the low end counts."""
     from workbench.dryrun import InlineExecutor, dry_run, select_configurations
-    from workbench.proxy import sample_proxy
+    from workbench.evidence.sampler import sample_proxy
     from workbench.specification.document import read_document
     from workbench.widgets import CoDesignApp, Session
 

@@ -29,8 +29,8 @@ def add_proxy_arguments(p: argparse.ArgumentParser) -> None:
 
 def run_proxy(args: argparse.Namespace) -> int:
     """Build, write and report; exit 0 when the fit meets every fact within its rounding."""
-    from workbench.proxy.build import build_proxy, format_report, write_proxy
-    from workbench.proxy.fact_list import FactsError
+    from workbench.evidence.build import build_proxy, format_report, write_proxy
+    from workbench.evidence.fact_list import FactsError
     from workbench.validation import load_spec
 
     spec = load_spec(args.spec)

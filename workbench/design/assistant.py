@@ -38,15 +38,14 @@ from workbench.criteria import evaluate_criterion, kinds
 from workbench.design.facts import CandidateFacts, candidate_facts
 from workbench.design.rehearse import DEFAULT_CHECKS, rehearse_drafts
 from workbench.design.rules import needed_epsilon, pass_probability
-from workbench.dryrun.proxy import prepare_proxy
-from workbench.dryrun.published import PublishedTables
-from workbench.dryrun.robust import SCENARIOS, RobustForecast
-from workbench.dryrun.size import resample_to_n, size_seed
+from workbench.dryrun.robust import RobustForecast
 from workbench.engine.before_loop import release_before_loop
+from workbench.evidence.core import SCENARIOS, Evidence
+from workbench.evidence.population import size_seed
+from workbench.evidence.prepare import as_evidence
 from workbench.privacy import PrivacyContext
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.noise import SeededNoise
-from workbench.sources import is_url, public_name
 from workbench.specification import Configuration, Spec
 from workbench.transform.cells import distinct_cells
 from workbench.trial import bind
@@ -244,29 +243,31 @@ def _draft(spec: Spec, config: Configuration, chosen: Alternative,
     return doc
 
 
-def design(spec: Spec, proxy: pd.DataFrame | str | os.PathLike[str], n: int | None = None, *,
+def design(spec: Spec, proxy: Evidence | pd.DataFrame | str | os.PathLike[str],
+           n: int | None = None, *,
            target_p: float = 0.6, epsilon_generators: Sequence[float] = (1.5, 2.0, 2.5),
            divisors: Sequence[float] = DEFAULT_DIVISORS, repetitions: int = 4, draws: int = 10,
            seed: int = 0, configuration: Configuration | None = None,
            progress: Progress | None = None, check_repetitions: int = 10,
            scenarios: Sequence[str] = SCENARIOS, checks: int = DEFAULT_CHECKS,
-           executor: Any = None, published: PublishedTables | None = None) -> DesignResult:
+           executor: Any = None) -> DesignResult:
     """Derive each criterion's ε, ε_gen and the selection mode on the proxy at n (module doc);
     the drafts are then rehearsed as frozen (``check_repetitions`` seeded dry-run iterations
     on the proxy and each of ``scenarios``, up to ``checks`` drafts cheapest first) and the
     first whose low end reaches the target is written, with that rehearsal as its forecast;
-    ``executor``: the dry run's, default two local processes; ``published``: the registry's
-    published tables, which anchor the rehearsal's scenarios instead of ``scenarios``)."""
+    ``executor``: the dry run's, default two local processes). The margins are measured on a
+    population at n of the evidence's anchor; published tables in the evidence anchor the
+    rehearsal's scenarios instead of ``scenarios``."""
     if not 0 < target_p < 1:
         raise ValueError("target_p must lie in (0, 1)")
     if repetitions < 1 or draws < 1 or not epsilon_generators or not divisors:
         raise ValueError("repetitions, draws, epsilon_generators and divisors must be non-empty")
     say = progress or (lambda _m: None)
     config = _plain(configuration or next(iter(spec.configurations())))
-    prepared = prepare_proxy(spec, proxy)
+    evidence = as_evidence(spec, proxy)
     if n is None:
-        n = spec.expected_n.low if spec.expected_n is not None else len(prepared)
-    frame = resample_to_n(prepared, int(n), size_seed(seed, int(n)))
+        n = spec.expected_n.low if spec.expected_n is not None else len(evidence.frame)
+    frame = evidence.population(int(n), size_seed(seed, int(n)))
     table = _variant(spec, spec.budget.epsilon_generator).table_codec(config)
     real = table.encode(frame)
     cells = distinct_cells(real, table.domain)
@@ -295,13 +296,10 @@ def design(spec: Spec, proxy: pd.DataFrame | str | os.PathLike[str], n: int | No
                     key=lambda a: (a.epsilon_total, -a.p))
              + sorted((a for a in alternatives if a.p < target_p),
                       key=lambda a: (-a.p, a.epsilon_total)))
-    name = None if isinstance(proxy, pd.DataFrame) else (
-        public_name(proxy) if is_url(proxy) else os.path.basename(os.fspath(proxy)))
     rehearsed = rehearse_drafts([_draft(spec, config, a, tuned) for a in order[:checks]],
-                                prepared, int(n), target_p=target_p,
+                                evidence, int(n), target_p=target_p,
                                 repetitions=check_repetitions, seed=seed, scenarios=scenarios,
-                                checks=checks, proxy_name=name, say=say, executor=executor,
-                                published=published)
+                                checks=checks, say=say, executor=executor)
     return DesignResult(int(n), target_p, config, alternatives, order[rehearsed.index],
                         rehearsed.reached, margins, rehearsed.document, tuned,
                         rehearsed.forecast)

@@ -46,6 +46,8 @@ def run_command(args: argparse.Namespace) -> int:
     """Derive, print the tables, write the draft; 0 when the target is reached, 1 if not."""
     from workbench.design.assistant import design
     from workbench.dryrun.size import low_end, parse_n
+    from workbench.evidence.prepare import as_evidence
+    from workbench.evidence.published import read_published_tables
     from workbench.specification.document import write_document
     from workbench.validation import load_spec, save_spec
 
@@ -57,19 +59,18 @@ def run_command(args: argparse.Namespace) -> int:
                    "repetitions": args.repetitions, "draws": args.draws, "seed": args.seed,
                    "check_repetitions": args.check_repetitions,
                    "progress": None if args.quiet else lambda m: print(m, file=sys.stderr)}
-        if getattr(args, "published_tables", None):
-            from workbench.dryrun.published import read_published_tables
+        from workbench.design.families import design_families, parse_candidates
 
-            kwargs["published"] = read_published_tables(spec, args.published_tables)
+        candidates = parse_candidates(args.families) if args.families else None
+        tables = getattr(args, "published_tables", None)
+        evidence = as_evidence(spec, args.proxy,
+                               read_published_tables(spec, tables) if tables else None)
         choice = None
-        if args.families:
-            from workbench.design.families import design_families, parse_candidates
-
-            outcome = design_families(spec, args.proxy, n, parse_candidates(args.families),
-                                      **kwargs)
+        if candidates:
+            outcome = design_families(spec, evidence, n, candidates, **kwargs)
             choice, result = outcome.choice, outcome.design
         else:
-            result = design(spec, args.proxy, n, **kwargs)
+            result = design(spec, evidence, n, **kwargs)
     except (ValueError, ImportError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

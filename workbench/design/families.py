@@ -44,14 +44,9 @@ from workbench.design.candidates import (
     candidate_document,
     parse_candidates,
 )
-from workbench.dryrun.proxy import prepare_proxy
-from workbench.dryrun.published import PublishedTables
-from workbench.dryrun.robust import (
-    SCENARIOS,
-    RobustForecast,
-    default_scenarios,
-    robust_forecast,
-)
+from workbench.dryrun.robust import RobustForecast, robust_forecast
+from workbench.evidence.core import SCENARIOS, Evidence
+from workbench.evidence.prepare import as_evidence
 from workbench.generators import MCMC_KIND, Guarantee, guarantee_for
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.specification import Spec
@@ -168,39 +163,38 @@ class FamilyChoice:
         return "\n".join(lines)
 
 
-def _rehearse(spec: Spec, proxy: pd.DataFrame, n: int, target_p: float, repetitions: int,
-              seed: int, scenarios: Sequence[str], executor: Any,
-              published: PublishedTables | None = None) -> tuple[RobustForecast, bool]:
+def _rehearse(spec: Spec, evidence: Evidence, n: int, target_p: float, repetitions: int,
+              seed: int, scenarios: Sequence[str], executor: Any
+              ) -> tuple[RobustForecast, bool]:
     """The anchor first (the proxy, or the proxy raked to the published tables); the other
     scenarios only if its p reaches the target; and whether every scenario was rehearsed."""
-    names = default_scenarios(published) if published is not None else scenarios
-    rf = robust_forecast(spec, proxy, list(spec.configurations()), n, repetitions=repetitions,
-                         seed=seed, names=names, stop_below=target_p, executor=executor,
-                         published=published)
+    names = evidence.default_scenarios() if evidence.published is not None else scenarios
+    rf = robust_forecast(spec, evidence, list(spec.configurations()), n,
+                         repetitions=repetitions, seed=seed, names=names, stop_below=target_p,
+                         executor=executor)
     return rf, len(rf.scenarios) == len(names)
 
 
-def compare_families(spec: Spec, proxy: pd.DataFrame | str, n: int | None,
+def compare_families(spec: Spec, proxy: Evidence | pd.DataFrame | str, n: int | None,
                      candidates: Sequence[Candidate], *, target_p: float = 0.6,
                      repetitions: int = 10, seed: int = 0,
                      scenarios: Sequence[str] = SCENARIOS, executor: Any = None,
-                     progress: Callable[[str], None] | None = None,
-                     published: PublishedTables | None = None) -> FamilyChoice:
-    """Rehearse every candidate at the spec's ε and choose (module docstring, steps 1–3);
-    ``published``: anchor the rehearsals on the registry's published tables."""
+                     progress: Callable[[str], None] | None = None) -> FamilyChoice:
+    """Rehearse every candidate at the spec's ε and choose (module docstring, steps 1–3) on
+    the evidence (anchored on its published tables, if any)."""
     if not candidates:
         raise ValueError(f"{OPTION}: name at least one generator family")
     say = progress or (lambda _m: None)
-    prepared = prepare_proxy(spec, proxy)
+    evidence = as_evidence(spec, proxy)
     if n is None:
-        n = spec.expected_n.low if spec.expected_n is not None else len(prepared)
-    documents = [candidate_document(spec, c, prepared) for c in candidates]  # all valid first
+        n = spec.expected_n.low if spec.expected_n is not None else len(evidence.frame)
+    documents = [candidate_document(spec, c, evidence.frame) for c in candidates]  # all valid first
     compared = []
     for c, doc in zip(candidates, documents, strict=True):
         variant = build_spec(doc)
         say(f"comparing {_label(c, doc)} at ε_total {variant.epsilon_total:.4g}, n = {n:,}")
-        rf, complete = _rehearse(variant, prepared, int(n), target_p, repetitions, seed,
-                                 scenarios, executor, published)
+        rf, complete = _rehearse(variant, evidence, int(n), target_p, repetitions, seed,
+                                 scenarios, executor)
         records = rf.result.records
         rates = {cid: statistics.fmean(bool(r.criteria.get(cid) and r.criteria[cid].passed)
                                        for r in records) for cid in rf.result.criteria}
@@ -242,7 +236,7 @@ class FamilyDesign:
     design: DesignResult
 
 
-def design_families(spec: Spec, proxy: pd.DataFrame | str, n: int | None,
+def design_families(spec: Spec, proxy: Evidence | pd.DataFrame | str, n: int | None,
                     candidates: Sequence[Candidate], *, target_p: float = 0.6,
                     check_repetitions: int = 10, seed: int = 0,
                     scenarios: Sequence[str] = SCENARIOS, executor: Any = None,
@@ -250,11 +244,11 @@ def design_families(spec: Spec, proxy: pd.DataFrame | str, n: int | None,
                     **design_options: Any) -> FamilyDesign:
     """Choose the family at equal ε (:func:`compare_families`), then design it
     (:func:`workbench.design.assistant.design` with ``design_options``)."""
-    choice = compare_families(spec, proxy, n, candidates, target_p=target_p,
+    evidence = as_evidence(spec, proxy)
+    choice = compare_families(spec, evidence, n, candidates, target_p=target_p,
                               repetitions=check_repetitions, seed=seed, scenarios=scenarios,
-                              executor=executor, progress=progress,
-                              published=design_options.get("published"))
-    result = design(chosen_spec(choice), proxy, choice.n, target_p=target_p,
+                              executor=executor, progress=progress)
+    result = design(chosen_spec(choice), evidence, choice.n, target_p=target_p,
                     check_repetitions=check_repetitions, seed=seed, scenarios=scenarios,
                     executor=executor, progress=progress, **design_options)
     return FamilyDesign(choice, result)

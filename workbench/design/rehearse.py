@@ -6,7 +6,7 @@ criterion's marginals by its ε, which the model holds fixed). So every draft it
 rehearsed as written: a seeded dry run of the draft itself at n, on the proxy and on the
 proxy scenarios of :mod:`workbench.dryrun.robust`, and the draft is accepted only when the
 LOW end of that range reaches the target. With the registry's own published tables
-(:mod:`workbench.dryrun.published`) the range is over the proxy raked to them instead, as
+(:mod:`workbench.evidence.published`) the range is over the proxy raked to them instead, as
 `workbench dryrun --robust --published-tables` rehearses. The recorded forecast is that dry
 run's (p, its interval, the range, n, proxy, seed, and the hash of the draft it belongs to).
 """
@@ -17,11 +17,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import pandas as pd
-
 from workbench.dryrun.forecast import forecast_record
-from workbench.dryrun.published import PublishedTables
-from workbench.dryrun.robust import SCENARIOS, RobustForecast, robust_forecast
+from workbench.dryrun.robust import RobustForecast, robust_forecast
+from workbench.evidence.core import SCENARIOS, Evidence
 from workbench.validation import build_spec
 
 #: How many drafts, cheapest first, are rehearsed before the best one is kept.
@@ -38,25 +36,24 @@ class Rehearsed:
     reached: bool
 
 
-def rehearse_drafts(drafts: Sequence[dict[str, Any]], proxy: pd.DataFrame, n: int, *,
+def rehearse_drafts(drafts: Sequence[dict[str, Any]], evidence: Evidence, n: int, *,
                     target_p: float, repetitions: int, seed: int,
                     scenarios: Sequence[str] = SCENARIOS, checks: int = DEFAULT_CHECKS,
-                    proxy_name: str | None = None,
                     say: Callable[[str], None] | None = None,
-                    executor: Any = None,
-                    published: PublishedTables | None = None) -> Rehearsed:
+                    executor: Any = None) -> Rehearsed:
     """Rehearse ``drafts`` (in the order to try) until one's low end reaches ``target_p``;
     else keep the one with the highest low end. Its document gets the recorded forecast
-    (``published``: anchored on the registry's published tables, their scenarios)."""
+    (with published tables in the evidence: anchored on them, their scenarios)."""
+    published, proxy_name = evidence.published, evidence.source
     say = say or (lambda _m: None)
     best: tuple[float, int, RobustForecast] | None = None
     for i, draft in enumerate(drafts[:max(1, checks)]):
         spec = build_spec(draft)
         say(f"rehearsing draft {i + 1} (ε_total {spec.epsilon_total:.4g}) as frozen")
-        rf = robust_forecast(spec, proxy, list(spec.configurations()), n,
+        rf = robust_forecast(spec, evidence, list(spec.configurations()), n,
                              repetitions=repetitions, seed=seed,
                              names=None if published is not None else scenarios,
-                             executor=executor, published=published)
+                             executor=executor)
         if best is None or rf.low > best[0]:
             best = (rf.low, i, rf)
         if rf.low >= target_p:

@@ -27,14 +27,12 @@ from workbench.dryrun.files import (
 )
 from workbench.dryrun.forecast import SelectionForecast, forecast
 from workbench.dryrun.noise import noise_source
-from workbench.dryrun.proxy import prepare_proxy
 from workbench.dryrun.result import ALL, DryRunResult, wilson_interval
 from workbench.dryrun.run import dry_run, pick_configurations, select_configurations
 from workbench.dryrun.size import (
     SizeSpec,
     low_end,
     parse_n,
-    resample_to_n,
     size_ends,
     spec_n,
 )
@@ -67,10 +65,8 @@ __all__ = [
     "noise_source",
     "parse_n",
     "pick_configurations",
-    "prepare_proxy",
     "read_pass_rates",
     "read_records",
-    "resample_to_n",
     "result_document",
     "select_configurations",
     "size_ends",

@@ -19,6 +19,9 @@ from workbench.dryrun.floors import FloorTable, floors_at, floors_words
 from workbench.dryrun.run import select_configurations
 from workbench.dryrun.size import DEFAULT_DRAWS, SizeSpec, spec_n
 from workbench.dryrun.sized import SizedDryRun, dry_run_at
+from workbench.evidence.core import Evidence
+from workbench.evidence.prepare import as_evidence
+from workbench.evidence.published import read_published_tables
 from workbench.specification import Configuration, Spec
 from workbench.validation import load_spec, save_spec
 
@@ -28,9 +31,10 @@ def _draws(args: argparse.Namespace) -> int:
     return DEFAULT_DRAWS if args.floor_draws is None else int(args.floor_draws)
 
 
-def print_floors(spec: Spec, proxy: str, configs: list[Configuration], n: SizeSpec,
+def print_floors(spec: Spec, proxy: Evidence | str, configs: list[Configuration], n: SizeSpec,
                  draws: int, seed: int) -> dict[int, list[FloorTable]]:
-    """The feasibility floors beside each threshold, per size and (transforms, min_count)."""
+    """The feasibility floors beside each threshold, per size and (transforms, min_count), on
+    the evidence's anchor (the proxy raked to published tables, when given)."""
     if not draws:
         return {}
     tables = floors_at(spec, proxy, configs, n, draws=draws, seed=seed)
@@ -77,7 +81,7 @@ def masked_proxy(spec: Spec, path: str, masks: list[str], seed: int) -> object:
     (``proxy.missingness``); a mask naming no column applies to every non-forbid column."""
     if not masks:
         return path
-    from workbench.proxy.missingness import apply_masks, parse_masks
+    from workbench.evidence.missingness import apply_masks, parse_masks
     from workbench.transform.raw import read_raw
 
     frame = read_raw(path, spec.columns, spec.file_format)
@@ -90,8 +94,8 @@ def _robust_scenarios(spec: Spec, result: Any, proxy: Any,
     """p of the narrowed design on the proxy (this dry run) and on every other proxy scenario
     (:mod:`workbench.dryrun.robust`, seeded dry runs at the same n), printed as a range; with
     ``--published-tables``, on the proxy raked to them and within their rounding instead."""
-    from workbench.dryrun.published import read_published_tables
-    from workbench.dryrun.robust import SCENARIOS, robust_forecast
+    from workbench.dryrun.robust import robust_forecast
+    from workbench.evidence.core import SCENARIOS
     from workbench.validation import build_spec
 
     sel = spec.selection
@@ -100,8 +104,8 @@ def _robust_scenarios(spec: Spec, result: Any, proxy: Any,
     on_proxy = result.selection_forecast(sel.gamma, sel.max_iterations, args.min_pass).p
     tables = getattr(args, "published_tables", None)
     published = read_published_tables(narrowed, tables) if tables else None
-    robust = robust_forecast(narrowed, proxy, kept, args.n, repetitions=args.repetitions,
-                             seed=args.seed, published=published,
+    robust = robust_forecast(narrowed, as_evidence(narrowed, proxy, published), kept, args.n,
+                             repetitions=args.repetitions, seed=args.seed,
                              names=None if published else SCENARIOS[1:])
     scenarios = dict(robust.scenarios) if published else {"proxy": on_proxy,
                                                           **robust.scenarios}
@@ -147,7 +151,10 @@ def run_command(args: argparse.Namespace) -> int:
         if args.write_result:
             write_result(result, spec, args.write_result, data=_shown(args.proxy))
         _report(sized, spec, args)
-        floors = print_floors(spec, args.proxy, configs, args.n, args.floor_draws, args.seed)
+        tables = getattr(args, "published_tables", None)
+        floors = print_floors(spec, as_evidence(spec, args.proxy, read_published_tables(
+            spec, tables)) if tables else args.proxy, configs, args.n, args.floor_draws,
+            args.seed)
         for size, res in sorted(sized.results.items()):
             if size in floors:
                 print(excess_words(res, floors[size]))

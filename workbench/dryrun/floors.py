@@ -28,10 +28,11 @@ import pandas as pd
 
 from workbench.criteria.dispatch import kind_of
 from workbench.criteria.evaluation_state import Evaluation
-from workbench.dryrun.proxy import prepare_proxy
-from workbench.dryrun.size import DEFAULT_DRAWS, SizeSpec, check_n, resample_to_n, size_ends
+from workbench.dryrun.size import DEFAULT_DRAWS, SizeSpec, check_n, size_ends
 from workbench.dryrun.tasks import task_seed
 from workbench.engine.before_loop import release_before_loop
+from workbench.evidence.core import Evidence
+from workbench.evidence.prepare import as_evidence
 from workbench.postprocess import project_min_count, sample_valid_for
 from workbench.privacy import PrivacyContext
 from workbench.specification import Configuration, Spec
@@ -161,35 +162,32 @@ def floor_draw(spec: Spec, configuration: Configuration, codes: np.ndarray,
 
 def feasibility_floors(
     spec: Spec,
-    proxy: pd.DataFrame | str | os.PathLike[str],
+    proxy: Evidence | pd.DataFrame | str | os.PathLike[str],
     configuration: Configuration | None = None,
     n: int | None = None,
     draws: int = DEFAULT_DRAWS,
     seed: int = 0,
-    *,
-    prepared: bool = False,
 ) -> FloorTable:
     """Every criterion's floor at ``n`` records (None: the cleaned proxy's size), averaged
-    over ``draws`` draws. Each draw takes R = the proxy resampled to n
-    (:func:`workbench.dryrun.size.resample_to_n`) and S = a bootstrap of R. ``configuration``
-    defaults to the spec's first one. ``prepared``: ``proxy`` is already cleaned."""
+    over ``draws`` draws. Each draw takes R = a population at n of the evidence's anchor
+    (:meth:`workbench.evidence.core.Evidence.population`) and S = a bootstrap of R.
+    ``configuration`` defaults to the spec's first one."""
     n = check_n(n)  # type: ignore[assignment]
     if isinstance(n, tuple):
         raise ValueError("feasibility_floors takes one size n; use floors_at for a range")
     if isinstance(draws, bool) or not isinstance(draws, int) or draws < 2:
         raise ValueError("draws must be an integer >= 2 (the SD needs two)")
-    frame = proxy if prepared else prepare_proxy(spec, proxy)
-    assert isinstance(frame, pd.DataFrame)
+    evidence = as_evidence(spec, proxy)
     config = configuration if configuration is not None else next(spec.configurations())
     codec = spec.table_codec(config)
     values: dict[str, list[float]] = {c.id: [] for c in spec.criteria}
     trivial: dict[str, list[float]] = {c.id: [] for c in spec.criteria}
     thresholds: dict[str, list[float]] = {c.id: [] for c in spec.criteria}
-    size = len(frame) if n is None else n
+    size = len(evidence.frame) if n is None else n
     for d in range(draws):
         ctx = PrivacyContext.simulation(task_seed(seed, f"floor:n={size}", d),
                                         neighbour=spec.budget.neighbour)
-        real = frame if n is None else resample_to_n(frame, n, ctx.rng)
+        real = evidence.population(n, ctx.rng)
         # a survey's raking and base weights, as the run releases them before its loop
         once = release_before_loop(spec, real, ctx).once if spec.survey is not None else None
         codes = codec.encode(real)
@@ -209,19 +207,19 @@ def feasibility_floors(
     return FloorTable(size, config, tuple(floors))
 
 
-def floors_at(spec: Spec, proxy: pd.DataFrame | str | os.PathLike[str],
+def floors_at(spec: Spec, proxy: Evidence | pd.DataFrame | str | os.PathLike[str],
               configurations: Sequence[Configuration] | None = None, n: SizeSpec = None,
               draws: int = DEFAULT_DRAWS, seed: int = 0) -> dict[int, list[FloorTable]]:
     """Floors per rehearsed size (both ends of a range) and configuration: what the dry run's
     table, ``describe --proxy`` and the editors show. The widgets call this."""
-    frame = prepare_proxy(spec, proxy)
+    evidence = as_evidence(spec, proxy)
     if n is None and spec.expected_n is not None:  # schema.expected_n, both ends
         n = spec.expected_n.size
     configs = floor_configurations(configurations if configurations is not None
                                    else [next(spec.configurations())])
     out: dict[int, list[FloorTable]] = {}
     for size in size_ends(check_n(n)) or (None,):
-        tables = [feasibility_floors(spec, frame, c, size, draws, seed, prepared=True)
+        tables = [feasibility_floors(spec, evidence, c, size, draws, seed)
                   for c in configs]
         out[tables[0].n] = tables
     return out

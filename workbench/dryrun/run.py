@@ -21,11 +21,12 @@ import pandas as pd
 
 from workbench.dryrun.cache import DryRunCache, frame_fingerprint, iteration_digest, record_key
 from workbench.dryrun.executors import Executor, LocalExecutor
-from workbench.dryrun.proxy import check_proxy_weights, prepare_proxy
 from workbench.dryrun.result import DryRunResult, sort_records
 from workbench.dryrun.size import check_n
 from workbench.dryrun.tasks import NOISE_MODES, NoiseMode, TaskRecord, plan_tasks
 from workbench.dryrun.worker import Payload
+from workbench.evidence.core import Evidence
+from workbench.evidence.prepare import as_evidence, check_proxy_weights
 from workbench.specification import Configuration, Spec
 from workbench.specification.space import iter_configurations
 from workbench.validation import build_spec
@@ -115,7 +116,7 @@ class _Progress:
 
 def dry_run(
     spec: Spec | Mapping[str, Any],
-    proxy_frame: pd.DataFrame | str | os.PathLike[str],
+    proxy_frame: Evidence | pd.DataFrame | str | os.PathLike[str],
     configurations: Iterable[Configuration | Mapping[str, Any]] | None = None,
     repetitions: int = 5,
     seed: int = 0,
@@ -129,15 +130,16 @@ def dry_run(
 ) -> DryRunResult:
     """Run every configuration ``repetitions`` times on the proxy and collect the outcomes.
 
-    ``proxy_frame`` is a raw proxy frame or CSV path; it is cleaned as the run cleans its
-    data. ``executor`` defaults to ``LocalExecutor(workers=2)``. ``noise="seeded"`` replaces
-    OpenDP's unseedable noise by seeded numpy noise (public simulation only) so records are
+    ``proxy_frame`` is the evidence, or a raw proxy frame or CSV path, cleaned as the run
+    cleans its data. ``executor`` defaults to ``LocalExecutor(workers=2)``. ``noise="seeded"``
+    replaces OpenDP's unseedable noise by seeded numpy noise (public simulation only) so records are
     reproducible across executors and machines. ``progress``: None/True for a progress bar,
     False for none, or a callback ``(done, total)``. ``n``: rehearse at that many records,
     each task on its own resample of the cleaned proxy (:mod:`workbench.dryrun.size`; for a
     range of sizes use :func:`dry_run_at`); None rehearses on the proxy as it is.
-    ``weights`` (one per row of the cleaned proxy, a proxy scenario's): each task draws its
-    own population of n rows (default the proxy's size) with expected counts ∝ weights.
+    ``weights`` (one per row of the cleaned proxy, a scenario's; default the evidence's
+    anchor): each task draws its own population of n rows (default the proxy's size) with
+    expected counts ∝ weights (:mod:`workbench.evidence.population`).
     """
     if noise not in NOISE_MODES:
         raise ValueError(f"noise must be one of {', '.join(NOISE_MODES)}")
@@ -148,7 +150,9 @@ def dry_run(
     n = check_n(n)  # type: ignore[assignment]
     if isinstance(n, tuple):
         raise ValueError("dry_run takes one size n; use dry_run_at for a range (low, high)")
-    frame = prepare_proxy(spec, proxy_frame)
+    evidence = as_evidence(spec, proxy_frame)
+    frame = evidence.frame
+    weights = evidence.anchor if weights is None else weights
     if weights is not None:
         weights = np.asarray(weights, dtype=float)
         if weights.shape != (len(frame),) or not np.all(np.isfinite(weights)) \

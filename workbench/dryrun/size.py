@@ -1,9 +1,10 @@
-"""Rehearse at the registry's size: the proxy resampled to n records before each dry run.
+"""Rehearse at the registry's size: the sizes n a dry run draws its populations at.
 
 Criteria such as faithfulness have a floor that depends on n (an ideal generator leaves more
 records unmatched in a smaller table), so a dry run at the proxy's own size is optimistic for
 a smaller registry (issue 15). ``n`` is public: an estimate of the registry's size after
 cleaning, one number or a range (low, high); with a range, the low end is the one that counts.
+A population at n is drawn by :func:`workbench.evidence.population.population_rows`.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 import re
 
 import numpy as np
-import pandas as pd
 
 #: Bootstrap draws per feasibility floor unless told otherwise (the SD needs two or more).
 DEFAULT_DRAWS = 5
@@ -82,24 +82,3 @@ def low_end(n: SizeSpec) -> int | None:
     """The size that counts: the number, or the low end of a range (None: the proxy's size)."""
     ends = size_ends(n)
     return ends[0] if ends else None
-
-
-def resample_rows(n_rows: int, n: int, rng: np.random.Generator) -> np.ndarray:
-    """Row indices of a size-``n`` resample: without replacement when n ≤ n_rows (at n_rows
-    that is the proxy itself), with replacement when n is larger."""
-    if n_rows < 1:
-        raise ValueError("cannot resample an empty proxy")
-    if n <= n_rows:
-        return np.sort(rng.choice(n_rows, size=n, replace=False))
-    return rng.integers(0, n_rows, size=n)
-
-
-def resample_to_n(frame: pd.DataFrame, n: int, rng: np.random.Generator) -> pd.DataFrame:
-    """The (public) proxy resampled to ``n`` records (see :func:`resample_rows`)."""
-    rows = resample_rows(len(frame), int(check_n(n)), rng)  # type: ignore[arg-type]
-    return frame.iloc[rows].reset_index(drop=True)
-
-
-def size_seed(seed: int, n: int) -> np.random.Generator:
-    """The Generator of a resample: seeded by (task seed, n), apart from the task's own draws."""
-    return np.random.default_rng([int(seed), int(n), 0x5E5A])

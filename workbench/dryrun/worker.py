@@ -21,12 +21,11 @@ import pandas as pd
 
 from workbench.criteria import exact_errors
 from workbench.dryrun.noise import noise_source
-from workbench.dryrun.population import systematic_sample
-from workbench.dryrun.size import resample_to_n, size_seed
 from workbench.dryrun.tasks import CriterionOutcome, Task, TaskRecord
 from workbench.engine import run_iteration
 from workbench.engine.before_loop import release_before_loop
 from workbench.engine.blas import single_threaded_blas
+from workbench.evidence.population import population, size_seed
 from workbench.privacy import PrivacyContext
 from workbench.specification import Spec
 from workbench.survey.weight_check import WeightCheckFailed
@@ -45,7 +44,7 @@ class Payload:
     n: int | None = None
     #: a proxy scenario's row weights (:mod:`workbench.dryrun.robust`): each task then draws
     #: its own population of n rows with expected counts ∝ weights, copying a row only where
-    #: it must (:func:`workbench.dryrun.population.systematic_sample`)
+    #: it must (:func:`workbench.evidence.population.population_rows`)
     weights: np.ndarray | None = None
 
 
@@ -78,12 +77,7 @@ def task_frame(frame: pd.DataFrame, n: int | None, weights: np.ndarray | None,
     """The records a task rehearses on: its own resample of the proxy at n, or its own
     population of a proxy scenario at n (expected counts ∝ weights); the proxy itself when
     n is None."""
-    if n is None:
-        return frame
-    if weights is None:
-        return resample_to_n(frame, n, size_seed(seed, n))
-    rows = systematic_sample(n * weights / weights.sum(), size_seed(seed, n))
-    return frame.iloc[rows].reset_index(drop=True)
+    return frame if n is None else population(frame, n, size_seed(seed, n), weights)
 
 
 def run_task(task: Task) -> TaskRecord:

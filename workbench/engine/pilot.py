@@ -237,7 +237,7 @@ def _measure(spec: Spec, frame: pd.DataFrame, epsilon: float, out: Path,
         doc, summary = facts_document(spec, columns, noisy, epsilon, each, pairs)
         out.parent.mkdir(parents=True, exist_ok=True)
         write_json_atomic(out, doc)
-        from workbench.proxy.fact_list import file_sha256
+        from workbench.specification.document import file_sha256
 
         digest = file_sha256(out)
         spent = ctx.epsilon_recorded()

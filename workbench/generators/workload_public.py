@@ -63,6 +63,7 @@ from workbench.generators.mbi_model import NoisyMarginal, fit_graphical_model
 from workbench.generators.measurement import measure_marginal
 from workbench.generators.public_proxy import proxy_name_problem, sha256_problem
 from workbench.specification.params import Param, one_of, open_interval
+from workbench.survey.raking import ipf
 
 if TYPE_CHECKING:
     from workbench.generators.mbi_model import GraphicalModel
@@ -166,20 +167,8 @@ def rake(table: np.ndarray, targets: list[np.ndarray], sweeps: int = RAKE_SWEEPS
     array([[1.5, 1.5],
            [0.5, 0.5]])
     """
-    out = np.asarray(table, dtype=np.float64).copy()
-    for _ in range(sweeps):
-        worst = 0.0
-        for axis, target in enumerate(targets):
-            other = tuple(a for a in range(out.ndim) if a != axis)
-            margin = out.sum(axis=other)
-            factor = np.divide(target, margin, out=np.zeros_like(margin), where=margin > 0)
-            shape = [1] * out.ndim
-            shape[axis] = -1
-            out *= factor.reshape(shape)
-            worst = max(worst, float(np.abs(margin - target).max(initial=0.0)))
-        if worst < 1e-6:
-            break
-    return out
+    return ipf(table, [((axis,), target) for axis, target in enumerate(targets)], tol=1e-6,
+               max_iter=sweeps, absolute=True)
 
 
 def _merged(allocation: list[tuple[Clique, float]]) -> list[tuple[Clique, float]]:

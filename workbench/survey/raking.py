@@ -6,7 +6,7 @@ release), with public targets, so it costs no ε.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -14,18 +14,14 @@ import numpy as np
 Margin = tuple[tuple[int, ...], np.ndarray]
 
 
-def _margin_sum(table: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
-    """The table summed over every axis not in ``axes``."""
-    other = tuple(a for a in range(table.ndim) if a not in axes)
-    return table.sum(axis=other)
-
-
 def ipf(seed: np.ndarray, margins: Sequence[Margin], *, tol: float = 1e-10,
-        max_iter: int = 1000) -> np.ndarray:
+        max_iter: int = 1000, absolute: bool = False) -> np.ndarray:
     """Fit ``seed`` (≥ 0) to every margin by cyclic proportional scaling.
 
     Cells that are 0 in the seed stay 0 (structural zeros stay zero); a margin cell with a
-    positive target but no positive seed cell cannot be met and is left at 0.
+    positive target but no positive seed cell cannot be met and is left at 0. It stops when
+    every reachable margin cell is within ``tol`` of its target, relatively (``absolute``:
+    every cell, in the table's units).
 
     >>> fit = ipf(np.ones((2, 2)), [((0,), np.array([30., 70.])), ((1,), np.array([40., 60.]))])
     >>> fit.round(6).tolist()
@@ -34,21 +30,48 @@ def ipf(seed: np.ndarray, margins: Sequence[Margin], *, tol: float = 1e-10,
     table = np.asarray(seed, dtype=np.float64).copy()
     if (table < 0).any():
         raise ValueError("ipf: the seed table must be non-negative")
+    others = [tuple(a for a in range(table.ndim) if a not in axes) for axes, _ in margins]
+    shapes = [[table.shape[a] if a in axes else 1 for a in range(table.ndim)]
+              for axes, _ in margins]
+    steps = [(lambda t, o=o: t.sum(axis=o), lambda f, s=s: f.reshape(s), target)
+             for o, s, (_, target) in zip(others, shapes, margins, strict=True)]
+    return _fit(table, steps, tol=tol, max_iter=max_iter, absolute=absolute)
+
+
+def rake_rows(weights: np.ndarray, margins: Sequence[tuple[np.ndarray, np.ndarray]], *,
+              sweeps: int) -> np.ndarray:
+    """Row weights raked, ``sweeps`` times in turn, so that each margin's weighted SHARES hit
+    its target (a margin: every row's cell, and the target shares of its cells); the IPF of
+    :func:`ipf` on rows, for tables too large to hold jointly (a proxy's columns)."""
+    cells = [(np.asarray(c), np.asarray(t, dtype=np.float64)) for c, t in margins]
+    steps = [(lambda w, c=c, k=t.size: np.bincount(c, weights=w, minlength=k),
+              lambda f, c=c: f[c], t) for c, t in cells]
+    return _fit(np.asarray(weights, dtype=np.float64), steps, tol=0.0, max_iter=sweeps,
+                absolute=False, shares=True)
+
+
+def _fit(x: np.ndarray, steps: Sequence[tuple[Callable, Callable, np.ndarray]], *, tol: float,
+         max_iter: int, absolute: bool, shares: bool = False) -> np.ndarray:
+    """The one IPF loop: scale ``x`` margin by margin (sum, factors spread back, target) until
+    the worst gap is under ``tol``."""
     for _ in range(max_iter):
         worst = 0.0
-        for axes, target in margins:
-            current = _margin_sum(table, axes)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                factor = np.where(current > 0, target / np.where(current > 0, current, 1), 0.0)
-            shape = [table.shape[a] if a in axes else 1 for a in range(table.ndim)]
-            table *= factor.reshape(shape)
+        for total, spread, target in steps:
+            current = total(x)
+            if shares:
+                current = current / current.sum()
+            factor = np.divide(target, current, out=np.zeros_like(current), where=current > 0)
+            x = x * spread(factor)
+            if absolute:
+                worst = max(worst, float(np.abs(current - target).max(initial=0.0)))
+                continue
             reachable = current > 0
             if reachable.any():
                 gap = np.abs(current - target)[reachable] / np.maximum(target[reachable], 1e-300)
                 worst = max(worst, float(gap.max()))
         if worst < tol:
             break
-    return table
+    return x
 
 
 def rake_weights(cells: np.ndarray, initial: np.ndarray, margins: Sequence[Margin],

@@ -5,7 +5,7 @@ It calls the public :func:`workbench.design.design` on the session's spec and th
 tables — the (ε_gen, K) alternatives, cheapest first, and each criterion's margin and ε for the
 chosen ε_gen — with every "∞" explained beneath, and "apply" replaces the draft by the designed
 one (undoable like any edit). A path to the registry's published tables
-(:mod:`workbench.dryrun.published`), when given, anchors the rehearsal of every draft on the
+(:mod:`workbench.evidence.published`), when given, anchors the rehearsal of every draft on the
 proxy raked to them, as ``workbench design --published-tables`` does; a file that does not fit
 is reported naming its column, and nothing is designed. Kept apart from the budget planner so
 the planner's layout can change freely.
@@ -137,20 +137,21 @@ class DesignPanel:
             self.output.value = "<i>add a criterion first: there is nothing to design ε for</i>"
             return None
         from workbench.design import design
-        from workbench.dryrun.published import read_published_tables
+        from workbench.evidence.prepare import as_evidence
+        from workbench.evidence.published import read_published_tables
 
-        options = dict(self.options)
         path = self.tables.value.strip()
+        published = None
         if path:
             try:
-                options["published"] = read_published_tables(spec, path)
+                published = read_published_tables(spec, path)
             except ValueError as exc:
                 self.result = None
                 self.apply_button.disabled = True
                 self.output.value = f"<b>not designed:</b> {html.escape(str(exc))}"
                 return None
-        self.result = design(spec, self.lab.proxy, target_p=float(self.target.value),
-                             **options)
+        self.result = design(spec, as_evidence(spec, self.lab.proxy, published),
+                             target_p=float(self.target.value), **self.options)
         c = self.result.chosen
         anchor = ("; rehearsed on the proxy raked to the published tables" if path else "")
         head = (f"n = {self.result.n:,}{anchor}; chosen: ε_gen {c.epsilon_generator:g}, {c.mode}, "

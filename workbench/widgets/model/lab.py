@@ -288,13 +288,14 @@ class ProxyLab:
         Cached by the spec sections a floor reads (``model.floors.floor_inputs``)."""
         from workbench.dryrun import low_end, spec_n
         from workbench.dryrun.floors import feasibility_floors
+        from workbench.evidence.core import Evidence
 
         config = self.configuration(spec)
         size = n if n is not None else low_end(spec_n(spec))
         key = digest("floors", self._clean_key(spec), floor_inputs(spec.document), config.key,
                      size, draws, self.preview.seed)
         return self._cache["floors"].get(key, lambda: feasibility_floors(
-            spec, self.cleaned(spec), config, size, draws, self.preview.seed, prepared=True))
+            spec, Evidence(spec, self.cleaned(spec)), config, size, draws, self.preview.seed))
 
     def all_pass(self, spec: Spec) -> AllPass | None:
         """Forecast P(every criterion passes): per quick sample the product of the criteria's

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from workbench.proxy.missingness import Mask, apply_masks
+from workbench.evidence.missingness import Mask, apply_masks
 from workbench.report.missing_profile import MissingProfile, missing_profile, upset_figure
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """The default proxy: a seeded record sample of the public US 2019 natality file, after cleaning.
 
-Facts-based proxies (:mod:`workbench.proxy.sampler`) keep only low-order structure, so every
+Facts-based proxies (:mod:`workbench.evidence.sampler`) keep only low-order structure, so every
 forecast made on them is optimistic; real records keep the higher-order structure a registry
 has (issue 15). The source is public domain (NVSS public-use file), so its rows may ship.
 """
@@ -13,7 +13,7 @@ import io
 import numpy as np
 import pandas as pd
 
-from workbench.proxy.realism import cleaning_rule_masks
+from workbench.evidence.realism import cleaning_rule_masks
 
 
 def clean_records(df: pd.DataFrame) -> pd.DataFrame:

@@ -22,13 +22,17 @@ an office publishes them: exact, so ``step`` is 0 and the 1-way distributions ar
 matters for rare cells: rounded to 0.1 points, a cell of 24 births in 95,000 (0.025%) is
 published as 0 and a forecast raked to it has none (issue 26's transfer check: 0.00 forecast
 against 0.30 on the thinned stand-in). Columns that are not given keep the proxy's own 1-way
-distribution. Nothing here reads confidential data: the tables are public
-by construction, and a file that does not fit the spec fails naming the column.
+distribution.
+
+This form is a subset of the FACTS list form (``docs/facts.md``), read into its ``Fact``
+objects; a list-form file is read as it is (its ``shares`` facts in the design's cells, its
+other facts kept for the kinds of evidence, :mod:`workbench.evidence.kinds`).
+Nothing here reads confidential data: the tables are public by construction, and a file that
+does not fit the spec fails naming the column.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Mapping
@@ -37,6 +41,8 @@ from typing import Any
 
 import numpy as np
 
+from workbench.evidence.fact_list import LIST_FORMAT, Axis, Fact, parse_facts
+from workbench.evidence.facts import read_json
 from workbench.specification import Spec
 from workbench.trial import bind
 
@@ -50,6 +56,8 @@ class PublishedTables:
     step: float
     source: str
     pairs: Mapping[tuple[str, str], np.ndarray] = field(default_factory=dict)
+    #: every fact read, in the FACTS list form's objects (the tables above among them)
+    facts: tuple[Fact, ...] = ()
 
     def tolerance(self, column: str) -> float:
         """The total variation the rounding allows: each share is off by at most step/2."""
@@ -63,20 +71,65 @@ class PublishedTables:
 
 def published_tables(spec: Spec, document: Mapping[str, Any], *,
                      where: str = "published tables") -> PublishedTables:
-    """Check ``document`` against ``spec`` (columns, cell counts, shares) and wrap it; every
-    problem names the column."""
-    if isinstance(document, Mapping) and "counts" in document:
+    """Check ``document`` (the list form, or its subset the tables form) against ``spec`` and
+    wrap its facts; every problem names the column, pair or fact."""
+    if not isinstance(document, Mapping):
+        raise ValueError(f"{where}: must be a JSON object")
+    labels = _design_labels(spec)
+    if document.get("format") == LIST_FORMAT:
+        facts = parse_facts(document)
+        source = str(document.get("title") or document.get("about", ""))
+    else:
+        facts = _tables_as_facts(document, labels, where)
+        source = str(document.get("source", ""))
+    shares: dict[str, tuple[float, ...]] = {}
+    pairs: dict[tuple[str, str], np.ndarray] = {}
+    step = 0.0
+    for fact in facts:
+        if fact.kind != "shares":
+            continue
+        for axis in fact.axes:
+            if tuple(str(v) for v in axis.values or ()) != labels.get(axis.column):
+                raise ValueError(f"{where}: {fact.where}: a forecast's anchor needs the "
+                                 f"design's cells of {axis.column!r}, as `workbench describe` "
+                                 f"lists them ({list(labels.get(axis.column, ()))})")
+        if len(fact.axes) == 1:
+            shares[fact.axes[0].column] = fact.shares
+            step = max(step, fact.share_rounding)
+        elif len(fact.axes) == 2:
+            a, b = (axis.column for axis in fact.axes)
+            pairs[(a, b)] = np.reshape(fact.shares, (fact.axes[0].size, fact.axes[1].size))
+        else:
+            raise ValueError(f"{where}: {fact.where}: a forecast's anchor takes 1-way and 2-way "
+                             "tables")
+    _check_pair_margins(pairs, shares, step, where)
+    return PublishedTables(shares, step, source, pairs, tuple(facts))
+
+
+def _design_labels(spec: Spec) -> dict[str, tuple[str, ...]]:
+    """Each column's cells in the spec's first configuration, by their labels."""
+    table = bind(spec, next(iter(spec.configurations()))).table
+    out = {}
+    for name, size in zip(spec.column_names, table.domain.sizes, strict=True):
+        labels = getattr(table.codec(name), "labels", None)
+        out[name] = tuple(str(x) for x in (labels if labels else range(size)))
+    return out
+
+
+def _tables_as_facts(document: Mapping[str, Any], labels: Mapping[str, tuple[str, ...]],
+                     where: str) -> list[Fact]:
+    """The tables form's columns and pairs as the list form's ``shares`` facts, checked."""
+    if "counts" in document:
         document = _shares_of_counts(document, where)
-    if not isinstance(document, Mapping) or not isinstance(document.get("columns"), Mapping):
+    if not isinstance(document.get("columns"), Mapping):
         raise ValueError(f"{where}: needs an object 'columns' (column → shares) or 'counts' "
                          "(column → counts)")
     step = document.get("step", 0.001)
     if not isinstance(step, (int, float)) or not 0 <= step < 0.1:
         raise ValueError(f"{where}: 'step' (the shares' rounding) must be a number in [0, 0.1)")
-    sizes = dict(zip(spec.column_names,
-                     bind(spec, next(iter(spec.configurations()))).table.domain.sizes,
-                     strict=True))
-    shares: dict[str, tuple[float, ...]] = {}
+    sizes = {name: len(cells) for name, cells in labels.items()}
+    source = str(document.get("source", ""))
+    facts = []
     for column, values in document["columns"].items():
         if column not in sizes:
             raise ValueError(f"{where}: column {column!r} is not in the spec "
@@ -89,12 +142,17 @@ def published_tables(spec: Spec, document: Mapping[str, Any], *,
         if abs(sum(values) - 1) > max(len(values) * step / 2, 1e-6):
             raise ValueError(f"{where}: column {column!r}: the shares sum to {sum(values):.4f}, "
                              f"not 1 within the rounding step {step:g}")
-        shares[column] = tuple(float(v) for v in values)
-    if not shares:
+        total = math.fsum(values)
+        facts.append(Fact(len(facts), "shares", source, float(step), column,
+                          (Axis(column, labels[column]),), tuple(v / total for v in values),
+                          float(step)))
+    if not facts:
         raise ValueError(f"{where}: 'columns' is empty")
-    pairs = _pairs(document.get("pairs", {}), sizes, where)
-    _check_pair_margins(pairs, shares, float(step), where)
-    return PublishedTables(shares, float(step), str(document.get("source", "")), pairs)
+    for (a, b), table in _pairs(document.get("pairs", {}), sizes, where).items():
+        facts.append(Fact(len(facts), "shares", source, 0.0, f"{a}|{b}",
+                          (Axis(a, labels[a]), Axis(b, labels[b])),
+                          tuple(float(x) for x in table.ravel())))
+    return facts
 
 
 def _check_pair_margins(pairs: Mapping[tuple[str, str], np.ndarray],
@@ -163,11 +221,6 @@ def _shares_of_counts(document: Mapping[str, Any], where: str) -> dict[str, Any]
 
 
 def read_published_tables(spec: Spec, path: str | os.PathLike[str]) -> PublishedTables:
-    """The published tables in the JSON file ``path`` (module docstring), checked."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            document = json.load(fh)
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ValueError(f"published tables {os.fspath(path)!r}: cannot read "
-                         f"({type(exc).__name__})") from None
+    """The published aggregates in the JSON file ``path`` (module docstring), checked."""
+    document, _ = read_json(path, "published tables")
     return published_tables(spec, document, where=f"published tables {os.fspath(path)!r}")

@@ -5,7 +5,7 @@ ordinal column; for an integer or continuous column, the bins of its finest 1-wa
 (they must cover the column's declared bounds); plus one atom for a missing value when the
 column's policy admits missing values. Every other fact's bins must be unions of atoms.
 Within a bin the entropy is largest for the uniform spread (or, with a mean fact, the
-exponential tilt, :mod:`workbench.proxy.draw`), so the discrete fit over atoms is the whole
+exponential tilt, :mod:`workbench.evidence.draw`), so the discrete fit over atoms is the whole
 problem.
 
 **Constraints** (all linear in the joint distribution μ over atoms):
@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from workbench.proxy.fact_list import Axis, Fact, FactsError
+from workbench.evidence.fact_list import Axis, Fact, FactsError
 from workbench.transform import Domain
 
 if TYPE_CHECKING:

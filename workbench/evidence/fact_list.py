@@ -6,19 +6,18 @@ Two forms are read:
 * the **list form** (``format: workbench.facts``): a list of facts, each a 1-way or k-way
   table of shares (or counts) over a column's values or bins, a missing rate, a mean, or an
   out-of-domain count (a DP pilot's, informational). ``proxy build`` fits the maximum-entropy
-  distribution consistent with them (:mod:`workbench.proxy.maxent`);
+  distribution consistent with them (:mod:`workbench.evidence.maxent`);
 * the **table form** (``format: workbench.proxy.facts``, the shipped US 2019 facts): exact
   counts of a child column per parent groups, in an ancestral plan. Its tables are nested
   along the plan, so their maximum-entropy distribution is the product of the plan's
-  conditionals, which :class:`~workbench.proxy.sampler.ProxySampler` draws exactly.
+  conditionals, which :class:`~workbench.evidence.sampler.ProxySampler` draws exactly.
 
-Shapes are checked here, without a spec; :mod:`workbench.proxy.maxent` checks the facts
+Shapes are checked here, without a spec; :mod:`workbench.evidence.maxent` checks the facts
 against the spec's columns. Every message names the fact (``facts[3] (age_bands)``).
 """
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import math
@@ -27,16 +26,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workbench.proxy.facts import FACTS_FORMAT as TABLE_FORMAT
-from workbench.proxy.facts import validate_facts
+from workbench.evidence.facts import FACTS_FORMAT as TABLE_FORMAT
+from workbench.evidence.facts import FactsError, read_json, validate_facts
 
 LIST_FORMAT = "workbench.facts"
 LIST_VERSION = 1
 KINDS = ("shares", "missing_rate", "mean", "out_of_domain")
-
-
-class FactsError(ValueError):
-    """A FACTS file that cannot be read as written; the message names the fact and field."""
 
 
 @dataclass(frozen=True)
@@ -111,31 +106,45 @@ def _num(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else f"{x:g}"
 
 
-def file_sha256(path: str | Path) -> str:
-    """SHA-256 of a file's bytes (how a spec refers to a pilot's FACTS file)."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
 def load_fact_file(path: str | Path) -> FactFile:
     """Read a FACTS file in either form; a bad file fails naming the fact and the field."""
     target = Path(path)
-    try:
-        raw = target.read_bytes()
-        doc = json.loads(raw.decode("utf-8"))
-    except OSError as exc:
-        raise FactsError(f"cannot read FACTS file {str(target)!r} ({type(exc).__name__})") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise FactsError(f"FACTS file {str(target)!r} is not JSON ({exc})") from None
-    digest = hashlib.sha256(raw).hexdigest()
-    if not isinstance(doc, dict):
-        raise FactsError("FACTS: the file must hold one JSON object")
+    doc, digest = read_json(target)
     if doc.get("format") == TABLE_FORMAT:
         try:
             validate_facts(doc)
         except (ValueError, KeyError, TypeError) as exc:
             raise FactsError(f"FACTS (table form): {exc}") from None
-        return FactFile(target, "tables", doc, (), digest)
+        return FactFile(target, "tables", doc, table_form_facts(doc), digest)
     return FactFile(target, "list", doc, parse_facts(doc), digest)
+
+
+def table_form_facts(doc: Mapping[str, Any]) -> tuple[Fact, ...]:
+    """The table form's tables as list-form ``shares`` facts (exact counts: rounding 0), the
+    parents' groups and the child's values (bins of ``bin_width``) as axes, the child last."""
+    out = []
+    for i, (name, table) in enumerate(doc["tables"].items()):
+        groups = {p: [tuple(g) if isinstance(g, list) else g for g in g_spec.get("ranges", [])]
+                  or list(g_spec["categories"]) for p, g_spec in table["parents"].items()}
+        values = sorted({v for cell in table["cells"] for v in cell["values"]})
+        width = table.get("bin_width")
+        axes = tuple(Axis(p, bins=tuple(g)) if "ranges" in table["parents"][p]
+                     else Axis(p, values=tuple(g)) for p, g in groups.items())
+        axes += (Axis(table["child"], bins=tuple((v, v + width - 1) for v in values))
+                 if width else Axis(table["child"], values=tuple(values)),)
+        where = {v: k for k, v in enumerate(values)}
+        counts = [0.0] * math.prod(a.size for a in axes)
+        for cell in table["cells"]:
+            at = 0
+            for p, g in groups.items():
+                given = cell["given"][p]
+                at = at * len(g) + g.index(tuple(given) if isinstance(given, list) else given)
+            for v, c in zip(cell["values"], cell["counts"], strict=True):
+                counts[at * len(values) + where[v]] += c
+        total = math.fsum(counts)
+        out.append(Fact(i, "shares", str(doc.get("about", "")), 0.0, name, axes,
+                        tuple(c / total for c in counts)))
+    return tuple(out)
 
 
 def parse_facts(doc: Mapping[str, Any]) -> tuple[Fact, ...]:

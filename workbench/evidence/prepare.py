@@ -1,4 +1,5 @@
-"""The proxy as the enclave would see it: spec columns only, domain policies, cleaning."""
+"""The proxy as the enclave would see it (spec columns only, domain policies, cleaning), and
+as evidence."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ import pandas as pd
 
 from workbench.engine.run import load_confidential
 from workbench.engine.survey_step import extra_columns
-from workbench.sources import exists
+from workbench.evidence.core import Evidence
+from workbench.evidence.published import PublishedTables
+from workbench.sources import exists, is_url, public_name
 from workbench.specification import Spec
 from workbench.survey.weight_check import WeightCheckFailed, proxy_check
 from workbench.transform import EncodingError
@@ -59,3 +62,14 @@ def check_proxy_weights(spec: Spec, frame: pd.DataFrame, n: int | None = None) -
     check = proxy_check(survey, weights, n)
     if check.failing():
         raise WeightCheckFailed(check.message(survey.weight_column, survey.weight_check_epsilon))
+
+
+def as_evidence(spec: Spec, proxy: Evidence | pd.DataFrame | str | os.PathLike[str],
+                published: PublishedTables | None = None) -> Evidence:
+    """``proxy`` as evidence for ``spec``: an Evidence as it is (for this spec), else the
+    proxy read and cleaned as a run cleans its data, with the ``published`` aggregates."""
+    if isinstance(proxy, Evidence):
+        return proxy.for_spec(spec)
+    source = None if isinstance(proxy, pd.DataFrame) else (
+        public_name(proxy) if is_url(proxy) else os.path.basename(os.fspath(proxy)))
+    return Evidence(spec, prepare_proxy(spec, proxy), published, source)

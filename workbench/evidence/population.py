@@ -9,7 +9,10 @@ reproducing it. So a scenario is realised by systematic sampling with expected c
 π_i = m·w_i/Σw (weights raked so the expected 1-way shares are the targets exactly): row i
 appears ⌊π_i⌋ times, plus once more with probability π_i − ⌊π_i⌋. A row is copied only when
 the scenario asks for more of its kind than the sample holds; the copied share is reported.
-Public data only.
+The proxy as it is at n is the same rule with equal weights: a simple random sample below the
+proxy's size, and above it every row ⌊n/N⌋ times plus n mod N rows drawn without replacement
+(it once drew all n rows with replacement, copying rows everywhere). :func:`population_rows` is
+the one sampler of a population at n. Public data only.
 """
 
 from __future__ import annotations
@@ -17,6 +20,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
+import pandas as pd
+
+from workbench.survey.raking import rake_rows
 
 
 def raked_weights(codes: np.ndarray, targets: Mapping[int | tuple[int, int], np.ndarray],
@@ -26,16 +32,9 @@ def raked_weights(codes: np.ndarray, targets: Mapping[int | tuple[int, int], np.
     carries how the two columns' cells co-occur. A plain product of the ratios q_c/p_c would
     also move the marginals of correlated columns, past the declared tolerance (0.055 for
     0.03 on the shipped proxy)."""
-    w = np.ones(codes.shape[0]) if weights is None else np.asarray(weights, dtype=float).copy()
-    cells = {key: _cell_codes(codes, key, np.shape(target)) for key, target in targets.items()}
-    flat = {key: np.ravel(target) for key, target in targets.items()}
-    for _ in range(sweeps):
-        for key, target in flat.items():
-            now = np.bincount(cells[key], weights=w, minlength=len(target))
-            now = now / now.sum()
-            ratio = np.divide(target, now, out=np.ones_like(now), where=now > 0)
-            w = w * ratio[cells[key]]
-    return w
+    w = np.ones(codes.shape[0]) if weights is None else weights
+    return rake_rows(w, [(_cell_codes(codes, key, np.shape(target)), np.ravel(target))
+                         for key, target in targets.items()], sweeps=sweeps)
 
 
 def _cell_codes(codes: np.ndarray, key: int | tuple[int, int],
@@ -68,3 +67,39 @@ def copied_share(weights: np.ndarray, m: int) -> float:
     """The expected share of a size-m population's rows that copy another: Σ(π−1)⁺ / m."""
     pi = m * weights / weights.sum()
     return float(np.clip(pi - 1, 0, None).sum() / m)
+
+
+def population_rows(n_rows: int, n: int, rng: np.random.Generator,
+                    weights: np.ndarray | None = None) -> np.ndarray:
+    """Row indices, sorted, of a population of ``n`` drawn from ``n_rows`` rows: expected
+    counts n·w/Σw by :func:`systematic_sample`, or with equal weights exactly n rows, each
+    row ⌊n/N⌋ times plus n mod N rows without replacement (at n ≤ N a simple random sample,
+    at n = N the rows themselves)."""
+    if n_rows < 1:
+        raise ValueError("cannot draw a population from an empty proxy")
+    if weights is not None:
+        return systematic_sample(n * weights / weights.sum(), rng)
+    whole, extra = divmod(int(n), n_rows) if n > n_rows else (0, int(n))
+    drawn = rng.choice(n_rows, size=extra, replace=False)
+    return np.sort(np.concatenate([np.repeat(np.arange(n_rows), whole), drawn]))
+
+
+def population(frame: pd.DataFrame, n: int, rng: np.random.Generator,
+               weights: np.ndarray | None = None) -> pd.DataFrame:
+    """The (public) ``frame`` realised as a population of ``n`` rows (:func:`population_rows`)."""
+    return frame.iloc[population_rows(len(frame), n, rng, weights)].reset_index(drop=True)
+
+
+def size_seed(seed: int, n: int) -> np.random.Generator:
+    """The Generator of a population at n: seeded by (task seed, n), apart from the task's own
+    draws."""
+    return np.random.default_rng([int(seed), int(n), 0x5E5A])
+
+
+def rare_rows(codes: np.ndarray, share: float) -> np.ndarray:
+    """Rows with a code in a 1-way cell holding under ``share`` of its column, any column."""
+    rare = np.zeros(codes.shape[0], dtype=bool)
+    for j in range(codes.shape[1]):
+        counts = np.bincount(codes[:, j])
+        rare |= (counts / counts.sum())[codes[:, j]] < share
+    return rare

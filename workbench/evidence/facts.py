@@ -9,6 +9,7 @@ A facts file is JSON with a ``provenance`` block, a ``columns`` block, a ``sampl
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 from collections.abc import Mapping, Sequence
@@ -18,8 +19,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from workbench.proxy.realism import removed_shares
-from workbench.proxy.us_natality import COLUMN_MAPPING, PROXY_COLUMNS
+from workbench.evidence.realism import removed_shares
+from workbench.evidence.us_natality import COLUMN_MAPPING, PROXY_COLUMNS
 
 Facts = dict[str, Any]
 
@@ -43,6 +44,10 @@ SAMPLING_PLAN: tuple[str, ...] = (
 _REQUIRED_PROVENANCE = ("source_file", "source_sha256", "source_rows", "data_period")
 
 
+class FactsError(ValueError):
+    """A FACTS file that cannot be read as written; the message names the fact and field."""
+
+
 # ----------------------------------------------------------------------------- locating/loading
 
 
@@ -59,11 +64,26 @@ def default_facts_path() -> Path:
     )
 
 
+def read_json(path: str | Path, what: str = "FACTS file") -> tuple[dict[str, Any], str]:
+    """The one read of a file of published aggregates: its JSON object and SHA-256; a file
+    that cannot be read, is not JSON or holds no object fails naming ``what`` and the path."""
+    target = Path(path)
+    try:
+        raw = target.read_bytes()
+        doc = json.loads(raw.decode("utf-8"))
+    except OSError as exc:
+        raise FactsError(f"cannot read {what} {str(target)!r} ({type(exc).__name__})") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise FactsError(f"{what} {str(target)!r} is not JSON ({exc})") from None
+    if not isinstance(doc, dict):
+        raise FactsError(f"{what} {str(target)!r}: the file must hold one JSON object")
+    return doc, hashlib.sha256(raw).hexdigest()
+
+
 def load_facts(path: str | Path | None = None) -> Facts:
     """Read and check a facts file; ``None`` means the repository's bundled US 2019 facts."""
     target = default_facts_path() if path is None else Path(path)
-    with open(target, encoding="utf-8") as fh:
-        facts = json.load(fh)
+    facts, _ = read_json(target, "facts file")
     validate_facts(facts)
     return facts
 

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from workbench.proxy.facts import load_facts, range_group_index, validate_facts
-from workbench.proxy.us_natality import PROXY_COLUMNS
+from workbench.evidence.facts import load_facts, range_group_index, validate_facts
+from workbench.evidence.us_natality import PROXY_COLUMNS
 
 
 @dataclass(frozen=True)

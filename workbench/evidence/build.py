@@ -1,11 +1,11 @@
 """``workbench proxy build SPEC FACTS --n N --out FILE``: a record-level proxy for any schema.
 
 List-form facts: fit the maximum-entropy distribution over the spec's atoms
-(:mod:`workbench.proxy.maxent`, mbi), draw n rows along its junction tree with every
+(:mod:`workbench.evidence.maxent`, mbi), draw n rows along its junction tree with every
 conditional's counts rounded per parent group (``generators.mbi_model``, Private-PGM's
 ``round``: the proxy's tables sit on the fitted ones), then values inside bins
-(:mod:`workbench.proxy.draw`). Table-form facts (the US 2019 file): the ancestral sampler
-(:class:`~workbench.proxy.sampler.ProxySampler`), whose product of conditionals is the
+(:mod:`workbench.evidence.draw`). Table-form facts (the US 2019 file): the ancestral sampler
+(:class:`~workbench.evidence.sampler.ProxySampler`), whose product of conditionals is the
 maximum-entropy distribution of those nested tables; with the births spec, ``--n 166000
 --seed 2014`` rewrites ``data_public/proxy_facts_166k.csv.gz`` byte for byte.
 
@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from workbench.proxy.draw import BinGrid
-from workbench.proxy.fact_list import FactFile, FactsError, load_fact_file
-from workbench.proxy.maxent import (
+from workbench.evidence.draw import BinGrid
+from workbench.evidence.fact_list import FactFile, FactsError, load_fact_file
+from workbench.evidence.maxent import (
     Problem,
     build_problem,
     column_masses,
@@ -140,7 +140,7 @@ def _share_rows(problem: Problem, model: Any, codes: np.ndarray, n: float) -> li
 
 def _from_tables(spec: Spec, facts: FactFile, n: int, rng: np.random.Generator) -> ProxyBuild:
     """The table form: the ancestral sampler, and each table's worst cell in the proxy."""
-    from workbench.proxy.sampler import ProxySampler
+    from workbench.evidence.sampler import ProxySampler
 
     have = set(facts.document["columns"])
     absent = [c.name for c in spec.columns if (c.source or c.name) not in have]
@@ -156,7 +156,7 @@ def _from_tables(spec: Spec, facts: FactFile, n: int, rng: np.random.Generator) 
 
 def _table_row(name: str, table: dict[str, Any], frame: pd.DataFrame) -> FitRow:
     """One table of the table form against the proxy: its worst cell's joint share."""
-    from workbench.proxy.facts import range_group_index
+    from workbench.evidence.facts import range_group_index
 
     n = len(frame)
     parents = list(table["parents"].items())
