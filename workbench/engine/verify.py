@@ -29,7 +29,7 @@ from workbench.engine.bundle import (
 from workbench.engine.forecast_check import forecast_problem, forecast_words
 from workbench.engine.n_check import is_n_estimate, n_problem, n_words
 from workbench.engine.release_parquet import RELEASE_PARQUET, parquet_problem
-from workbench.engine.verify_criteria import check_criteria
+from workbench.engine.verify_criteria import criteria_problem
 from workbench.generators import MCMC_KIND, Guarantee, guarantee_for, guarantee_problems
 from workbench.postprocess import distinct_rows, reject_counts, semantics_for
 from workbench.privacy import Ledger
@@ -93,7 +93,11 @@ def verify_bundle(path: str | os.PathLike[str]) -> Verification:
     if config is not None:
         _check_release(root, v, spec, config, ledger)
         _check_guarantee(root, v, spec, config)
-    check_criteria(root, v, spec, ledger)
+    problem = criteria_problem(root, spec, ledger)
+    if problem:
+        v.failed("criteria", problem)
+    else:
+        v.passed("criteria", f"{len(spec.criteria)} criteria, all passed, ε as in the spec")
     problem = forecast_problem(spec)
     if problem:
         v.failed("forecast", problem)

@@ -216,7 +216,8 @@ class PrivBayes(GeneratorFamily):
         if layout is not None:  # 'allow' columns: the missing strategy (privbayes_missing)
             from workbench.generators.privbayes_missing import fit_with_missing
 
-            return fit_with_missing(self, codes, layout, eps, privacy)
+            fit_with_missing(self, codes, layout, eps, privacy)
+            return self
         self.pattern_ = None
         self.fit_view(CellCounts.from_codes(codes, domain), eps, privacy)
         self.domain_ = domain

@@ -19,7 +19,7 @@ missing data", §6):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -27,12 +27,30 @@ from workbench.generators.conditional import ConditionalTable
 from workbench.generators.missing import MissingLayout, ObservedCounts, PatternModel
 
 if TYPE_CHECKING:
-    from workbench.generators.privbayes import PrivBayes
     from workbench.privacy import PrivacyContext
+    from workbench.transform import Domain
 
 
-def fit_with_missing(gen: PrivBayes, codes: np.ndarray, layout: MissingLayout, eps: float,
-                     privacy: PrivacyContext) -> PrivBayes:
+class PrivBayesFit(Protocol):
+    """What of a PrivBayes model the missing strategies read and set (``privbayes.py`` calls
+    in; naming the shape, not the class, keeps the import one way)."""
+
+    missing_strategy: str
+    missingness_share: float
+    pattern_: PatternModel | None
+    domain_: Domain
+    missing_layout_: MissingLayout
+    network_: list[tuple[str, tuple[str, ...]]]
+    conditionals_: dict[str, np.ndarray]
+    _plan: list[Any]
+
+    def fit_view(self, data: Any, eps: float, privacy: PrivacyContext,
+                 impute: object = None) -> None:
+        """Structure and conditionals of the value model, spending exactly ``eps``."""
+
+
+def fit_with_missing(gen: PrivBayesFit, codes: np.ndarray, layout: MissingLayout, eps: float,
+                     privacy: PrivacyContext) -> None:
     """Fit the pattern and the value model under ``gen.missing_strategy``; spends ``eps``."""
     codes = np.asarray(codes, dtype=np.int64)
     layout.check_rates(codes)
@@ -42,15 +60,14 @@ def fit_with_missing(gen: PrivBayes, codes: np.ndarray, layout: MissingLayout, e
     gen.pattern_ = PatternModel(layout).fit(codes, privacy, eps_pattern)
     impute = None
     if strategy == "impute":
-        def impute(g: PrivBayes, network: list, eps2: float) -> None:
+        def impute(g: PrivBayesFit, network: list, eps2: float) -> None:
             _impute_parameters(g, codes, layout, network, eps2, privacy)
     gen.fit_view(view, eps - eps_pattern, privacy, impute=impute)
     gen.domain_ = layout.domain
     gen.missing_layout_ = layout
-    return gen
 
 
-def _impute_parameters(gen: PrivBayes, codes: np.ndarray, layout: MissingLayout,
+def _impute_parameters(gen: PrivBayesFit, codes: np.ndarray, layout: MissingLayout,
                        network: list[tuple[int, tuple[int, ...]]], eps2: float,
                        privacy: PrivacyContext) -> None:
     """Column-wise conditionals with imputation, ε₂/d each (module docstring: Δ₁ = 2)."""

@@ -6,6 +6,7 @@ Each section of the document becomes one frozen object (built by its module in
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -16,12 +17,7 @@ from workbench.constraints import Predicate
 from workbench.specification.document import FROZEN_KEY, thaw
 from workbench.specification.n_policy import NPolicy
 from workbench.specification.own_data import CleaningCounts, PilotRef
-from workbench.specification.space import (
-    Configuration,
-    GeneratorSpace,
-    count_configurations,
-    iter_configurations,
-)
+from workbench.specification.space import Configuration, GeneratorSpace
 from workbench.specification.survey import Survey, SurveyMargin, WeightedCount  # noqa: F401 - re-exported
 from workbench.transform import BinsCodec, Codec, TableCodec
 from workbench.transform.missing import FileFormat
@@ -351,14 +347,29 @@ class Spec:
         """Size of the search space (or of the narrowed list, when the spec has one)."""
         if self.selection.configurations is not None:
             return len(self.selection.configurations)
-        return count_configurations(self)
+        n = self.generator.count() * len(self.min_counts)
+        for t in self.transformations:
+            n *= len(t.alternatives)
+        return n
 
     def configurations(self) -> Iterator[Configuration]:
         """Every configuration in a fixed order (the narrowed list when present)."""
         if self.selection.configurations is not None:
             yield from self.selection.configurations
         else:
-            yield from iter_configurations(self)
+            yield from self.full_space()
+
+    def full_space(self) -> Iterator[Configuration]:
+        """The full Cartesian space in a fixed, documented order (a narrowed list ignored)."""
+        cols = [t.column for t in self.transformations]
+        hyper = list(self.generator.hyperparameter_sets())
+        for alts in itertools.product(*([a.name for a in t.alternatives]
+                                        for t in self.transformations)):
+            transforms = tuple(zip(cols, alts, strict=True))
+            for h in hyper:
+                for m in self.min_counts:
+                    yield Configuration(transforms, self.generator.family,
+                                        tuple(sorted(h.items())), m)
 
     def table_codec(self, configuration: Configuration) -> TableCodec:
         """Codecs of one configuration, in schema column order."""

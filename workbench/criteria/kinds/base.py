@@ -22,14 +22,17 @@ from __future__ import annotations
 
 import copy
 import enum
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from workbench.criteria.kinds.checks import (  # noqa: F401 - re-exported for the kinds
+    CheckContext,
+    Clique,
     complete_column,
     numeric_column,
     pairs,
@@ -45,12 +48,12 @@ if TYPE_CHECKING:
     from workbench.criteria.audit_case import AuditCase
     from workbench.criteria.evaluation_state import Evaluation
     from workbench.privacy import MeasurementRecord, PrivacyContext
-    from workbench.specification.model import ColumnSpec, Criterion, Spec
+    from workbench.specification.model import Criterion, Spec
     from workbench.specification.space import Configuration
     from workbench.transform import TableCodec
     from workbench.transform.cells import PairedCells
 
-Clique = tuple[str, ...]
+SQRT2 = math.sqrt(2.0)
 #: How far above T the failing value of a false pass sits, as a share of T.
 FALSE_PASS_MARGIN = 0.10
 #: The workload generator's weight multipliers, one hyperparameter per group.
@@ -63,25 +66,6 @@ class Reads(enum.Enum):
     S_ONLY = "S only"  # the release candidate alone: no noise, ε must be 0
     R_AND_S = "R and S"  # compares R with the candidate: measured in every iteration
     R_ALONE = "R alone"  # a statistic of R alone: may be computed once, before the loop
-
-
-class CheckContext(Protocol):
-    """What a kind's validation may ask of the spec being built (the validator implements it)."""
-
-    columns: Mapping[str, ColumnSpec]
-    criterion_kinds: Mapping[str, str]
-
-    def problem(self, path: str, message: str) -> None:
-        """Record a problem at a JSON path."""
-
-    def unknown_column(self, path: str, name: Any) -> None:
-        """Record an unknown column name (with a did-you-mean hint)."""
-
-    def alternatives(self, column: str) -> int:
-        """How many transformation alternatives ``column`` has (0 if none are declared)."""
-
-    def has_coarse(self, column: str) -> bool:
-        """Whether ``column`` declares a coarse binning for group-bys."""
 
 
 class CriterionKind(ABC):
@@ -263,6 +247,15 @@ class CriterionKind(ABC):
                                      self.effective_threshold(criterion, delta, details))
 
     # --- the design assistant ---------------------------------------------------------------
+    def needed_epsilon(self, criterion: Criterion, exact: float, delta: float | None,
+                       divisor: float, sigma_epsilon: float | None = None) -> float:
+        """The smallest ε whose noise σ ≤ margin/divisor, margin = T − exact (the design's ε
+        rule): σ = √2·Δ/ε for one Laplace draw, or ``sigma_epsilon``/ε measured on the proxy
+        for a value computed from a noisy vector; ``inf`` without a margin."""
+        margin = criterion.threshold - exact
+        scale = sigma_epsilon if sigma_epsilon is not None else SQRT2 * float(delta or 0.0)
+        return divisor * scale / margin if margin > 0 else math.inf
+
     def tuned_params(self, spec: Spec, table: TableCodec, criterion: Criterion,
                      cells: np.ndarray, counts: np.ndarray) -> dict[str, Any]:
         """Parameters the design assistant tunes on the PUBLIC proxy's distinct cells and
