@@ -16,6 +16,7 @@ from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.mechanisms import laplace_cdf
 from workbench.proxy import sample_proxy
 from workbench.specification.document import forecast_hash
+from workbench.trial import bind
 from workbench.validation import build_spec, load_spec
 
 REPO = Path(__file__).resolve().parents[1]
@@ -96,11 +97,11 @@ def test_tstr_is_priced_by_the_sigma_of_its_value_not_the_matrix_delta(proxy) ->
     doc["criteria"].append(kinds.get("tstr").template("tstr", doc))
     doc["budget"]["epsilon_criteria"] = round(sum(c["epsilon"] for c in doc["criteria"]), 10)
     spec = build_spec(doc)
-    config = next(spec.configurations())
+    trial = bind(spec, next(spec.configurations()))
     frame = prepare_proxy(spec, proxy).head(3000)
-    real = spec.table_codec(config).encode(frame)
-    assert kinds.get("tstr").sigma_by_simulation
-    sigma_eps = _sigma_epsilon(spec, config, frame, real, real, "tstr", 10, 0)
+    real = trial.encode(frame)
+    assert trial.criterion("tstr").kind.tags.sigma_by_simulation
+    sigma_eps = _sigma_epsilon(trial, frame, real, real, "tstr", 10, 0)
     assert 0 < sigma_eps < 0.1 < math.sqrt(2) * 2  # ~Δ/n·(a few), far below √2·Δ
     assert needed_epsilon(spec.criterion("tstr"), 0.7, 2.0, 3, sigma_eps) < 3
 

@@ -30,7 +30,7 @@ from workbench.engine.blas import single_threaded_blas
 from workbench.privacy import PrivacyContext
 from workbench.specification import Spec
 from workbench.survey.weight_check import WeightCheckFailed
-from workbench.trial import bind
+from workbench.trial import Trial, bind
 from workbench.validation import build_spec
 
 
@@ -50,6 +50,8 @@ class Payload:
 
 
 _INSTALLED: dict[str, tuple[Spec, pd.DataFrame, int | None, np.ndarray | None]] = {}
+#: each configuration bound once per worker and payload (tasks repeat configurations)
+_TRIALS: dict[tuple[str, str], Trial] = {}
 
 
 def install(payload: Payload) -> None:
@@ -71,6 +73,8 @@ def install_from_file(path: str) -> None:
 def uninstall(payload_id: str) -> None:
     """Forget a payload (when its dry run is over)."""
     _INSTALLED.pop(payload_id, None)
+    for key in [k for k in _TRIALS if k[0] == payload_id]:
+        del _TRIALS[key]
 
 
 def task_frame(frame: pd.DataFrame, n: int | None, weights: np.ndarray | None,
@@ -96,16 +100,17 @@ def run_task(task: Task) -> TaskRecord:
     ctx = PrivacyContext.simulation(task.seed, neighbour=spec.budget.neighbour,
                                     noise=noise_source(task.noise, task.seed))
     start = time.perf_counter()
+    key = (task.payload_id, task.config_key)
+    trial = _TRIALS.get(key) or _TRIALS.setdefault(key, bind(spec, task.config))
     with single_threaded_blas():
-        record = _rehearse(spec, frame, task, ctx)
+        record = _rehearse(trial, frame, task, ctx)
     return TaskRecord(**{**record, "seconds": time.perf_counter() - start})
 
 
-def _rehearse(spec: Spec, frame: pd.DataFrame, task: Task, ctx: PrivacyContext
+def _rehearse(trial: Trial, frame: pd.DataFrame, task: Task, ctx: PrivacyContext
               ) -> dict[str, Any]:
     """The enclave's steps on the proxy, plus the exact errors (fine: the proxy is public)."""
-    trial = bind(spec, task.config)
-    config = trial.configuration
+    spec, config = trial.spec, trial.configuration
     codes = trial.encode(frame)
     try:
         inputs = release_before_loop(spec, frame, ctx)  # the run's own before-loop steps

@@ -21,10 +21,10 @@ validator implements, so this layer never imports the validator.
 from __future__ import annotations
 
 import copy
-import enum
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
+from dataclasses import fields
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -39,6 +39,7 @@ from workbench.criteria.kinds.checks import (  # noqa: F401 - re-exported for th
     template_target,
     whole_in,
 )
+from workbench.criteria.kinds.tags import KindTags, Reads
 from workbench.criteria.result import NO_MECHANISM, CriterionResult
 from workbench.privacy.mechanisms import laplace_cdf
 from workbench.specification.errors import join_path
@@ -60,14 +61,6 @@ FALSE_PASS_MARGIN = 0.10
 WORKLOAD_GROUPS = ("regression", "mean", "marginal", "faithfulness")
 
 
-class Reads(enum.Enum):
-    """What a criterion's DP measurement reads."""
-
-    S_ONLY = "S only"  # the release candidate alone: no noise, ε must be 0
-    R_AND_S = "R and S"  # compares R with the candidate: measured in every iteration
-    R_ALONE = "R alone"  # a statistic of R alone: may be computed once, before the loop
-
-
 class CriterionKind(ABC):
     """A criterion kind: subclass it in one module under ``workbench/criteria/kinds/``.
 
@@ -82,31 +75,18 @@ class CriterionKind(ABC):
     description: ClassVar[str] = ""
     #: Declared parameters (``params`` of the criterion), in editor order.
     params: ClassVar[Mapping[str, Param]] = MappingProxyType({})
-    reads: ClassVar[Reads] = Reads.R_AND_S
-    #: Whether the stakeholder sets [L, U] (otherwise the kind fixes or derives it).
-    bounds_editable: ClassVar[bool] = False
-    #: The range the DP value is clipped to after noise (None: not clipped).
-    clip: ClassVar[tuple[float, float] | None] = None
-    #: Which workload multiplier scales this kind's marginals (one of WORKLOAD_GROUPS).
-    workload_group: ClassVar[str] = "marginal"
-    #: Where the noise goes when it is not one Laplace draw on the value ("" when it is).
-    noise_note: ClassVar[str] = ""
     #: Position in lists (the spec's enum, the editor's menu); ties by name.
     position: ClassVar[int] = 1000
-    #: The pass test: the DP value strictly below the effective threshold (False: at most it).
-    strict: ClassVar[bool] = True
-    #: Whether the DP value is the exact value plus one Laplace draw (then clipped to
-    #: ``clip``), so P(pass | exact) has a closed form. False when the noised value is not the
-    #: exact one (e.g. it is computed from another DP release); with ``noise_note`` set the
-    #: noise is elsewhere too. Forecasts then simulate the release instead.
-    laplace_on_exact: ClassVar[bool] = True
-    #: Whether the design assistant measures the DP value's σ·ε by simulation (the value is
-    #: computed from a noisy vector, not one draw of known σ) for its ε rule.
-    sigma_by_simulation: ClassVar[bool] = False
-    #: The kind's bound under ``metadata.n_policy: dp`` (a neighbour whose cleaned n differs
-    #: by one: replace-one or add/remove-one), derived in words; "" refuses the kind under
-    #: ``dp`` (a kind reading S only needs none). See :mod:`workbench.specification.n_policy`.
-    dp_n_bound: ClassVar[str] = ""
+    #: The capability flags, in one declared value (:class:`KindTags`).
+    tags: ClassVar[KindTags] = KindTags()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A capability flag declared beside ``tags`` would be silently ignored: refuse it."""
+        super().__init_subclass__(**kwargs)
+        stray = sorted(set(vars(cls)) & {f.name for f in fields(KindTags)})
+        if stray:
+            raise TypeError(f"criterion kind {cls.__name__}: declare {', '.join(stray)} in "
+                            "tags = KindTags(...)")
 
     # --- validation ------------------------------------------------------------------------
     def check(self, ctx: CheckContext, params: Mapping[str, Any], bounds: Any,
@@ -163,8 +143,8 @@ class CriterionKind(ABC):
         noisy = ev.ctx.laplace(value, sensitivity=delta, epsilon=criterion.epsilon,
                                purpose=purpose(criterion), bounds=bounds)
         shown = float(noisy.value.ravel()[0])
-        if self.clip is not None:
-            shown = float(np.clip(shown, *self.clip))
+        if self.tags.clip is not None:
+            shown = float(np.clip(shown, *self.tags.clip))
         return self.result(criterion, shown, record=noisy.record, details=details)
 
     def result(self, criterion: Criterion, value: float, *,
@@ -201,16 +181,10 @@ class CriterionKind(ABC):
         adjusted = self.adjusted_threshold(criterion, delta, details)
         return t if adjusted is None else min(t, float(adjusted))
 
-    @property
-    def closed_form_pass(self) -> bool:
-        """Whether :meth:`pass_probability` has a closed form (one Laplace draw on the exact
-        value); otherwise a forecast simulates the release."""
-        return self.laplace_on_exact and not self.noise_note
-
     def passes(self, value: float, t_eff: float) -> bool:
         """The pass test: strictly below T_eff, or at most T_eff for a kind that is not
         ``strict`` (a count on the release alone: a threshold of 0 means "none allowed")."""
-        return bool(value < t_eff) if self.strict else bool(value <= t_eff)
+        return bool(value < t_eff) if self.tags.strict else bool(value <= t_eff)
 
     def pass_probability(self, criterion: Criterion, exact: float, delta: float | None,
                          t_eff: float) -> float | None:
@@ -224,13 +198,13 @@ class CriterionKind(ABC):
         """
         if criterion.epsilon <= 0 or delta is None:
             return float(self.passes(exact, t_eff))
-        if not self.closed_form_pass:
+        if not self.tags.closed_form_pass:
             return None
-        if self.clip is not None:
-            lo, hi = self.clip
-            if t_eff > hi or (not self.strict and t_eff >= hi):
+        if self.tags.clip is not None:
+            lo, hi = self.tags.clip
+            if t_eff > hi or (not self.tags.strict and t_eff >= hi):
                 return 1.0
-            if t_eff < lo or (self.strict and t_eff <= lo):
+            if t_eff < lo or (self.tags.strict and t_eff <= lo):
                 return 0.0
         return laplace_cdf(t_eff - exact, delta / criterion.epsilon)
 
@@ -239,7 +213,7 @@ class CriterionKind(ABC):
         """P(false pass): the chance that a true value :data:`FALSE_PASS_MARGIN` above T
         (:meth:`failing_value`) still passes; data-independent. None without noise or when
         the noise is not one Laplace draw on the value."""
-        if criterion.epsilon <= 0 or delta is None or delta <= 0 or self.noise_note:
+        if criterion.epsilon <= 0 or delta is None or delta <= 0 or self.tags.noise_note:
             return None
         failing = self.failing_value(
             criterion, criterion.threshold + FALSE_PASS_MARGIN * abs(criterion.threshold))
@@ -297,7 +271,7 @@ class CriterionKind(ABC):
     # --- editors and reviews ---------------------------------------------------------------
     def template(self, criterion_id: str, document: Mapping[str, Any]) -> dict[str, Any]:
         """A valid-looking new criterion for the editor; thresholds are to tune on the proxy."""
-        if self.reads is Reads.S_ONLY:
+        if self.tags.reads is Reads.S_ONLY:
             return {"id": criterion_id, "kind": self.name, "threshold": 0, "epsilon": 0,
                     "params": self.template_params(document)}
         return {"id": criterion_id, "kind": self.name, "epsilon": 0.01, "threshold": 0.05,
@@ -319,14 +293,14 @@ class CriterionKind(ABC):
     def failing_value(self, criterion: Criterion, failing: float) -> float:
         """The true value a false pass is judged at, given a failing one (clipped like the DP
         value)."""
-        return failing if self.clip is None else min(failing, self.clip[1])
+        return failing if self.tags.clip is None else min(failing, self.tags.clip[1])
 
     def review_false_pass(self, criterion: Criterion) -> tuple[str, str] | None:
         """The spec review's false-pass cell and note, when the generic '50% at T' is wrong."""
-        if self.noise_note:
-            return "—", f"{self.noise_note}: not a single Laplace tail"
-        if self.clip is not None and criterion.threshold >= self.clip[1]:
-            lo, hi = self.clip
+        if self.tags.noise_note:
+            return "—", f"{self.tags.noise_note}: not a single Laplace tail"
+        if self.tags.clip is not None and criterion.threshold >= self.tags.clip[1]:
+            lo, hi = self.tags.clip
             return "100%", (f"the DP value is clipped to [{lo:g}, {hi:g}], so it is always "
                             f"below a threshold ≥ {hi:g}")
         return None
@@ -335,7 +309,7 @@ class CriterionKind(ABC):
 class ShareKind(CriterionKind):
     """A share of n in [0, 1]: bounds fixed to [0, 1], Δ = 1/n, the DP value clipped to [0, 1]."""
 
-    clip = (0.0, 1.0)
+    tags = KindTags(clip=(0.0, 1.0))
 
     def check(self, ctx: CheckContext, params: Mapping[str, Any], bounds: Any,
               threshold: float, path: str) -> tuple[float, float] | None:
@@ -372,7 +346,6 @@ __all__ = [
     "Clique",
     "CriterionKind",
     "Param",
-    "Reads",
     "ShareKind",
     "is_number",
     "join_path",
