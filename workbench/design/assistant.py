@@ -167,13 +167,15 @@ def _simulated_group(trial: Trial) -> list[str]:
 def _sigma_epsilon(trial: Trial, frame: pd.DataFrame, real: np.ndarray, synth: np.ndarray,
                    criterion_id: str, draws: int, seed: int) -> float:
     """σ·ε of a criterion's DP value, measured at ε = 1 over ``draws`` releases."""
-    at_one = _variant(trial.spec, trial.spec.budget.epsilon_generator, {criterion_id: 1.0})
+    at_one = bind(_variant(trial.spec, trial.spec.budget.epsilon_generator, {criterion_id: 1.0}),
+                  trial.configuration)
     values = []
     for d in range(max(draws, 2)):
         ctx = PrivacyContext.simulation(seed=seed + d, noise=SeededNoise(seed + d))
         once = release_before_loop(at_one, frame, ctx).once
-        values.append(evaluate_criterion(at_one, trial.configuration, criterion_id, real, synth,
-                                         ctx, once_results=once, table=trial.table).value)
+        values.append(evaluate_criterion(at_one.spec, at_one.configuration, criterion_id, real,
+                                         synth, ctx, once_results=once,
+                                         table=at_one.table).value)
     return statistics.stdev(values)
 
 
@@ -183,7 +185,7 @@ def _group_pass(trial: Trial, frame: pd.DataFrame, real: np.ndarray, synth: np.n
     passed = 0
     for d in range(draws):
         ctx = PrivacyContext.simulation(seed=seed + d, noise=SeededNoise(seed + d))
-        once = release_before_loop(trial.spec, frame, ctx).once
+        once = release_before_loop(trial, frame, ctx).once
         passed += all(evaluate_criterion(trial.spec, trial.configuration, i, real, synth, ctx,
                                          once_results=once, table=trial.table).passed
                       for i in ids)

@@ -194,7 +194,7 @@ def feasibility_floors(
                                         neighbour=spec.budget.neighbour)
         real = frame if n is None else resample_to_n(frame, n, ctx.rng)
         # a survey's raking and base weights, as the run releases them before its loop
-        once = release_before_loop(spec, real, ctx).once if spec.survey is not None else None
+        once = release_before_loop(trial, real, ctx).once if spec.survey is not None else None
         codes = trial.encode(real)
         exact, eff = floor_draw(trial, codes, ctx, once)
         flat, _ = floor_draw(trial, codes, ctx, once, generator="independent")

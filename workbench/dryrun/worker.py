@@ -113,7 +113,7 @@ def _rehearse(trial: Trial, frame: pd.DataFrame, task: Task, ctx: PrivacyContext
     spec, config = trial.spec, trial.configuration
     codes = trial.encode(frame)
     try:
-        inputs = release_before_loop(spec, frame, ctx)  # the run's own before-loop steps
+        inputs = release_before_loop(trial, frame, ctx)  # the run's own before-loop steps
     except WeightCheckFailed:  # the run would stop before its loop: no release (⊥)
         return {"config_key": task.config_key, "rep": task.rep, "seed": task.seed,
                 "noise": task.noise, "passed": False, "failure": "survey weight check",

@@ -154,7 +154,7 @@ def _rehearse(spec: Spec, progress: Callable[[str], None]) -> StandInReport:
         try:
             trial = bind(spec, configuration)
             step = "the before-loop releases"
-            inputs = release_before_loop(spec, frame, ctx)
+            inputs = release_before_loop(trial, frame, ctx)
             step = "one iteration (fit, sample, project, evaluate)"
             run_iteration(trial, frame, ctx, once_results=inputs.once)
         except WeightCheckFailed:
