@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -10,13 +11,13 @@ import pytest
 
 from workbench.cli.main import main
 from workbench.criteria import kinds
-from workbench.design import design, needed_epsilon, pass_probability
+from workbench.design import design, needed_epsilon
 from workbench.design.rules import round_up
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.mechanisms import laplace_cdf
 from workbench.proxy import sample_proxy
 from workbench.specification.document import forecast_hash
-from workbench.trial import bind
+from workbench.trial import BoundCriterion, bind
 from workbench.validation import build_spec, load_spec
 
 REPO = Path(__file__).resolve().parents[1]
@@ -71,6 +72,12 @@ def test_relative_one_way_rule_accounts_for_t_prime(example_doc: dict) -> None:
     eps = needed_epsilon(rel, v, delta, k)
     t_prime = 2.0 + (delta / eps) * math.log(2 * 0.05)
     assert math.sqrt(2) * delta / eps <= (t_prime - v) / k + 1e-12
+
+
+def pass_probability(criterion, epsilon, exact, delta, details):
+    """The design assistant's P(pass): the criterion bound to its kind, at ``epsilon``."""
+    at = dataclasses.replace(criterion, epsilon=float(epsilon))
+    return BoundCriterion(at, kinds.get(at.kind), ()).pass_probability(exact, delta, details)
 
 
 def test_pass_probability_is_the_laplace_tail(example_doc: dict) -> None:

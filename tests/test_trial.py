@@ -55,3 +55,27 @@ def test_one_iteration_builds_no_codec_after_the_bind(example_spec, monkeypatch)
     ctx = PrivacyContext.simulation(0, noise=SeededNoise(0))
     run_iteration(trial, None, ctx, real_codes=codes)
     assert built == []
+
+
+def test_a_floor_draw_builds_no_codec_after_the_bind(example_spec, proxy_slice,
+                                                     monkeypatch) -> None:
+    """The floors' draws (ideal and trivial generator) sample and evaluate with the Trial's
+    codec; each used to rebuild it twice per draw."""
+    from workbench.dryrun.floors import floor_draw
+    from workbench.dryrun.proxy import prepare_proxy
+
+    trial = bind(example_spec, next(example_spec.configurations()))
+    codes = trial.encode(prepare_proxy(example_spec, proxy_slice.iloc[:3000]))
+    built = []
+    original = Spec.table_codec
+
+    def counting(self, configuration):
+        built.append(configuration.key)
+        return original(self, configuration)
+
+    monkeypatch.setattr(Spec, "table_codec", counting)
+    for generator in ("bootstrap", "independent"):
+        exact, thresholds = floor_draw(trial, codes, PrivacyContext.simulation(0),
+                                       generator=generator)
+        assert set(exact) == set(thresholds) == {c.id for c in trial.criteria}
+    assert built == []

@@ -37,7 +37,7 @@ import pandas as pd
 from workbench.criteria import evaluate_criterion
 from workbench.design.facts import CandidateFacts, candidate_facts
 from workbench.design.rehearse import DEFAULT_CHECKS, rehearse_drafts
-from workbench.design.rules import needed_epsilon, pass_probability
+from workbench.design.rules import needed_epsilon
 from workbench.dryrun.proxy import prepare_proxy
 from workbench.dryrun.published import PublishedTables
 from workbench.dryrun.robust import SCENARIOS, RobustForecast
@@ -219,9 +219,8 @@ def _alternative(trial: Trial, frame: pd.DataFrame, real: np.ndarray, eps_gen: f
     group = _simulated_group(at)
     ps, each = [], []
     for i, f in enumerate(facts):
-        one = {c.id: pass_probability(c, c.epsilon, f.exact[c.id], f.sensitivity[c.id],
-                                      f.details[c.id]) for c in at.spec.criteria
-               if c.id not in group}
+        one = {b.id: b.pass_probability(f.exact[b.id], f.sensitivity[b.id], f.details[b.id])
+               for b in at.criteria if b.id not in group}
         if group:
             joint = _group_pass(at, frame, real, f.synth, group, draws, seed + 1000 * i)
             one |= dict.fromkeys(group, joint)

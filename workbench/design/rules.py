@@ -6,17 +6,14 @@ margin/K, rounded up to two significant digits (the lean example used K = 10; th
 tries several K and lets the forecast choose). The ε meeting it is the kind's own answer
 (``CriterionKind.needed_epsilon``: a T′ that moves with ε, or σ·ε measured on the proxy).
 
-P(pass | v) is asked of the criterion's kind (``CriterionKind.pass_probability``, the same
-decision the engine makes): for one Laplace draw on v, F_Lap(T_eff − v; b) exactly, with
-T_eff = min(T, T′).
+P(pass | v) is the bound criterion's (``trial.BoundCriterion.pass_probability``: its kind's,
+the same decision the engine makes): for one Laplace draw on v, F_Lap(T_eff − v; b) exactly,
+with T_eff = min(T, T′).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
-from collections.abc import Mapping
-from typing import Any
 
 from workbench.criteria import kinds
 from workbench.specification.model import Criterion
@@ -38,14 +35,3 @@ def needed_epsilon(criterion: Criterion, exact: float, delta: float | None, divi
     digits (``inf`` when the proxy's exact error is already at or above the threshold)."""
     return round_up(kinds.get(criterion.kind).needed_epsilon(criterion, exact, delta, divisor,
                                                              sigma_epsilon))
-
-
-def pass_probability(criterion: Criterion, epsilon: float, exact: float, delta: float | None,
-                     details: Mapping[str, Any]) -> float | None:
-    """P(the DP value passes) at ``epsilon`` given its exact value: the kind's own answer
-    (its effective threshold min(T, T′) and pass test; None when its noise is not one Laplace
-    draw on the value, which the assistant then simulates)."""
-    at = dataclasses.replace(criterion, epsilon=float(epsilon))
-    kind = kinds.get(criterion.kind)
-    noisy = delta if epsilon > 0 else None
-    return kind.pass_probability(at, exact, noisy, kind.effective_threshold(at, noisy, details))

@@ -8,7 +8,7 @@ once (codec, ε_gen, generator, criteria).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -102,7 +102,3 @@ def run_iteration(
                            once_results=once_results, table=trial.table)
     return Candidate(trial.configuration, synth, list(results), all(r.passed for r in results))
 
-
-def label_order(trial: Trial) -> dict[str, Sequence[str]]:
-    """The bin labels of every column in code order (for plots and verification)."""
-    return dict(trial.label_order())

@@ -32,7 +32,6 @@ from workbench.engine.forecast_check import forecast_problem
 from workbench.engine.guard import check_budget, check_pilot, data_warnings, dataset_budget
 from workbench.engine.iteration import (
     Candidate,
-    label_order,
     release_diagnostics,
     run_iteration,
 )
@@ -315,7 +314,7 @@ def _run(spec: Spec, frame: Any, rd: RunDirectory, book: DatasetBudget,
         staging,
         spec=spec,
         release=release,
-        label_order=label_order(chosen),
+        label_order=chosen.label_order(),
         configuration=candidate.configuration.to_dict(),
         results=results,
         budget=budget,

@@ -27,9 +27,9 @@ from workbench.engine.iteration import run_iteration
 from workbench.privacy import PrivacyContext
 from workbench.privacy.noise import rehearsal_noise
 from workbench.specification import Spec
-from workbench.specification.model import ColumnSpec
 from workbench.specification.space import Configuration
 from workbench.survey.weight_check import WeightCheckFailed
+from workbench.transform import ColumnSpec
 from workbench.transform.clean import clean
 from workbench.transform.raw import apply_domain_policy
 from workbench.trial import bind

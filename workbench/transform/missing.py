@@ -13,27 +13,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from workbench.transform.codecs import MISSING, Codec
+from workbench.transform.column import ColumnSpec
 from workbench.transform.table import EncodingError
 
 POLICIES = ("forbid", "category", "allow")
-
-
-class MissingPolicy(Protocol):
-    """What of a column's description the missing checks read (the spec's ``ColumnSpec``;
-    named by shape so this layer stays below the spec model)."""
-
-    name: str
-    domain: tuple[Any, ...] | None
-    missing: str
-    missing_label: str
-    max_missing_rate: float | None
-
 
 #: Tokens that commonly mean "missing"; one of these in a column, undeclared, is refused.
 MARKER_LIKE = ("?", "", "NA", "N/A", "NaN", "nan", "null", "NULL", "None", ".", "-", "n/a")
@@ -125,7 +114,7 @@ class MissingCodec:
         return None if got is None else (*got, frozenset([None]))
 
 
-def with_missing(codec: Codec, column: MissingPolicy) -> Codec:
+def with_missing(codec: Codec, column: ColumnSpec) -> Codec:
     """The column's codec under its missing policy (unchanged for ``forbid``)."""
     if column.missing == "forbid":
         return codec
@@ -139,7 +128,7 @@ def missing_code(codec: Codec) -> int | None:
     return None
 
 
-def undeclared_markers(frame: pd.DataFrame, columns: Sequence[MissingPolicy],
+def undeclared_markers(frame: pd.DataFrame, columns: Sequence[ColumnSpec],
                        fmt: FileFormat) -> list[str]:
     """Columns holding a marker-like token that is neither declared nor in the domain."""
     if not fmt.declared:
@@ -155,7 +144,7 @@ def undeclared_markers(frame: pd.DataFrame, columns: Sequence[MissingPolicy],
     return bad
 
 
-def check_missing_policies(frame: pd.DataFrame, columns: Sequence[MissingPolicy]) -> None:
+def check_missing_policies(frame: pd.DataFrame, columns: Sequence[ColumnSpec]) -> None:
     """Refuse, before any noise, a table the declared missing policies do not cover.
 
     A column entirely missing, a missing value in a ``forbid`` column, or a missing share

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from workbench.specification.model import ColumnSpec
+    from workbench.transform import ColumnSpec
 
 Clique = tuple[str, ...]
 
