@@ -50,8 +50,6 @@ class Payload:
 
 
 _INSTALLED: dict[str, tuple[Spec, pd.DataFrame, int | None, np.ndarray | None]] = {}
-#: each configuration bound once per worker and payload (tasks repeat configurations)
-_TRIALS: dict[tuple[str, str], Trial] = {}
 
 
 def install(payload: Payload) -> None:
@@ -73,8 +71,6 @@ def install_from_file(path: str) -> None:
 def uninstall(payload_id: str) -> None:
     """Forget a payload (when its dry run is over)."""
     _INSTALLED.pop(payload_id, None)
-    for key in [k for k in _TRIALS if k[0] == payload_id]:
-        del _TRIALS[key]
 
 
 def task_frame(frame: pd.DataFrame, n: int | None, weights: np.ndarray | None,
@@ -100,10 +96,8 @@ def run_task(task: Task) -> TaskRecord:
     ctx = PrivacyContext.simulation(task.seed, neighbour=spec.budget.neighbour,
                                     noise=noise_source(task.noise, task.seed))
     start = time.perf_counter()
-    key = (task.payload_id, task.config_key)
-    trial = _TRIALS.get(key) or _TRIALS.setdefault(key, bind(spec, task.config))
     with single_threaded_blas():
-        record = _rehearse(trial, frame, task, ctx)
+        record = _rehearse(bind(spec, task.config), frame, task, ctx)
     return TaskRecord(**{**record, "seconds": time.perf_counter() - start})
 
 

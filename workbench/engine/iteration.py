@@ -47,14 +47,6 @@ def fit_generator(trial: Trial, codes: np.ndarray, ctx: PrivacyContext) -> Any:
     return generator
 
 
-def release_diagnostics(trial: Trial, codes: np.ndarray,
-                        rng: np.random.Generator) -> dict[str, Any] | None:
-    """The chosen family's public diagnostics of the RELEASED codes (post-processing: e.g. an
-    MCMC draw's R̂ and ESS of its sampler re-run on them), or None."""
-    return trial.generator().release_diagnostics(codes, trial.domain, trial.epsilon_generator,
-                                                 rng)
-
-
 def synthesize_candidate(trial: Trial, codes: np.ndarray, ctx: PrivacyContext,
                          progress: Progress | None = None, size: int | None = None
                          ) -> np.ndarray:

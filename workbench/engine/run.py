@@ -32,7 +32,6 @@ from workbench.engine.forecast_check import forecast_problem
 from workbench.engine.guard import check_budget, check_pilot, data_warnings, dataset_budget
 from workbench.engine.iteration import (
     Candidate,
-    release_diagnostics,
     run_iteration,
 )
 from workbench.engine.once import OnceStatistics, save_once
@@ -306,7 +305,9 @@ def _run(spec: Spec, frame: Any, rd: RunDirectory, book: DatasetBudget,
     promise = chosen.guarantee
     budget = _budget(spec, plan, book.dataset, promise)
     release = weight_release(spec, chosen.table.decode(candidate.codes), raking)
-    diagnostics = release_diagnostics(chosen, candidate.codes, ctx.rng)
+    # the family's public diagnostics of the RELEASED codes (post-processing: an MCMC's R̂, ESS)
+    diagnostics = chosen.generator().release_diagnostics(candidate.codes, chosen.domain,
+                                                         chosen.epsilon_generator, ctx.rng)
     results = [r.as_dict() for r in candidate.results]
     staging = rd.staging(run_id)
     reused = [r.as_dict() for r in kept.records] if kept is not None else []

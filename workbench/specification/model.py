@@ -7,6 +7,7 @@ Each section of the document becomes one frozen object (built by its module in
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -314,10 +315,8 @@ class Spec:
         """Size of the search space (or of the narrowed list, when the spec has one)."""
         if self.selection.configurations is not None:
             return len(self.selection.configurations)
-        n = self.generator.count() * len(self.min_counts)
-        for t in self.transformations:
-            n *= len(t.alternatives)
-        return n
+        return math.prod((self.generator.count(), len(self.min_counts),
+                          *(len(t.alternatives) for t in self.transformations)))
 
     def configurations(self) -> Iterator[Configuration]:
         """Every configuration in a fixed order (the narrowed list when present)."""

@@ -1,5 +1,4 @@
-"""A column's public description (the spec's schema entry), which reading, cleaning and the
-missing-value codecs of this layer follow; the spec model holds one per column."""
+"""A column's public description (the spec's schema entry), which this layer reads by."""
 
 from __future__ import annotations
 

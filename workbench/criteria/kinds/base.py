@@ -2,20 +2,16 @@
 
 Every part of the package that depends on a criterion's kind asks its kind object:
 
-* the spec validator: ``params`` (names, defaults, context-free constraints), ``reads``
-  (S only: ε = 0 and no noise; R and S: one ε-DP measurement per iteration; R alone: may be
-  computed ``once`` outside the loop, §4.14.1), ``check`` (semantic validation against the
-  spec being built, returning the criterion's [L, U]), ``check_epsilon`` and ``check_once``;
+* everyone: its capability flags, one declared ``tags`` value (:mod:`.tags`);
+* the spec validator: ``params`` (names, defaults, context-free constraints), ``check``
+  (semantic validation against the spec being built, returning the criterion's [L, U]),
+  ``check_epsilon`` and ``check_once``;
 * the engine: ``exact`` (E(R, S), confidential), ``sensitivity`` (Δ from n, the spec and S
   only, derived in its docstring), ``release`` (the DP result through ``ctx``) and
   ``release_once``;
-* the workload generator: ``marginals`` and ``workload_group``;
-* the editors and reviews: ``template``, ``description``, ``bounds_editable``, ``clip``,
-  ``adjusted_threshold``, ``failing_value``, ``review_false_pass`` and
-  ``exact_reads_threshold``.
-
-Validation talks to the spec being built through a :class:`CheckContext`, which the spec
-validator implements, so this layer never imports the validator.
+* the workload generator: ``marginals``; the design assistant: ``needed_epsilon``;
+* the editors and reviews: ``template``, ``description``, ``adjusted_threshold``,
+  ``failing_value``, ``review_false_pass`` and ``exact_reads_threshold``.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""A criterion kind's capability flags in one declared value (scikit-learn's ``Tags`` model).
-
-Every kind declares ``tags = KindTags(...)`` (or ``replace(Parent.tags, ...)``) and every
-caller reads ``kind.tags.<flag>``: what the kind's measurement reads, how its value is
-noised and clipped, how it passes, whether it has a bound under ``n_policy: dp``.
-"""
+"""A criterion kind's capability flags in one declared value (scikit-learn's ``Tags`` model):
+a kind declares ``tags = KindTags(...)`` (or ``replace(Parent.tags, ...)``), callers read
+``kind.tags.<flag>``."""
 
 from __future__ import annotations
 
