@@ -28,7 +28,7 @@ import pandas as pd
 
 from workbench.engine import run
 from workbench.evidence.prepare import prepare_proxy
-from workbench.generators import guarantee_for
+from workbench.trial import bind
 from workbench.validation import load_spec, save_spec
 
 REPO = Path(__file__).resolve().parents[1]
@@ -56,7 +56,7 @@ def one_run(spec_path: Path, data: Path, truth: dict[str, float], seed: int,
         config = next(iter(spec.configurations()))
         detail = config.generator_params.get("mechanism", "")
         return row | {"generator": f"{config.family} ({detail})" if detail else config.family,
-                      "guarantee": guarantee_for(spec, config).label, "gap": float("nan"),
+                      "guarantee": bind(spec, config).guarantee.label, "gap": float("nan"),
                       "diagnosis": outcome.diagnosis}
     bundle = outcome.release_dir
     config = json.loads((bundle / "configuration.json").read_text(encoding="utf-8"))

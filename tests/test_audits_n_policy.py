@@ -23,7 +23,7 @@ def test_every_kind_with_a_dp_bound_is_audited_under_add_and_remove() -> None:
     assert dp_bound_kinds() == ("max_marginal_error", "max_ecdf", "tv_marginals")
     for kind in dp_bound_kinds():
         assert f"{kind} (add, dp)" in names and f"{kind} (remove, dp)" in names
-        assert kinds.get(kind).dp_n_bound  # the derivation is stated on the kind
+        assert kinds.get(kind).tags.dp_n_bound  # the derivation is stated on the kind
 
 
 @pytest.mark.parametrize("index", range(len(n_policy_scenarios())))

@@ -343,12 +343,17 @@ ONE_OWNER = {
     "ε₁ (in-loop criteria ε)": (
         r"sum\([^\n]*\bin_loop\b|not once and e > 0|epsilon_generator \+ sum",
                                 "workbench/privacy/budget_plan.py"),
+    # issue 35: the relative 1-way T′ algebra (λ, p, the ln 2p in its ε rule) is its kind's
+    "the relative 1-way T′ algebra": (
+        r"""params(\[|\.get\()\s*["'](lambda|false_pass_probability)["']"""
+        r"|-\s*math\.log\(2(\.0)?\s*\*\s*p\)",
+        "workbench/criteria/kinds/relative_one_way.py"),
 }
 
 
 def test_each_fact_of_the_pass_rule_and_the_budget_has_one_owner() -> None:
-    """One Laplace CDF, one effective-threshold computation, one ε₁ (a grep over the package,
-    doctests aside); the patterns catch the copies they replaced."""
+    """One Laplace CDF, one effective-threshold computation, one ε₁, one T′ algebra (a grep
+    over the package, doctests aside); the patterns catch the copies they replaced."""
     for name, (pattern, owner) in ONE_OWNER.items():
         found = set()
         for path in (REPO / "workbench").rglob("*.py"):
@@ -361,5 +366,8 @@ def test_each_fact_of_the_pass_rule_and_the_budget_has_one_owner() -> None:
            "effective = threshold if adjusted_threshold is None else min(threshold, "
            "adjusted_threshold)",
            "return self.budget.epsilon_generator + sum(c.epsilon for c in self.criteria if "
-           "c.in_loop)"]
+           "c.in_loop)",
+           "need = delta * (divisor * SQRT2 - math.log(2 * p)) / margin if margin > 0 else "
+           "math.inf"]
     assert all(re.search(p, text) for (p, _), text in zip(ONE_OWNER.values(), old, strict=True))
+

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -10,12 +11,13 @@ import pytest
 
 from workbench.cli.main import main
 from workbench.criteria import kinds
-from workbench.design import design, needed_epsilon, pass_probability
+from workbench.design import design, needed_epsilon
 from workbench.design.rules import round_up
 from workbench.evidence.sampler import sample_proxy
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.mechanisms import laplace_cdf
 from workbench.specification.document import forecast_hash
+from workbench.trial import BoundCriterion, bind
 from workbench.validation import build_spec, load_spec
 
 REPO = Path(__file__).resolve().parents[1]
@@ -72,6 +74,12 @@ def test_relative_one_way_rule_accounts_for_t_prime(example_doc: dict) -> None:
     assert math.sqrt(2) * delta / eps <= (t_prime - v) / k + 1e-12
 
 
+def pass_probability(criterion, epsilon, exact, delta, details):
+    """The design assistant's P(pass): the criterion bound to its kind, at ``epsilon``."""
+    at = dataclasses.replace(criterion, epsilon=float(epsilon))
+    return BoundCriterion(at, kinds.get(at.kind), ()).pass_probability(exact, delta, details)
+
+
 def test_pass_probability_is_the_laplace_tail(example_doc: dict) -> None:
     spec = build_spec(example_doc)
     faith = spec.criterion("faithfulness")
@@ -96,11 +104,11 @@ def test_tstr_is_priced_by_the_sigma_of_its_value_not_the_matrix_delta(proxy) ->
     doc["criteria"].append(kinds.get("tstr").template("tstr", doc))
     doc["budget"]["epsilon_criteria"] = round(sum(c["epsilon"] for c in doc["criteria"]), 10)
     spec = build_spec(doc)
-    config = next(spec.configurations())
+    trial = bind(spec, next(spec.configurations()))
     frame = prepare_proxy(spec, proxy).head(3000)
-    real = spec.table_codec(config).encode(frame)
-    assert kinds.get("tstr").sigma_by_simulation
-    sigma_eps = _sigma_epsilon(spec, config, frame, real, real, "tstr", 10, 0)
+    real = trial.encode(frame)
+    assert trial.criterion("tstr").kind.tags.sigma_by_simulation
+    sigma_eps = _sigma_epsilon(trial, frame, real, real, "tstr", 10, 0)
     assert 0 < sigma_eps < 0.1 < math.sqrt(2) * 2  # ~Δ/n·(a few), far below √2·Δ
     assert needed_epsilon(spec.criterion("tstr"), 0.7, 2.0, 3, sigma_eps) < 3
 

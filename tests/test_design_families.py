@@ -14,9 +14,10 @@ from workbench.cli.main import main
 from workbench.design.families import candidate_document, compare_families, parse_candidates
 from workbench.dryrun.executors import make_executor
 from workbench.evidence.prepare import prepare_proxy
-from workbench.generators import MCMC_KIND, guarantee_for
+from workbench.generators import MCMC_KIND
 from workbench.generators.bayesian import MCMC_LABEL
 from workbench.specification.document import forecast_hash
+from workbench.trial import bind
 from workbench.validation import build_spec
 
 REPO = Path(__file__).resolve().parents[1]
@@ -123,4 +124,4 @@ def test_a_censor_w_candidate_takes_weights_fitted_on_the_proxy(proxy) -> None:
     variant = build_spec(doc)
     config = next(variant.configurations())
     assert hash(config) and config.generator_params["weight_function"] == weights
-    assert guarantee_for(variant, config).kind == MCMC_KIND
+    assert bind(variant, config).guarantee.kind == MCMC_KIND

@@ -38,7 +38,7 @@ def test_accuracy_on_r_and_s_with_the_documented_sensitivity() -> None:
     moved = real.copy()
     moved[:2, 0] = 0
     assert _value(moved, _Exact(0))[0].value == pytest.approx(6 / 8)
-    assert kinds.get("distinguisher").clip == (0.0, 1.0)
+    assert kinds.get("distinguisher").tags.clip == (0.0, 1.0)
 
 
 def test_indistinguishable_release_scores_about_one_half() -> None:

@@ -20,12 +20,12 @@ from workbench.generators import (
     PURE_EPSILON_DP,
     Guarantee,
     PrivBayes,
-    guarantee_for,
     register,
     unregister,
 )
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.report.guarantee import guarantee_html, guarantee_markdown, guarantee_sentence
+from workbench.trial import bind
 from workbench.validation import build_spec, save_spec
 
 REPO = Path(__file__).resolve().parents[1]
@@ -121,7 +121,7 @@ def test_per_record_bundle_states_the_label_everywhere_and_verify_flags_it(
     stated = json.loads((release / "guarantee.json").read_text())
     assert stated == PER_RECORD.as_dict()
     spec = build_spec(json.loads((release / "spec.json").read_text()))
-    assert guarantee_for(spec, next(spec.configurations())) == PER_RECORD
+    assert bind(spec, next(spec.configurations())).guarantee == PER_RECORD
     readme = (release / "README.md").read_text()
     assert "## Guarantee of the released records" in readme
     assert "**per-record toy (ε, δ)** (ε = 1.5, δ = 2e-09, t = 3)" in readme

@@ -5,7 +5,7 @@ random thresholds around its exact value:
 
 * the engine's release (``evaluate_criterion``, seeded noise) decides with the kind's own
   ``passes`` against the kind's ``effective_threshold`` — strict or not;
-* the design assistant's rule (``design.rules.pass_probability``), the co-design readout
+* the design assistant's rule (``trial.BoundCriterion.pass_probability``), the co-design readout
   (``widgets.model.readouts.criterion_readout``) and the kind's ``pass_probability`` give the
   same number (None for every path when the noise is not one Laplace draw on the value);
 * that number matches the engine's pass frequency over many seeded releases.
@@ -26,15 +26,21 @@ from workbench.audits.criteria import audit_case
 from workbench.criteria import criterion_sensitivity, evaluate_criterion, exact_errors, kinds
 from workbench.criteria import release_once as release_once_statistics
 from workbench.criteria.audit_case import audit_document
-from workbench.design.rules import pass_probability as design_pass_probability
 from workbench.privacy import PrivacyContext
 from workbench.privacy.noise import SeededNoise
 from workbench.specification import SpecError
 from workbench.transform.cells import PairedCells
+from workbench.trial import BoundCriterion
 from workbench.validation import build_spec
 from workbench.widgets.model.readouts import criterion_readout
 
 RELEASES = 1000  # per threshold; |frequency − p| ≤ 6σ fails with probability < 1e-8
+
+
+def design_pass_probability(criterion, epsilon, exact, delta, details):
+    """The design assistant's P(pass): the criterion bound to its kind, at ``epsilon``."""
+    at = dataclasses.replace(criterion, epsilon=float(epsilon))
+    return BoundCriterion(at, kinds.get(at.kind), ()).pass_probability(exact, delta, details)
 
 
 def _setup(kind: str, threshold: float):
@@ -109,7 +115,7 @@ def test_engine_decision_and_every_forecast_path_agree(kind: str) -> None:
             assert r.passed is k.passes(r.value, r.effective_threshold)
             passed.append(r.passed)
         if forecast is None:
-            assert not k.closed_form_pass  # only such a kind forecasts None
+            assert not k.tags.closed_form_pass  # only such a kind forecasts None
             continue
         freq = float(np.mean(passed))
         sd = math.sqrt(max(forecast * (1 - forecast), 1 / releases) / releases)

@@ -21,7 +21,8 @@ import pytest
 
 from workbench.audits.harness import Capture
 from workbench.criteria import evaluate_all, exact_errors, kinds, release_once
-from workbench.criteria.kinds.base import CriterionKind, Reads, join_path
+from workbench.criteria.kinds.base import CriterionKind, join_path
+from workbench.criteria.kinds.tags import KindTags, Reads
 from workbench.evidence.sampler import sample_proxy
 from workbench.privacy import PrivacyContext
 from workbench.specification import SpecError
@@ -49,7 +50,7 @@ class PairMarginalError(CriterionKind):
         "columns": Param(None, name_list, "the two columns", control="columns",
                          label="columns"),
     })
-    clip = (0.0, 1.0)
+    tags = KindTags(clip=(0.0, 1.0))
 
     def check(self, ctx, params, bounds, threshold, path):
         cols = params.get("columns")
@@ -168,7 +169,7 @@ def test_register_refuses_duplicates_and_bad_declarations(toy_kind) -> None:
 
     class Bad(CriterionKind):
         name = "bad_group"
-        workload_group = "nonsense"
+        tags = KindTags(workload_group="nonsense")
 
         def exact(self, ev, criterion) -> float:
             """Never called: registration fails first."""
@@ -180,6 +181,11 @@ def test_register_refuses_duplicates_and_bad_declarations(toy_kind) -> None:
 
     with pytest.raises(ValueError, match="workload_group"):
         kinds.register(Bad())
+    with pytest.raises(TypeError, match=r"declare clip, strict in tags = KindTags"):
+        class Stray(CriterionKind):  # a flag beside tags would be silently ignored
+            name = "stray_flags"
+            clip = (0.0, 1.0)
+            strict = False
     with pytest.raises(ValueError, match="unknown criterion kind 'nope'; known: max_marginal"):
         kinds.get("nope")
 
@@ -348,7 +354,7 @@ def test_released_values_move_by_at_most_their_sensitivity(name) -> None:
     if name == "regression_mae":  # it uses the DP coefficients of this criterion, released once
         criteria.append(next(c for c in lean["criteria"] if c["id"] == "regression_coefficients"))
     checked = neighbour_check(criteria)
-    assert (checked == 0) is (kind.reads is Reads.S_ONLY)
+    assert (checked == 0) is (kind.tags.reads is Reads.S_ONLY)
 
 
 def test_toy_kind_passes_the_same_neighbour_check(toy_kind) -> None:

@@ -13,8 +13,7 @@ import pytest
 from sources_helpers import MAIN_SPEC, PROXY, SEX_CODES, coded, proxy, write_files
 
 from workbench.cli.main import main
-from workbench.specification.model import ColumnSpec
-from workbench.transform import EncodingError
+from workbench.transform import ColumnSpec, EncodingError
 from workbench.transform.missing import FileFormat
 from workbench.transform.raw import read_raw
 from workbench.validation import load_spec

@@ -38,20 +38,47 @@ def test_an_unknown_alternative_fails_naming_the_column(example_spec) -> None:
         bind(example_spec, bad)
 
 
-def test_one_iteration_builds_no_codec_after_the_bind(example_spec, monkeypatch) -> None:
+@pytest.fixture
+def count_codecs(monkeypatch):
+    """Call it after the bind: from then on, every table codec built is listed."""
+    def start() -> list[str]:
+        built: list[str] = []
+        original = Spec.table_codec
+
+        def counting(self, configuration):
+            built.append(configuration.key)
+            return original(self, configuration)
+
+        monkeypatch.setattr(Spec, "table_codec", counting)
+        return built
+
+    return start
+
+
+def test_one_iteration_builds_no_codec_after_the_bind(example_spec, count_codecs) -> None:
     """The codec used to be rebuilt up to five times per iteration; now the Trial holds it."""
     config = next(example_spec.configurations())
     trial = bind(example_spec, config)
     rng = np.random.default_rng(0)
     codes = np.stack([rng.integers(0, s, 400) for s in trial.domain.sizes], axis=1)
-    built = []
-    original = Spec.table_codec
-
-    def counting(self, configuration):
-        built.append(configuration.key)
-        return original(self, configuration)
-
-    monkeypatch.setattr(Spec, "table_codec", counting)
+    built = count_codecs()
     ctx = PrivacyContext.simulation(0, noise=SeededNoise(0))
     run_iteration(trial, None, ctx, real_codes=codes)
+    assert built == []
+
+
+def test_a_floor_draw_builds_no_codec_after_the_bind(example_spec, proxy_slice,
+                                                     count_codecs) -> None:
+    """The floors' draws (ideal and trivial generator) sample and evaluate with the Trial's
+    codec; each used to rebuild it twice per draw."""
+    from workbench.dryrun.floors import floor_draw
+    from workbench.evidence.prepare import prepare_proxy
+
+    trial = bind(example_spec, next(example_spec.configurations()))
+    codes = trial.encode(prepare_proxy(example_spec, proxy_slice.iloc[:3000]))
+    built = count_codecs()
+    for generator in ("bootstrap", "independent"):
+        exact, thresholds = floor_draw(trial, codes, PrivacyContext.simulation(0),
+                                       generator=generator)
+        assert set(exact) == set(thresholds) == {c.id for c in trial.criteria}
     assert built == []

@@ -172,7 +172,7 @@ def test_rebalance_keeps_the_total_and_scales_the_rest_proportionally():
 
 
 def test_contradiction_definition():
-    from workbench.specification.model import ColumnSpec
+    from workbench.transform import ColumnSpec
     from workbench.widgets.model.rule_checks import (
         conflict_warnings,
         contradict,

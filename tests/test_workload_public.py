@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from workbench.cli.main import main
-from workbench.generators import Workload, WorkloadGenerator, guarantee_for, make_generator
+from workbench.generators import Workload, WorkloadGenerator, make_generator
 from workbench.generators.public_proxy import file_hash
 from workbench.generators.workload import WorkloadItem, all_pairs_workload
 from workbench.privacy import PrivacyContext
@@ -87,7 +87,7 @@ def test_the_proxy_is_named_in_describe_guarantee_and_datasheet(small_proxy) -> 
     sha = file_hash(small_proxy)
     text = describe_spec(spec)
     assert "public measurements 'joint'" in text and sha in text
-    promise = guarantee_for(spec, config)
+    promise = bind(spec, config).guarantee
     assert promise.is_pure and promise.parameters == {"public_proxy": str(small_proxy),
                                                       "public_proxy_sha256": sha}
     sheet = datasheet_markdown(spec, config.to_dict(), [], {"epsilon_total": 4.0}, 10,

@@ -26,7 +26,7 @@ from workbench.validation import build_spec
 CRITERION_KINDS: tuple[str, ...] = tuple(kinds.names())
 #: Kinds computed on S alone, without noise or ε: nothing private to audit.
 NOISELESS_KINDS: frozenset[str] = frozenset(
-    k.name for k in kinds.registered() if k.reads is kinds.Reads.S_ONLY
+    k.name for k in kinds.registered() if k.tags.reads is kinds.Reads.S_ONLY
 )
 
 

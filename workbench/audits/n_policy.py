@@ -25,7 +25,7 @@ import numpy as np
 from workbench.audits.criteria import audit_case, case_spec
 from workbench.audits.harness import Scenario, scenario
 from workbench.criteria import evaluate_criterion, kinds
-from workbench.criteria.kinds.base import Reads
+from workbench.criteria.kinds.tags import Reads
 from workbench.specification.n_policy import N_HAT_KEY, noisy_n
 
 _EPS = 1.0
@@ -39,7 +39,7 @@ LOOSE_UNDER_ADD_REMOVE = frozenset({"tv_marginals"})
 def dp_bound_kinds() -> tuple[str, ...]:
     """The kinds that read R and state a bound under ``dp`` (each is audited here)."""
     return tuple(k.name for k in kinds.registered()
-                 if k.reads is not Reads.S_ONLY and k.dp_n_bound)
+                 if k.tags.reads is not Reads.S_ONLY and k.tags.dp_n_bound)
 
 
 def n_hat_scenario() -> Scenario:

@@ -86,10 +86,11 @@ def evaluate_criterion(
     synth_codes: np.ndarray,
     ctx: PrivacyContext,
     once_results: Mapping[str, Any] | None = None,
+    table: TableCodec | None = None,
 ) -> CriterionResult:
     """The DP result of one criterion (an MAE criterion also releases its coefficients)."""
     _check_context(ctx)
-    ev = Evaluation(spec, config, real_codes, synth_codes, ctx, once_results)
+    ev = Evaluation(spec, config, real_codes, synth_codes, ctx, once_results, table)
     criterion = spec.criterion(criterion_id)
     return kind_of(criterion).release(ev, criterion)
 

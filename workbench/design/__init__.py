@@ -20,7 +20,6 @@ _NAMES = {
     "CandidateFacts": "workbench.design.facts",
     "candidate_facts": "workbench.design.facts",
     "needed_epsilon": "workbench.design.rules",
-    "pass_probability": "workbench.design.rules",
 }
 
 

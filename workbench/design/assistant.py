@@ -34,10 +34,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from workbench.criteria import evaluate_criterion, kinds
+from workbench.criteria import evaluate_criterion
 from workbench.design.facts import CandidateFacts, candidate_facts
 from workbench.design.rehearse import DEFAULT_CHECKS, rehearse_drafts
-from workbench.design.rules import needed_epsilon, pass_probability
+from workbench.design.rules import needed_epsilon
 from workbench.dryrun.robust import RobustForecast
 from workbench.engine.before_loop import release_before_loop
 from workbench.evidence.core import SCENARIOS, Evidence
@@ -48,7 +48,7 @@ from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.noise import SeededNoise
 from workbench.specification import Configuration, Spec
 from workbench.transform.cells import distinct_cells
-from workbench.trial import bind
+from workbench.trial import Trial, bind
 from workbench.validation import build_spec
 
 DEFAULT_DIVISORS = (2.0, 3.0, 4.0, 6.0, 10.0)
@@ -157,36 +157,37 @@ def _at(configuration: Configuration, eps_gen: float) -> Configuration:
     return Configuration.from_dict(d)
 
 
-def _simulated_group(spec: Spec) -> list[str]:
+def _simulated_group(trial: Trial) -> list[str]:
     """Criteria whose kind answers no closed-form P(pass) (its noise is not one Laplace draw
     on the exact value: the regression kinds, quantiles, TSTR, kNN): simulated jointly."""
-    return [c.id for c in spec.criteria
-            if not kinds.get(c.kind).closed_form_pass and c.epsilon > 0]
+    return [b.id for b in trial.criteria if not b.kind.tags.closed_form_pass and b.epsilon > 0]
 
 
-def _sigma_epsilon(spec: Spec, config: Configuration, frame: pd.DataFrame, real: np.ndarray,
-                   synth: np.ndarray, criterion_id: str, draws: int, seed: int) -> float:
+def _sigma_epsilon(trial: Trial, frame: pd.DataFrame, real: np.ndarray, synth: np.ndarray,
+                   criterion_id: str, draws: int, seed: int) -> float:
     """σ·ε of a criterion's DP value, measured at ε = 1 over ``draws`` releases."""
-    at_one = _variant(spec, spec.budget.epsilon_generator, {criterion_id: 1.0})
+    at_one = bind(_variant(trial.spec, trial.spec.budget.epsilon_generator, {criterion_id: 1.0}),
+                  trial.configuration)
     values = []
     for d in range(max(draws, 2)):
         ctx = PrivacyContext.simulation(seed=seed + d, noise=SeededNoise(seed + d))
         once = release_before_loop(at_one, frame, ctx).once
-        values.append(evaluate_criterion(at_one, config, criterion_id, real, synth, ctx,
-                                         once_results=once).value)
+        values.append(evaluate_criterion(at_one.spec, at_one.configuration, criterion_id, real,
+                                         synth, ctx, once_results=once,
+                                         table=at_one.table).value)
     return statistics.stdev(values)
 
 
-def _group_pass(spec: Spec, config: Configuration, frame: pd.DataFrame, real: np.ndarray,
-                synth: np.ndarray,
+def _group_pass(trial: Trial, frame: pd.DataFrame, real: np.ndarray, synth: np.ndarray,
                 ids: Sequence[str], draws: int, seed: int) -> float:
     """Share of ``draws`` DP releases in which every criterion of ``ids`` passes."""
     passed = 0
     for d in range(draws):
         ctx = PrivacyContext.simulation(seed=seed + d, noise=SeededNoise(seed + d))
-        once = release_before_loop(spec, frame, ctx).once
-        passed += all(evaluate_criterion(spec, config, i, real, synth, ctx,
-                                         once_results=once).passed for i in ids)
+        once = release_before_loop(trial, frame, ctx).once
+        passed += all(evaluate_criterion(trial.spec, trial.configuration, i, real, synth, ctx,
+                                         once_results=once, table=trial.table).passed
+                      for i in ids)
     return passed / draws
 
 
@@ -201,11 +202,11 @@ def _plans(eps_gen: float, spec: Spec, epsilons: Mapping[str, float]
             for mode, cap in ((SINGLE, 1), (LOOP, None))}
 
 
-def _alternative(spec: Spec, config: Configuration, frame: pd.DataFrame, real: np.ndarray,
-                 eps_gen: float,
+def _alternative(trial: Trial, frame: pd.DataFrame, real: np.ndarray, eps_gen: float,
                  divisor: float, facts: Sequence[CandidateFacts], margins: Mapping[str, float],
                  sigma_eps: Mapping[str, float], draws: int, seed: int) -> Alternative:
     """Price one (ε_gen, K): ε's from the rule, forecast p, cheaper mode."""
+    spec = trial.spec
     delta = {c.id: max((f.sensitivity[c.id] or 0.0) for f in facts) for c in spec.criteria}
     epsilons = {c.id: 0.0 if c.epsilon == 0 else needed_epsilon(
         c, margins[c.id], delta[c.id], divisor, sigma_eps.get(c.id)) for c in spec.criteria}
@@ -213,15 +214,14 @@ def _alternative(spec: Spec, config: Configuration, frame: pd.DataFrame, real: n
                                    else c.epsilon for c in spec.criteria})
     if not all(math.isfinite(v) for v in epsilons.values()):
         return Alternative(eps_gen, divisor, epsilons, 0.0, SINGLE, plans[SINGLE])
-    at = _variant(spec, eps_gen, epsilons)
+    at = bind(_variant(spec, eps_gen, epsilons), trial.configuration)
     group = _simulated_group(at)
     ps, each = [], []
     for i, f in enumerate(facts):
-        one = {c.id: pass_probability(c, c.epsilon, f.exact[c.id], f.sensitivity[c.id],
-                                      f.details[c.id]) for c in at.criteria if c.id not in group}
+        one = {b.id: b.pass_probability(f.exact[b.id], f.sensitivity[b.id], f.details[b.id])
+               for b in at.criteria if b.id not in group}
         if group:
-            joint = _group_pass(at, config, frame, real, f.synth, group, draws,
-                                seed + 1000 * i)
+            joint = _group_pass(at, frame, real, f.synth, group, draws, seed + 1000 * i)
             one |= dict.fromkeys(group, joint)
         ps.append(math.prod(v for k, v in one.items() if k not in group[1:]))
         each.append(one)
@@ -268,10 +268,11 @@ def design(spec: Spec, proxy: Evidence | pd.DataFrame | str | os.PathLike[str],
     if n is None:
         n = spec.expected_n.low if spec.expected_n is not None else len(evidence.frame)
     frame = evidence.population(int(n), size_seed(seed, int(n)))
-    table = _variant(spec, spec.budget.epsilon_generator).table_codec(config)
-    real = table.encode(frame)
-    cells = distinct_cells(real, table.domain)
-    tuned = {c.id: kinds.get(c.kind).tuned_params(spec, table, c, *cells) for c in spec.criteria}
+    base = bind(_variant(spec, spec.budget.epsilon_generator), config)
+    real = base.encode(frame)
+    cells = distinct_cells(real, base.domain)
+    tuned = {b.id: b.kind.tuned_params(spec, base.table, b.criterion, *cells)
+             for b in base.criteria}
     alternatives: list[Alternative] = []
     margins: dict[float, dict[str, float]] = {}
     for eps_gen in epsilon_generators:
@@ -283,13 +284,12 @@ def design(spec: Spec, proxy: Evidence | pd.DataFrame | str | os.PathLike[str],
             facts.append(candidate_facts(trial, frame, real, seed + 7919 * rep))
         margins[eps_gen] = {c.id: statistics.median(f.exact[c.id] for f in facts)
                             for c in at.criteria}
-        sigma_eps = {c.id: _sigma_epsilon(at, config, frame, real, facts[0].synth, c.id,
-                                          2 * draws,
-                                          seed) for c in at.criteria
-                     if kinds.get(c.kind).sigma_by_simulation and c.epsilon > 0}
+        sigma_eps = {b.id: _sigma_epsilon(trial, frame, real, facts[0].synth, b.id, 2 * draws,
+                                          seed) for b in trial.criteria
+                     if b.kind.tags.sigma_by_simulation and b.epsilon > 0}
         for k in divisors:
             say(f"ε_gen {eps_gen:g}: pricing K = {k:g}")
-            alternatives.append(_alternative(at, config, frame, real, eps_gen, k, facts,
+            alternatives.append(_alternative(trial, frame, real, eps_gen, k, facts,
                                              margins[eps_gen], sigma_eps, draws, seed))
     # the model's order: cheapest alternative reaching the target first, then the likeliest
     order = (sorted((a for a in alternatives if a.p >= target_p),

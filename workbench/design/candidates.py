@@ -17,13 +17,11 @@ from typing import Any
 
 import pandas as pd
 
-from workbench.criteria import kinds
 from workbench.criteria.kinds._distribution import StatisticError
-from workbench.generators import generator_for
 from workbench.generators.registry import family_class
-from workbench.specification import Configuration, Spec, SpecError
+from workbench.specification import Spec, SpecError
 from workbench.transform import NumberCodec
-from workbench.trial import bind
+from workbench.trial import Trial, bind
 from workbench.validation import build_spec
 
 OPTION = "--families"
@@ -111,27 +109,26 @@ def parse_candidates(texts: Sequence[str]) -> list[Candidate]:
 
 
 # --- hyperparameters a candidate leaves out ------------------------------------------------
-Complete = Callable[[Spec, Configuration, dict[str, Any], pd.DataFrame, Candidate],
-                    dict[str, Any]]
+Complete = Callable[[Trial, dict[str, Any], pd.DataFrame, Candidate], dict[str, Any]]
 
 
-def _number_columns(spec: Spec, config: Configuration) -> dict[str, NumberCodec]:
-    return {n: c for n, c in spec.table_codec(config).codecs if isinstance(c, NumberCodec)}
+def _number_columns(trial: Trial) -> dict[str, NumberCodec]:
+    return {n: c for n, c in trial.table.codecs if isinstance(c, NumberCodec)}
 
 
-def _histogram(spec: Spec, config: Configuration, params: dict[str, Any],
-               proxy: pd.DataFrame, candidate: Candidate) -> dict[str, Any]:
+def _histogram(trial: Trial, params: dict[str, Any], proxy: pd.DataFrame,
+               candidate: Candidate) -> dict[str, Any]:
     """``number_bins``: bins of width T/2, T the tightest threshold in a number column's units
     (an error of the mean or a quantile): uniform placement inside a bin moves a quantile by
     at most the bin's width, so binning takes at most half the margin. Public: spec only."""
-    numbers = _number_columns(spec, config)
+    numbers = _number_columns(trial)
     if "number_bins" in params or not numbers:
         return params
     bins = []
     for name, codec in numbers.items():
-        limits = [c.threshold for c in spec.criteria
-                  if isinstance(kinds.get(c.kind), StatisticError)
-                  and c.params.get("column") == name]
+        limits = [b.criterion.threshold for b in trial.criteria
+                  if isinstance(b.kind, StatisticError)
+                  and b.criterion.params.get("column") == name]
         if limits:
             grid = codec.numbers()
             bins.append(math.ceil((float(max(grid)) - float(min(grid))) / (min(limits) / 2)))
@@ -141,13 +138,13 @@ def _histogram(spec: Spec, config: Configuration, params: dict[str, Any],
     return params | {"number_bins": max(bins)}
 
 
-def _bayesian(spec: Spec, config: Configuration, params: dict[str, Any],
-              proxy: pd.DataFrame, candidate: Candidate) -> dict[str, Any]:
+def _bayesian(trial: Trial, params: dict[str, Any], proxy: pd.DataFrame,
+              candidate: Candidate) -> dict[str, Any]:
     """The target (the one number column) and its predictors (every other column); Censor_w's
     weight function fitted on the PUBLIC proxy when not given."""
-    out = dict(params)
+    spec, out = trial.spec, dict(params)
     if "target" not in out:
-        numbers = list(_number_columns(spec, config))
+        numbers = list(_number_columns(trial))
         if len(numbers) != 1:
             raise ValueError(f"{candidate.field}: give target (the spec releases "
                              f"{len(numbers)} columns as numbers)")
@@ -156,11 +153,10 @@ def _bayesian(spec: Spec, config: Configuration, params: dict[str, Any],
     if out.get("mechanism") == "censor_w" and out.get("weight_function") is None:
         public = {k: v for k, v in out.items() if k not in ("mechanism", "weight_function")}
         doc = _with_generator(spec, "bayesian", public | {"mechanism": "censor_uw"})
-        interim = build_spec(doc)
-        config_ = next(iter(interim.configurations()))
-        trial = bind(interim, config_)
-        out["weight_function"] = generator_for(interim, config_).proxy_weight_function(
-            trial.encode(proxy), trial.domain)
+        spec_ = build_spec(doc)  # its own configuration: the interim Censor_uw generator
+        interim = bind(spec_, next(iter(spec_.configurations())))
+        out["weight_function"] = interim.generator().proxy_weight_function(
+            interim.encode(proxy), interim.domain)
     return out
 
 
@@ -188,12 +184,13 @@ def candidate_document(spec: Spec, candidate: Candidate, proxy: pd.DataFrame
                        ) -> dict[str, Any]:
     """The spec with only its generator replaced by the candidate (valid, else ValueError
     naming the candidate and the JSON path)."""
-    config = next(iter(spec.configurations()))
+    trial = bind(spec, next(iter(spec.configurations())))
+    config = trial.configuration
     own = config.generator_params if candidate.family == config.family else {}
     params = {k: v for k, v in own.items() if v is not None} | dict(candidate.params)
     complete = COMPLETE.get(candidate.family)
     if complete is not None:
-        params = complete(spec, config, params, proxy, candidate)
+        params = complete(trial, params, proxy, candidate)
     doc = _with_generator(spec, candidate.family, params)
     try:
         build_spec(doc)

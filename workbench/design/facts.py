@@ -41,7 +41,7 @@ def candidate_facts(trial: Trial, frame: pd.DataFrame, real: np.ndarray,
     """
     spec, configuration = trial.spec, trial.configuration
     ctx = PrivacyContext.simulation(seed=seed, noise=SeededNoise(seed))
-    once = release_before_loop(spec, frame, ctx).once
+    once = release_before_loop(trial, frame, ctx).once
     synth = synthesize_candidate(trial, real, ctx)
     exact = exact_errors(spec, configuration, real, synth, ctx, table=trial.table,
                          once_results=once)

@@ -47,9 +47,10 @@ from workbench.design.candidates import (
 from workbench.dryrun.robust import RobustForecast, robust_forecast
 from workbench.evidence.core import SCENARIOS, Evidence
 from workbench.evidence.prepare import as_evidence
-from workbench.generators import MCMC_KIND, Guarantee, guarantee_for
+from workbench.generators import MCMC_KIND, Guarantee
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.specification import Spec
+from workbench.trial import bind
 from workbench.validation import build_spec
 
 __all__ = ["Candidate", "FamilyChoice", "FamilyDesign", "candidate_document",
@@ -203,7 +204,7 @@ def compare_families(spec: Spec, proxy: Evidence | pd.DataFrame | str, n: int | 
              if r.criteria.get(cid) is not None and r.criteria[cid].exact is not None]
             or [math.nan]) for cid in rf.result.criteria}
         compared.append(Compared(c, _label(c, doc), doc,
-                                 guarantee_for(variant, next(iter(variant.configurations()))),
+                                 bind(variant, next(iter(variant.configurations()))).guarantee,
                                  BudgetPlan.of_spec(variant).epsilon_total, rf, complete,
                                  rates, exact))
     totals = [c.epsilon_total for c in compared]

@@ -37,6 +37,7 @@ from workbench.postprocess import project_min_count, sample_valid_for
 from workbench.privacy import PrivacyContext
 from workbench.specification import Configuration, Spec
 from workbench.specification.model import Criterion
+from workbench.trial import Trial, bind
 
 
 class _Bootstrap:
@@ -145,17 +146,19 @@ def _exact(ev: Evaluation, criterion: Criterion) -> float:
     return float(kind_of(criterion).exact(ev, criterion))
 
 
-def floor_draw(spec: Spec, configuration: Configuration, codes: np.ndarray,
+def floor_draw(trial: Trial, codes: np.ndarray,
                ctx: PrivacyContext, once: Mapping[str, Any] | None = None,
                generator: str = "bootstrap") -> tuple[dict[str, float], dict[str, float]]:
     """(exact errors, effective thresholds) of one release of ``codes`` (R at its size) by the
     ideal generator (``bootstrap``) or the trivial one (``independent``), through the synthetic
     rules and the projection, against R itself (``once``: what a run releases before its
     loop, e.g. a survey's raking and R's base weights)."""
+    spec, configuration = trial.spec, trial.configuration
     sampler = _Bootstrap(codes) if generator == "bootstrap" else _Independent(codes)
-    synth = sample_valid_for(spec, configuration, sampler, codes.shape[0], ctx.rng)
+    synth = sample_valid_for(spec, configuration, sampler, codes.shape[0], ctx.rng,
+                             table=trial.table)
     synth = project_min_count(synth, configuration.min_count, ctx.rng)
-    ev = Evaluation(spec, configuration, codes, synth, ctx, once)
+    ev = Evaluation(spec, configuration, codes, synth, ctx, once, trial.table)
     exact = {c.id: _exact(ev, c) for c in spec.criteria}
     return exact, {c.id: _decision_threshold(ev, c.id) for c in spec.criteria}
 
@@ -179,7 +182,7 @@ def feasibility_floors(
         raise ValueError("draws must be an integer >= 2 (the SD needs two)")
     evidence = as_evidence(spec, proxy)
     config = configuration if configuration is not None else next(spec.configurations())
-    codec = spec.table_codec(config)
+    trial = bind(spec, config)
     values: dict[str, list[float]] = {c.id: [] for c in spec.criteria}
     trivial: dict[str, list[float]] = {c.id: [] for c in spec.criteria}
     thresholds: dict[str, list[float]] = {c.id: [] for c in spec.criteria}
@@ -189,10 +192,10 @@ def feasibility_floors(
                                         neighbour=spec.budget.neighbour)
         real = evidence.population(n, ctx.rng)
         # a survey's raking and base weights, as the run releases them before its loop
-        once = release_before_loop(spec, real, ctx).once if spec.survey is not None else None
-        codes = codec.encode(real)
-        exact, eff = floor_draw(spec, config, codes, ctx, once)
-        flat, _ = floor_draw(spec, config, codes, ctx, once, generator="independent")
+        once = release_before_loop(trial, real, ctx).once if spec.survey is not None else None
+        codes = trial.encode(real)
+        exact, eff = floor_draw(trial, codes, ctx, once)
+        flat, _ = floor_draw(trial, codes, ctx, once, generator="independent")
         for cid in values:
             values[cid].append(exact[cid])
             trivial[cid].append(flat[cid])

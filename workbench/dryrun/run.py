@@ -28,7 +28,6 @@ from workbench.dryrun.worker import Payload
 from workbench.evidence.core import Evidence
 from workbench.evidence.prepare import as_evidence, check_proxy_weights
 from workbench.specification import Configuration, Spec
-from workbench.specification.space import iter_configurations
 from workbench.validation import build_spec
 
 ProgressCallback = Callable[[int, int], None]
@@ -56,7 +55,7 @@ def select_configurations(spec: Spec, which: str | None = None, limit: int | Non
     if which == "narrowed" and narrowed is None:
         raise ValueError("the spec has no narrowed list (selection.configurations) to try")
     use_narrowed = which == "narrowed" or (which is None and narrowed is not None)
-    configs = list(narrowed) if use_narrowed and narrowed else list(iter_configurations(spec))
+    configs = list(narrowed) if use_narrowed and narrowed else list(spec.full_space())
     return pick_configurations(configs, limit, seed)
 
 

@@ -26,6 +26,7 @@ from workbench.survey.simulation import simulate as run_simulation
 from workbench.survey.whatif import binning_options
 from workbench.transform.clean import clean
 from workbench.transform.raw import apply_domain_policy, read_raw
+from workbench.trial import Trial, bind
 
 EPSILONS = (0.1, 0.5, 1.0, 2.0)
 
@@ -103,7 +104,8 @@ def survey_dry_run(spec: Spec, proxy: str | Path, out_dir: str | Path, *,
     ax.figure.savefig(files[-1], dpi=90, bbox_inches="tight")
     plt.close(ax.figure)
     table.to_csv(out / "what_if.csv", index=False)
-    binnings = pd.DataFrame(proxy_binning_options(spec, population))
+    binnings = pd.DataFrame(proxy_binning_options(bind(spec, next(spec.configurations())),
+                                                  population))
     binnings.to_csv(out / "binning_what_if.csv", index=False)
     crossover = {k: (result.measured_crossover(k), crossover_epsilon(delta[k], sampling_sd[k]))
                  for k in est}
@@ -111,12 +113,12 @@ def survey_dry_run(spec: Spec, proxy: str | Path, out_dir: str | Path, *,
             "crossover": crossover, "criteria_epsilon": _criteria_epsilon(spec, names)}
 
 
-def proxy_binning_options(spec: Spec, proxy: pd.DataFrame) -> list[dict[str, Any]]:
+def proxy_binning_options(trial: Trial, proxy: pd.DataFrame) -> list[dict[str, Any]]:
     """The binning what-if on the whole proxy as the sample the pipeline will see (its weight
-    column when it has one, else equal weights N/n)."""
+    column when it has one, else equal weights N/n); any configuration's ``trial`` bins the
+    margin columns alike (they have one alternative)."""
+    spec, codec = trial.spec, trial.table
     assert spec.survey is not None
-    config = next(iter(spec.configurations()))
-    codec = spec.table_codec(config)
     name = spec.survey.weight_column
     n_pop = float(sum(spec.survey.margins[0].totals))
     bwt = (pd.to_numeric(proxy[name]).to_numpy(dtype=float) if name in proxy.columns

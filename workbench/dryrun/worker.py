@@ -29,7 +29,7 @@ from workbench.evidence.population import population, size_seed
 from workbench.privacy import PrivacyContext
 from workbench.specification import Spec
 from workbench.survey.weight_check import WeightCheckFailed
-from workbench.trial import bind
+from workbench.trial import Trial, bind
 from workbench.validation import build_spec
 
 
@@ -91,18 +91,17 @@ def run_task(task: Task) -> TaskRecord:
                                     noise=noise_source(task.noise, task.seed))
     start = time.perf_counter()
     with single_threaded_blas():
-        record = _rehearse(spec, frame, task, ctx)
+        record = _rehearse(bind(spec, task.config), frame, task, ctx)
     return TaskRecord(**{**record, "seconds": time.perf_counter() - start})
 
 
-def _rehearse(spec: Spec, frame: pd.DataFrame, task: Task, ctx: PrivacyContext
+def _rehearse(trial: Trial, frame: pd.DataFrame, task: Task, ctx: PrivacyContext
               ) -> dict[str, Any]:
     """The enclave's steps on the proxy, plus the exact errors (fine: the proxy is public)."""
-    trial = bind(spec, task.config)
-    config = trial.configuration
+    spec, config = trial.spec, trial.configuration
     codes = trial.encode(frame)
     try:
-        inputs = release_before_loop(spec, frame, ctx)  # the run's own before-loop steps
+        inputs = release_before_loop(trial, frame, ctx)  # the run's own before-loop steps
     except WeightCheckFailed:  # the run would stop before its loop: no release (⊥)
         return {"config_key": task.config_key, "rep": task.rep, "seed": task.seed,
                 "noise": task.noise, "passed": False, "failure": "survey weight check",

@@ -30,7 +30,7 @@ from workbench.privacy import PrivacyContext
 from workbench.specification import Spec
 from workbench.specification.n_policy import N_HAT_KEY, noisy_n
 from workbench.survey.pipeline import SurveyRelease
-from workbench.trial import bind
+from workbench.trial import Trial
 
 
 @dataclass(frozen=True)
@@ -41,29 +41,31 @@ class LoopInputs:
     raking: SurveyRelease | None
 
 
-def release_once_statistics(spec: Spec, frame: pd.DataFrame, ctx: PrivacyContext
+def release_once_statistics(trial: Trial, frame: pd.DataFrame, ctx: PrivacyContext
                             ) -> dict[str, Any]:
     """The once-criteria's releases on R (empty without any). A once-criterion's columns have
-    a single transformation alternative (validated), so any configuration encodes them alike."""
-    if not spec.epsilon_once:
+    a single transformation alternative (validated), so any configuration's Trial encodes them
+    alike."""
+    if not trial.plan.epsilon_once:
         return {}
-    trial = bind(spec, next(iter(spec.configurations())))
-    return release_once(spec, trial.configuration, trial.encode(frame), ctx)
+    return release_once(trial.spec, trial.configuration, trial.encode(frame), ctx)
 
 
-def release_before_loop(spec: Spec, frame: pd.DataFrame, ctx: PrivacyContext, *,
+def release_before_loop(trial: Trial, frame: pd.DataFrame, ctx: PrivacyContext, *,
                         kept_once: Mapping[str, Any] | None = None,
                         once_step: Callable[[], Mapping[str, Any]] | None = None) -> LoopInputs:
     """The weight check, then the once-statistics (``once_step``'s, the kept ones, or released
     here), then the survey raking: what every iteration of the run — or of a rehearsal —
-    reads. A failed weight check raises before anything else is released."""
+    reads. A failed weight check raises before anything else is released. ``trial``: any
+    configuration of the spec (the once and margin columns have one alternative)."""
+    spec = trial.spec
     weight_check_before_loop(spec, frame, ctx)
     if once_step is not None:
         once = dict(once_step())
     else:
         once = (dict(kept_once) if kept_once is not None
-                else release_once_statistics(spec, frame, ctx))
-    raking = raking_before_loop(spec, frame, ctx)
+                else release_once_statistics(trial, frame, ctx))
+    raking = raking_before_loop(trial, frame, ctx)
     inputs = with_survey_inputs(once, spec, frame, raking)
     n_hat = release_n_hat(spec, len(frame), ctx)
     if n_hat is not None:

@@ -8,7 +8,7 @@ once (codec, ε_gen, generator, criteria).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,14 +45,6 @@ def fit_generator(trial: Trial, codes: np.ndarray, ctx: PrivacyContext) -> Any:
     generator = trial.generator()
     generator.fit(codes, trial.domain, trial.epsilon_generator, ctx)
     return generator
-
-
-def release_diagnostics(trial: Trial, codes: np.ndarray,
-                        rng: np.random.Generator) -> dict[str, Any] | None:
-    """The chosen family's public diagnostics of the RELEASED codes (post-processing: e.g. an
-    MCMC draw's R̂ and ESS of its sampler re-run on them), or None."""
-    return trial.generator().release_diagnostics(codes, trial.domain, trial.epsilon_generator,
-                                                 rng)
 
 
 def synthesize_candidate(trial: Trial, codes: np.ndarray, ctx: PrivacyContext,
@@ -102,7 +94,3 @@ def run_iteration(
                            once_results=once_results, table=trial.table)
     return Candidate(trial.configuration, synth, list(results), all(r.passed for r in results))
 
-
-def label_order(trial: Trial) -> dict[str, Sequence[str]]:
-    """The bin labels of every column in code order (for plots and verification)."""
-    return dict(trial.label_order())

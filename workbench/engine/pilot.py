@@ -51,8 +51,7 @@ from workbench.privacy import Accountant, Ledger, PrivacyContext
 from workbench.privacy.budget_store import BudgetStoreError
 from workbench.sources import exists, public_name
 from workbench.specification import Spec
-from workbench.specification.model import ColumnSpec
-from workbench.transform import EncodingError
+from workbench.transform import ColumnSpec, EncodingError
 from workbench.transform.codecs import BinsCodec
 from workbench.transform.raw import out_of_domain, read_raw
 

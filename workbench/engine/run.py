@@ -32,8 +32,6 @@ from workbench.engine.forecast_check import forecast_problem
 from workbench.engine.guard import check_budget, check_pilot, data_warnings, dataset_budget
 from workbench.engine.iteration import (
     Candidate,
-    label_order,
-    release_diagnostics,
     run_iteration,
 )
 from workbench.engine.once import OnceStatistics, save_once
@@ -221,17 +219,18 @@ def _warn(message: str) -> str:
     return message
 
 
-def _once_statistics(spec: Spec, frame: Any, ctx: PrivacyContext, book: DatasetBudget,
+def _once_statistics(trial: Trial, frame: Any, ctx: PrivacyContext, book: DatasetBudget,
                      kept: OnceStatistics | None, run_id: str,
                      fingerprint: str) -> dict[str, Any]:
     """Reuse the kept once-statistics (free), or release them now and keep them (charged)."""
+    spec = trial.spec
     if kept is not None:
         ctx.log_event("once_reused", criteria=sorted(kept.releases),
                       epsilon=spec.epsilon_once, released_by=kept.run_id)
         return dict(kept.releases)
     if not spec.epsilon_once:
         return {}
-    once = release_once_statistics(spec, frame, ctx)  # what every rehearsal releases too
+    once = release_once_statistics(trial, frame, ctx)  # what every rehearsal releases too
     save_once(book.once_path(spec.sha256), OnceStatistics(once, run_id, fingerprint))
     return once
 
@@ -250,12 +249,13 @@ def _run(spec: Spec, frame: Any, rd: RunDirectory, book: DatasetBudget,
                                        neighbour=spec.budget.neighbour) if rehearsal is None
            else rehearsal_context(rehearsal, spec, accountant, ledger))
     configurations = list(spec.configurations())
-    trials: dict[int, Trial] = {}  # each drawn configuration is bound once
+    # each drawn configuration is bound once; the before-loop releases read any of them
+    trials: dict[int, Trial] = {0: bind(spec, configurations[0])}
     # the before-loop releases, by the function every rehearsal calls (same steps and order);
     # the survey weight check comes first, so its refusal has spent only its own ε
     try:
-        inputs = release_before_loop(spec, frame, ctx, once_step=lambda: _once_statistics(
-            spec, frame, ctx, book, kept, run_id, fingerprint))
+        inputs = release_before_loop(trials[0], frame, ctx, once_step=lambda: _once_statistics(
+            trials[0], frame, ctx, book, kept, run_id, fingerprint))
     except WeightCheckFailed as exc:  # its message holds DP and public numbers only
         raise RunRefused(str(exc)) from None
     once, raking = inputs.once, inputs.raking
@@ -305,7 +305,9 @@ def _run(spec: Spec, frame: Any, rd: RunDirectory, book: DatasetBudget,
     promise = chosen.guarantee
     budget = _budget(spec, plan, book.dataset, promise)
     release = weight_release(spec, chosen.table.decode(candidate.codes), raking)
-    diagnostics = release_diagnostics(chosen, candidate.codes, ctx.rng)
+    # the family's public diagnostics of the RELEASED codes (post-processing: an MCMC's R̂, ESS)
+    diagnostics = chosen.generator().release_diagnostics(candidate.codes, chosen.domain,
+                                                         chosen.epsilon_generator, ctx.rng)
     results = [r.as_dict() for r in candidate.results]
     staging = rd.staging(run_id)
     reused = [r.as_dict() for r in kept.records] if kept is not None else []
@@ -313,7 +315,7 @@ def _run(spec: Spec, frame: Any, rd: RunDirectory, book: DatasetBudget,
         staging,
         spec=spec,
         release=release,
-        label_order=label_order(chosen),
+        label_order=chosen.label_order(),
         configuration=candidate.configuration.to_dict(),
         results=results,
         budget=budget,

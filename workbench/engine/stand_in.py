@@ -27,9 +27,9 @@ from workbench.engine.iteration import run_iteration
 from workbench.privacy import PrivacyContext
 from workbench.privacy.noise import rehearsal_noise
 from workbench.specification import Spec
-from workbench.specification.model import ColumnSpec
 from workbench.specification.space import Configuration
 from workbench.survey.weight_check import WeightCheckFailed
+from workbench.transform import ColumnSpec
 from workbench.transform.clean import clean
 from workbench.transform.raw import apply_domain_policy
 from workbench.trial import bind
@@ -154,7 +154,7 @@ def _rehearse(spec: Spec, progress: Callable[[str], None]) -> StandInReport:
         try:
             trial = bind(spec, configuration)
             step = "the before-loop releases"
-            inputs = release_before_loop(spec, frame, ctx)
+            inputs = release_before_loop(trial, frame, ctx)
             step = "one iteration (fit, sample, project, evaluate)"
             run_iteration(trial, frame, ctx, once_results=inputs.once)
         except WeightCheckFailed:

@@ -24,6 +24,7 @@ from workbench.survey.calibrate import release_weights
 from workbench.survey.pipeline import SurveyRelease, release_survey
 from workbench.survey.weight_check import WeightCheck, check_weights
 from workbench.transform import EncodingError
+from workbench.trial import Trial
 
 
 def extra_columns(spec: Spec) -> tuple[str, ...]:
@@ -51,14 +52,14 @@ def weight_check_before_loop(spec: Spec, frame: pd.DataFrame, ctx: PrivacyContex
     return check_weights(spec.survey, base_weights(spec, frame), ctx)
 
 
-def raking_before_loop(spec: Spec, frame: pd.DataFrame, ctx: PrivacyContext
+def raking_before_loop(trial: Trial, frame: pd.DataFrame, ctx: PrivacyContext
                        ) -> SurveyRelease | None:
-    """The DP raking of the sample (charged now), or None without a survey section."""
+    """The DP raking of the sample (charged now), or None without a survey section; any
+    configuration's ``trial`` bins the margin columns alike (they have one alternative)."""
+    spec = trial.spec
     if spec.survey is None:
         return None
-    config = next(iter(spec.configurations()))  # margin columns have one alternative
-    table = spec.table_codec(config)
-    labels = table.decode(table.encode(frame))
+    labels = trial.table.decode(trial.encode(frame))
     return release_survey(spec.survey, labels, base_weights(spec, frame), ctx)
 
 

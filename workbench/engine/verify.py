@@ -29,14 +29,15 @@ from workbench.engine.bundle import (
 from workbench.engine.forecast_check import forecast_problem, forecast_words
 from workbench.engine.n_check import is_n_estimate, n_problem, n_words
 from workbench.engine.release_parquet import RELEASE_PARQUET, parquet_problem
-from workbench.engine.verify_criteria import check_criteria
-from workbench.generators import MCMC_KIND, Guarantee, guarantee_for, guarantee_problems
+from workbench.engine.verify_criteria import criteria_problem
+from workbench.generators import MCMC_KIND, Guarantee, guarantee_problems
 from workbench.postprocess import distinct_rows, reject_counts, semantics_for
 from workbench.privacy import Ledger
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.parallel import charged_epsilon
 from workbench.specification import Configuration, Spec, SpecError
 from workbench.transform import EncodingError
+from workbench.trial import Trial, bind
 from workbench.validation import build_spec
 
 _TOL = 1e-9
@@ -89,11 +90,15 @@ def verify_bundle(path: str | os.PathLike[str]) -> Verification:
     ledger = _check_ledger(root, v, spec)
     if spec is None:
         return v
-    config = _check_configuration(root, v, spec)
-    if config is not None:
-        _check_release(root, v, spec, config, ledger)
-        _check_guarantee(root, v, spec, config)
-    check_criteria(root, v, spec, ledger)
+    trial = _check_configuration(root, v, spec)
+    if trial is not None:
+        _check_release(root, v, trial, ledger)
+        _check_guarantee(root, v, trial)
+    problem = criteria_problem(root, spec, ledger)
+    if problem:
+        v.failed("criteria", problem)
+    else:
+        v.passed("criteria", f"{len(spec.criteria)} criteria, all passed, ε as in the spec")
     problem = forecast_problem(spec)
     if problem:
         v.failed("forecast", problem)
@@ -102,8 +107,8 @@ def verify_bundle(path: str | os.PathLike[str]) -> Verification:
         if spec.selection.forecast.spec_sha256 is None:
             v.flags.append("the recorded forecast carries no hash of the design it was made "
                            "for (recorded before issue 26): it cannot be checked")
-    if (root / RELEASE_PARQUET).exists() and config is not None:
-        _check_parquet(root, v, spec, config)
+    if (root / RELEASE_PARQUET).exists() and trial is not None:
+        _check_parquet(root, v, trial)
     if spec.survey is not None:
         _check_survey(root, v, spec, ledger)
     if spec.cleaning_counts is not None or (root / CLEANING_FILE).exists():
@@ -146,8 +151,8 @@ def _check_spec(root: Path, v: Verification) -> Spec | None:
     return spec
 
 
-def _check_configuration(root: Path, v: Verification, spec: Spec) -> Configuration | None:
-    """configuration.json names a point of the spec's search space."""
+def _check_configuration(root: Path, v: Verification, spec: Spec) -> Trial | None:
+    """configuration.json names a point of the spec's search space: its Trial."""
     try:
         config = Configuration.from_dict(
             json.loads((root / "configuration.json").read_text(encoding="utf-8"))
@@ -159,13 +164,12 @@ def _check_configuration(root: Path, v: Verification, spec: Spec) -> Configurati
         v.failed("configuration", "not in the spec's configuration space")
         return None
     v.passed("configuration", "in the spec's space")
-    return config
+    return bind(spec, config)
 
 
-def _check_parquet(root: Path, v: Verification, spec: Spec, config: Configuration) -> None:
+def _check_parquet(root: Path, v: Verification, trial: Trial) -> None:
     """release.parquet (``--format parquet``) holds release.csv's records, typed."""
-    codec = spec.table_codec(config)
-    labels = {name: tuple(c.labels) for name, c in codec.codecs}
+    labels = {name: tuple(c.labels) for name, c in trial.table.codecs}
     problem = parquet_problem(root, labels)
     if problem:
         v.failed("parquet", problem)
@@ -181,10 +185,10 @@ def _summary(ledger: list[dict[str, Any]] | None) -> dict[str, Any]:
     return {}
 
 
-def _check_release(root: Path, v: Verification, spec: Spec, config: Configuration,
+def _check_release(root: Path, v: Verification, trial: Trial,
                    ledger: list[dict[str, Any]] | None) -> None:
     """Row count, labels, synthetic constraints and min_count of release.csv."""
-    table = spec.table_codec(config)
+    spec, config, table = trial.spec, trial.configuration, trial.table
     frame = pd.read_csv(root / "release.csv", dtype=str, keep_default_na=False)
     n = _summary(ledger).get("n_records")
     if n is None or len(frame) != int(n):
@@ -221,7 +225,7 @@ def _check_release(root: Path, v: Verification, spec: Spec, config: Configuratio
         v.passed("min_count", f"every distinct record appears ≥ {config.min_count} times")
 
 
-def _check_guarantee(root: Path, v: Verification, spec: Spec, config: Configuration) -> None:
+def _check_guarantee(root: Path, v: Verification, trial: Trial) -> None:
     """guarantee.json states what the configuration's family declares, and the datasheet and
     report show its label; a guarantee other than pure ε-DP over the dataset is flagged."""
     try:
@@ -232,7 +236,7 @@ def _check_guarantee(root: Path, v: Verification, spec: Spec, config: Configurat
         return
     from workbench.report.guarantee import record_loss_text
 
-    declared = guarantee_for(spec, config)
+    declared = trial.guarantee
     problems = guarantee_problems(stated)  # fields vs kind vs label, naming the field
     expected = json.loads(json.dumps(declared.as_dict()))
     if stated != expected:

@@ -6,24 +6,20 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from workbench.specification import Spec
-
-if TYPE_CHECKING:
-    from workbench.engine.verify import Verification
 
 _TOL = 1e-9
 
 
-def check_criteria(root: Path, v: Verification, spec: Spec,
-                    ledger: list[dict[str, Any]] | None) -> None:
-    """criteria.json lists every spec criterion, all passed, with ε matching the ledger."""
+def criteria_problem(root: Path, spec: Spec, ledger: list[dict[str, Any]] | None) -> str | None:
+    """What is wrong with criteria.json (every spec criterion, all passed, ε matching the
+    ledger), or None."""
     try:
         results = json.loads((root / "criteria.json").read_text(encoding="utf-8"))["criteria"]
     except (OSError, json.JSONDecodeError, KeyError, TypeError):
-        v.failed("criteria", "criteria.json is not readable")
-        return
+        return "criteria.json is not readable"
     ids = [r.get("id") for r in results]
     problems = []
     if ids != [c.id for c in spec.criteria]:
@@ -44,10 +40,7 @@ def check_criteria(root: Path, v: Verification, spec: Spec,
                         if r.get("mechanism") != "none" and r.get("stage") == "loop")
     if ledger is not None and not math.isclose(spent, claimed, abs_tol=_TOL):
         problems.append("criteria ε do not add up to the ledger's criterion measurements")
-    if problems:
-        v.failed("criteria", "; ".join(problems))
-    else:
-        v.passed("criteria", f"{len(results)} criteria, all passed, ε as in the spec")
+    return "; ".join(problems) or None
 
 
 def _decisions(results: list[dict[str, Any]], by_id: dict[str, Any]) -> list[str]:

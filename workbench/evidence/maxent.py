@@ -44,7 +44,7 @@ from workbench.evidence.fact_list import Axis, Fact, FactsError
 from workbench.transform import Domain
 
 if TYPE_CHECKING:
-    from workbench.specification.model import ColumnSpec
+    from workbench.transform import ColumnSpec
 
 #: Mirror-descent steps of the first pass (published values) and of the hinge pass.
 ITERS = 1500

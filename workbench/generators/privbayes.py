@@ -216,7 +216,10 @@ class PrivBayes(GeneratorFamily):
         if layout is not None:  # 'allow' columns: the missing strategy (privbayes_missing)
             from workbench.generators.privbayes_missing import fit_with_missing
 
-            return fit_with_missing(self, codes, layout, eps, privacy)
+            self.pattern_ = fit_with_missing(self.missing_strategy, self.missingness_share,
+                                             self.fit_view, codes, layout, eps, privacy)
+            self.domain_, self.missing_layout_ = layout.domain, layout
+            return self
         self.pattern_ = None
         self.fit_view(CellCounts.from_codes(codes, domain), eps, privacy)
         self.domain_ = domain
@@ -254,7 +257,7 @@ class PrivBayes(GeneratorFamily):
         if impute is None:
             self._learn_parameters(data, network, eps2, privacy)
         else:
-            impute(self, network, eps2)  # type: ignore[operator]
+            self.network_, self.conditionals_, self._plan = impute(network, eps2)  # type: ignore[operator]
         self.structure_epsilon_ = eps1
         self.marginal_epsilon_ = eps2 / d
         self.marginal_noise_scale_ = d * sens / eps2

@@ -19,7 +19,8 @@ missing data", §6):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -27,39 +28,40 @@ from workbench.generators.conditional import ConditionalTable
 from workbench.generators.missing import MissingLayout, ObservedCounts, PatternModel
 
 if TYPE_CHECKING:
-    from workbench.generators.privbayes import PrivBayes
     from workbench.privacy import PrivacyContext
 
+#: The conditionals column-wise imputation gives PrivBayes to hold: (network, tables, plan).
+Imputed = tuple[list[tuple[str, tuple[str, ...]]], dict[str, np.ndarray], list[Any]]
 
-def fit_with_missing(gen: PrivBayes, codes: np.ndarray, layout: MissingLayout, eps: float,
-                     privacy: PrivacyContext) -> PrivBayes:
-    """Fit the pattern and the value model under ``gen.missing_strategy``; spends ``eps``."""
+
+def fit_with_missing(strategy: str, share: float, fit_view: Callable[..., None],
+                     codes: np.ndarray, layout: MissingLayout, eps: float,
+                     privacy: PrivacyContext) -> PatternModel:
+    """The pattern (``share``·ε), then the value model by PrivBayes' ``fit_view`` under
+    ``strategy``; spends ``eps`` and returns the pattern for the family to hold."""
     codes = np.asarray(codes, dtype=np.int64)
     layout.check_rates(codes)
-    eps_pattern = eps * float(gen.missingness_share)
-    strategy = gen.missing_strategy
+    eps_pattern = eps * float(share)
     view = ObservedCounts(codes, layout, complete_rows=strategy == "complete_rows")
-    gen.pattern_ = PatternModel(layout).fit(codes, privacy, eps_pattern)
+    pattern = PatternModel(layout).fit(codes, privacy, eps_pattern)
     impute = None
     if strategy == "impute":
-        def impute(g: PrivBayes, network: list, eps2: float) -> None:
-            _impute_parameters(g, codes, layout, network, eps2, privacy)
-    gen.fit_view(view, eps - eps_pattern, privacy, impute=impute)
-    gen.domain_ = layout.domain
-    gen.missing_layout_ = layout
-    return gen
+        def impute(network: list, eps2: float) -> Imputed:
+            return _impute_parameters(codes, layout, network, eps2, privacy)
+    fit_view(view, eps - eps_pattern, privacy, impute=impute)
+    return pattern
 
 
-def _impute_parameters(gen: PrivBayes, codes: np.ndarray, layout: MissingLayout,
+def _impute_parameters(codes: np.ndarray, layout: MissingLayout,
                        network: list[tuple[int, tuple[int, ...]]], eps2: float,
-                       privacy: PrivacyContext) -> None:
+                       privacy: PrivacyContext) -> Imputed:
     """Column-wise conditionals with imputation, ε₂/d each (module docstring: Δ₁ = 2)."""
     values = layout.values
     names, sizes = values.names, values.sizes
     d = len(names)
     work = codes.copy()
     gone = {i: codes[:, i] == layout.domain.sizes[i] - 1 for i in layout.allow}
-    gen.network_, gen.conditionals_, gen._plan = [], {}, []
+    out: Imputed = ([], {}, [])
     for x, pi in network:
         observed = ~gone[x] if x in gone else np.ones(len(work), dtype=bool)
         parent_sizes = tuple(sizes[p] for p in pi)
@@ -75,6 +77,7 @@ def _impute_parameters(gen: PrivBayes, codes: np.ndarray, layout: MissingLayout,
         table = ConditionalTable.from_noisy_counts(counts)
         if x in gone and gone[x].any():  # impute from the DP conditional (post-processing)
             work[gone[x], x] = table.sample(config[gone[x]], privacy.rng)
-        gen.network_.append((names[x], cols[:-1]))
-        gen.conditionals_[names[x]] = table.probs.reshape((*parent_sizes, sizes[x]))
-        gen._plan.append((x, pi, parent_sizes, table))
+        out[0].append((names[x], cols[:-1]))
+        out[1][names[x]] = table.probs.reshape((*parent_sizes, sizes[x]))
+        out[2].append((x, pi, parent_sizes, table))
+    return out

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from workbench.generators.bayesian import BayesianPosterior
-from workbench.generators.family import GeneratorFamily, Guarantee
+from workbench.generators.family import GeneratorFamily
 from workbench.generators.independent import IndependentMarginals
 from workbench.generators.perturbed_histogram import PerturbedHistogram
 from workbench.generators.plausible_deniability import PlausibleDeniability
@@ -83,15 +83,6 @@ def generator_for(spec: Spec, configuration: Configuration) -> GeneratorFamily:
     generator = make_generator(configuration.family, **configuration.generator_params)
     generator.bind_spec(spec, configuration)
     return generator
-
-
-def guarantee_for(spec: Spec, configuration: Configuration) -> Guarantee:
-    """What a release made with ``configuration`` promises: its family's declared guarantee.
-
-    The run records it in the bundle and ``verify`` recomputes it from the public spec, so a
-    bundle cannot state a stronger promise than its family declares.
-    """
-    return generator_for(spec, configuration).guarantee()
 
 
 for _cls in (PrivBayes, IndependentMarginals, PerturbedHistogram, WorkloadGenerator,

@@ -120,7 +120,7 @@ def derive_workload(
     for c in criteria:
         share = c.epsilon / eps_sum if eps_sum > 0 else 1.0 / len(criteria)
         kind = kinds.get(c.kind)
-        weight = float(mult[kind.workload_group]) * share
+        weight = float(mult[kind.tags.workload_group]) * share
         declared = kind.workload_marginals(spec, c, faithfulness_order)
         cliques = {tuple(sorted(q, key=order.__getitem__)) for q in declared}
         for q in sorted(cliques, key=lambda q: [order[x] for x in q]):

@@ -263,7 +263,12 @@ class WorkloadGenerator(GeneratorFamily):
         if layout is not None:  # 'allow' columns: the missing strategy (workload_missing)
             from workbench.generators.workload_missing import fit_workload_missing
 
-            fit_workload_missing(self, codes, layout, workload, eps, privacy)
+            if self.algorithm != "fixed":
+                raise ValueError("workload: 'allow' columns need algorithm 'fixed'")
+            self.pattern_, self.allocation_, self.model_ = fit_workload_missing(
+                self.missing_strategy, self.missingness_share, self.iters, codes, layout,
+                workload, eps, privacy)
+            self.domain_ = layout.domain
             return self
         data = CellCounts.from_codes(codes, domain)
         self.allocation_ = workload.allocate(eps)

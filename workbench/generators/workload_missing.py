@@ -19,7 +19,7 @@ post-processing), and its noise std is rescaled by the same factor.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -31,28 +31,28 @@ from workbench.transform.cells import CellCounts
 
 if TYPE_CHECKING:
     from workbench.generators.workload import Workload
-    from workbench.generators.workload_generator import WorkloadGenerator
     from workbench.privacy import PrivacyContext
 
 
-def fit_workload_missing(gen: WorkloadGenerator, codes: np.ndarray, layout: MissingLayout,
-                         workload: Workload, eps: float, privacy: PrivacyContext) -> None:
-    """Pattern, then every workload marginal under ``gen.missing_strategy``; spends ``eps``."""
-    if gen.algorithm != "fixed":
-        raise ValueError("workload: 'allow' columns need algorithm 'fixed'")
+def fit_workload_missing(strategy: str, share: float, iters: int, codes: np.ndarray,
+                         layout: MissingLayout, workload: Workload, eps: float,
+                         privacy: PrivacyContext
+                         ) -> tuple[PatternModel, list[tuple[tuple[str, ...], float]], Any]:
+    """Pattern (``share``·ε), then every workload marginal under ``strategy``; spends ``eps``.
+
+    Returns the fitted pattern, the allocation and the value model for the family to hold.
+    """
     codes = np.asarray(codes, dtype=np.int64)
     layout.check_rates(codes)
-    eps_pattern = eps * float(gen.missingness_share)
-    gen.pattern_ = PatternModel(layout).fit(codes, privacy, eps_pattern)
-    gen.allocation_ = workload.allocate(eps - eps_pattern)
-    n = len(codes)
-    if gen.missing_strategy == "impute":
-        measured = _impute_and_measure(codes, layout, gen.allocation_, privacy)
+    eps_pattern = eps * float(share)
+    pattern = PatternModel(layout).fit(codes, privacy, eps_pattern)
+    allocation = workload.allocate(eps - eps_pattern)
+    if strategy == "impute":
+        measured = _impute_and_measure(codes, layout, allocation, privacy)
     else:
-        view = ObservedCounts(codes, layout, complete_rows=gen.missing_strategy == "complete_rows")
-        measured = [measure_observed(view, c, e, privacy) for c, e in gen.allocation_]
-    gen.model_ = fit_graphical_model(layout.values, measured, n, gen.iters)
-    gen.domain_ = layout.domain
+        view = ObservedCounts(codes, layout, complete_rows=strategy == "complete_rows")
+        measured = [measure_observed(view, c, e, privacy) for c, e in allocation]
+    return pattern, allocation, fit_graphical_model(layout.values, measured, len(codes), iters)
 
 
 def measure_observed(view: ObservedCounts, clique: tuple[str, ...], eps: float,

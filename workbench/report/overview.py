@@ -79,7 +79,7 @@ def _noise_not_on_value(kind: str) -> bool:
     from workbench.criteria import kinds
 
     try:
-        return bool(kinds.get(kind).noise_note)
+        return bool(kinds.get(kind).tags.noise_note)
     except ValueError:
         return False
 

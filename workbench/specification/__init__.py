@@ -23,7 +23,6 @@ from workbench.specification.errors import Problem, SpecError
 from workbench.specification.model import (
     Alternative,
     Budget,
-    ColumnSpec,
     ColumnTransform,
     Constraints,
     Criterion,
@@ -40,7 +39,6 @@ __all__ = [
     "FROZEN_KEY",
     "Alternative",
     "Budget",
-    "ColumnSpec",
     "ColumnTransform",
     "Configuration",
     "Constraints",

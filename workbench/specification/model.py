@@ -6,6 +6,8 @@ Each section of the document becomes one frozen object (built by its module in
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -16,53 +18,15 @@ from workbench.constraints import Predicate
 from workbench.specification.document import FROZEN_KEY, thaw
 from workbench.specification.n_policy import NPolicy
 from workbench.specification.own_data import CleaningCounts, PilotRef
-from workbench.specification.space import (
-    Configuration,
-    GeneratorSpace,
-    count_configurations,
-    iter_configurations,
-)
+from workbench.specification.space import Configuration, GeneratorSpace
 from workbench.specification.survey import Survey, SurveyMargin, WeightedCount  # noqa: F401 - re-exported
-from workbench.transform import BinsCodec, Codec, TableCodec
+from workbench.transform import BinsCodec, Codec, ColumnSpec, TableCodec
 from workbench.transform.missing import FileFormat
 
 if TYPE_CHECKING:
     from workbench.privacy.budget_plan import BudgetPlan
 
 NUMERIC_TYPES = frozenset({"ordinal", "integer", "continuous"})
-
-
-@dataclass(frozen=True)
-class ColumnSpec:
-    """A column's public description: type, declared domain or bounds, and policies."""
-
-    name: str
-    type: str
-    domain: tuple[Any, ...] | None
-    bounds: tuple[float, float] | None
-    missing: str
-    out_of_domain: str
-    description: str = ""
-    #: label of the missing code (``category``: a value of its own; ``allow``: the release's
-    #: spelling of a kept missing value)
-    missing_label: str = ""
-    #: public upper bound on the column's missing share (``allow``/``category``); the
-    #: partial-observation sensitivities use it as the lower bound on complete rows
-    max_missing_rate: float | None = None
-    #: the data file's header name, when it is not a valid spec name (e.g. 'native-country')
-    source: str | None = None
-    #: A declared MCAR missingness rate φ (public; only for the amplification accountant's
-    #: secondary figure — nothing is charged at it). None when not declared.
-    mcar_rate: float | None = None
-
-    @property
-    def numeric(self) -> bool:
-        """Whether values can be compared with numbers."""
-        if self.type in {"integer", "continuous"}:
-            return True
-        if self.type == "ordinal" and self.domain is not None:
-            return all(isinstance(v, int | float) and not isinstance(v, bool) for v in self.domain)
-        return False
 
 
 @dataclass(frozen=True)
@@ -351,14 +315,27 @@ class Spec:
         """Size of the search space (or of the narrowed list, when the spec has one)."""
         if self.selection.configurations is not None:
             return len(self.selection.configurations)
-        return count_configurations(self)
+        return math.prod((self.generator.count(), len(self.min_counts),
+                          *(len(t.alternatives) for t in self.transformations)))
 
     def configurations(self) -> Iterator[Configuration]:
         """Every configuration in a fixed order (the narrowed list when present)."""
         if self.selection.configurations is not None:
             yield from self.selection.configurations
         else:
-            yield from iter_configurations(self)
+            yield from self.full_space()
+
+    def full_space(self) -> Iterator[Configuration]:
+        """The full Cartesian space in a fixed, documented order (a narrowed list ignored)."""
+        cols = [t.column for t in self.transformations]
+        hyper = list(self.generator.hyperparameter_sets())
+        for alts in itertools.product(*([a.name for a in t.alternatives]
+                                        for t in self.transformations)):
+            transforms = tuple(zip(cols, alts, strict=True))
+            for h in hyper:
+                for m in self.min_counts:
+                    yield Configuration(transforms, self.generator.family,
+                                        tuple(sorted(h.items())), m)
 
     def table_codec(self, configuration: Configuration) -> TableCodec:
         """Codecs of one configuration, in schema column order."""

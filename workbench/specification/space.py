@@ -6,10 +6,7 @@ import itertools
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from workbench.specification.model import Spec
+from typing import Any
 
 
 class FrozenObject(dict):
@@ -116,23 +113,3 @@ class Configuration:
     def key(self) -> str:
         """Canonical text identity, stable across runs (for caches and ledgers)."""
         return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
-
-
-def iter_configurations(spec: Spec) -> Iterator[Configuration]:
-    """The full Cartesian space in a fixed, documented order."""
-    cols = [t.column for t in spec.transformations]
-    alt_lists = [[a.name for a in t.alternatives] for t in spec.transformations]
-    hyper = list(spec.generator.hyperparameter_sets())
-    for alts in itertools.product(*alt_lists):
-        transforms = tuple(zip(cols, alts, strict=True))
-        for h in hyper:
-            for m in spec.min_counts:
-                yield Configuration(transforms, spec.generator.family, tuple(sorted(h.items())), m)
-
-
-def count_configurations(spec: Spec) -> int:
-    """Product of the alternatives' counts, the hyperparameter sets and the min_count values."""
-    n = 1
-    for t in spec.transformations:
-        n *= len(t.alternatives)
-    return n * spec.generator.count() * len(spec.min_counts)

@@ -14,6 +14,7 @@ from workbench.transform.codecs import (
     coarse_lookup,
     make_bins,
 )
+from workbench.transform.column import ColumnSpec
 from workbench.transform.domain import Domain
 from workbench.transform.number import NumberCodec
 from workbench.transform.table import EncodingError, TableCodec
@@ -23,6 +24,7 @@ __all__ = [
     "MISSING",
     "BinsCodec",
     "Codec",
+    "ColumnSpec",
     "Domain",
     "EncodingError",
     "GroupsCodec",

@@ -13,18 +13,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from workbench.transform.codecs import MISSING, Codec
+from workbench.transform.column import ColumnSpec
 from workbench.transform.table import EncodingError
 
-if TYPE_CHECKING:
-    from workbench.specification.model import ColumnSpec
-
 POLICIES = ("forbid", "category", "allow")
+
 #: Tokens that commonly mean "missing"; one of these in a column, undeclared, is refused.
 MARKER_LIKE = ("?", "", "NA", "N/A", "NaN", "nan", "null", "NULL", "None", ".", "-", "n/a")
 #: Default upper bound on a column's missing share when ``allow`` declares none.

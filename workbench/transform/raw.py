@@ -8,16 +8,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from workbench.transform.column import ColumnSpec
 from workbench.transform.missing import FileFormat, check_missing_policies, undeclared_markers
 from workbench.transform.table import EncodingError
-
-if TYPE_CHECKING:
-    from workbench.specification.model import ColumnSpec
 
 
 def _empty(path: str | os.PathLike[str]) -> EncodingError:

@@ -10,8 +10,7 @@ configuration, and those four users take it instead:
 * ε_gen of this configuration (its search-space 'epsilon', else the derived budget's) and the
   budget plan (ε₁, ε_total);
 * every criterion bound to its registered kind, with its ε, the cliques it reads, its
-  sensitivity and effective threshold given a candidate's cells (Δ reads n, the spec and S
-  only), and the kind's pass decisions;
+  effective threshold given Δ, and the kind's pass decisions;
 * the generator family and hyperparameters, made and bound to the public spec on demand
   (a fitted generator holds state, so each fit gets a fresh one);
 * the configuration's guarantee.
@@ -38,7 +37,6 @@ if TYPE_CHECKING:
 
     from workbench.criteria.kinds.base import Clique, CriterionKind
     from workbench.generators.family import GeneratorFamily
-    from workbench.transform.cells import PairedCells
 
 
 @dataclass(frozen=True)
@@ -56,10 +54,6 @@ class BoundCriterion:
     @property
     def epsilon(self) -> float:
         return self.criterion.epsilon
-
-    def sensitivity(self, trial: Trial, pc: PairedCells) -> tuple[float | None, dict[str, Any]]:
-        """Δ and its public details for a candidate's cells (n, the spec and S only)."""
-        return self.kind.sensitivity(trial.spec, trial.table, self.criterion, pc)
 
     def effective_threshold(self, delta: float | None, details: Mapping[str, Any]) -> float:
         """min(T, T′) as the kind decides it."""
@@ -91,11 +85,6 @@ class Trial:
     @property
     def family(self) -> str:
         return self.configuration.family
-
-    @property
-    def hyperparameters(self) -> dict[str, Any]:
-        """The family's own hyperparameters (ε_gen is :attr:`epsilon_generator`)."""
-        return dict(self.configuration.generator_params)
 
     @property
     def cliques(self) -> dict[str, tuple[Clique, ...]]:

@@ -5,7 +5,7 @@ configurations inside the space, ε_gen equal to the largest selectable alternat
 from __future__ import annotations
 
 from workbench.specification.model import Spec
-from workbench.specification.space import Configuration, iter_configurations
+from workbench.specification.space import Configuration
 from workbench.validation.sections.context import BuildContext
 
 
@@ -37,7 +37,7 @@ def whole_spec_problems(ctx: BuildContext, spec: Spec) -> None:
 
 
 def _full_space(spec: Spec) -> list[Configuration]:
-    return list(iter_configurations(spec))
+    return list(spec.full_space())
 
 
 def _configurations(ctx: BuildContext, spec: Spec) -> None:

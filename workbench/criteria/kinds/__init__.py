@@ -9,7 +9,7 @@ kind is one new module plus its tests. The spec validator, the JSON schema's ``k
 
 >>> [k.name for k in registered()][:3]
 ['max_marginal_error', 'relative_one_way', 'conditional_mean']
->>> get("max_ecdf").clip
+>>> get("max_ecdf").tags.clip
 (0.0, 1.0)
 """
 
@@ -22,9 +22,9 @@ from workbench.criteria.kinds.base import (
     WORKLOAD_GROUPS,
     CheckContext,
     CriterionKind,
-    Reads,
     ShareKind,
 )
+from workbench.criteria.kinds.tags import KindTags, Reads
 
 _KINDS: dict[str, CriterionKind] = {}
 _ORDER: list[str] = []
@@ -38,7 +38,7 @@ def register(kind: CriterionKind) -> CriterionKind:
         raise ValueError(f"criterion kind name {kind.name!r} must be a non-empty identifier")
     if kind.name in _KINDS:
         raise ValueError(f"criterion kind {kind.name!r} is already registered")
-    if kind.workload_group not in WORKLOAD_GROUPS:
+    if kind.tags.workload_group not in WORKLOAD_GROUPS:
         raise ValueError(f"criterion kind {kind.name!r}: workload_group must be one of "
                          f"{list(WORKLOAD_GROUPS)}")
     _KINDS[kind.name] = kind
@@ -86,5 +86,5 @@ def _register_built_in() -> None:
 
 _register_built_in()
 
-__all__ = ["CheckContext", "CriterionKind", "Reads", "ShareKind", "get", "names", "register",
-           "registered", "unregister"]
+__all__ = ["CheckContext", "CriterionKind", "KindTags", "Reads", "ShareKind", "get", "names",
+           "register", "registered", "unregister"]

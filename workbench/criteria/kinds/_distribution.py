@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Mapping
+from dataclasses import replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -88,7 +89,8 @@ class QuantileError(StatisticError):
                              "candidates of the DP quantile (default: every public value)",
                              control="optional_number"),
     })
-    noise_note = "exponential mechanism on R's quantile over a public grid"
+    tags = replace(StatisticError.tags,
+                   noise_note="exponential mechanism on R's quantile over a public grid")
 
     def audit_case(self) -> AuditCase:
         """n = 20 with k = 20q values at y = 0, one at 5, the rest at 10; one y = 0 → 10 moves

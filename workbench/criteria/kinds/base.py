@@ -2,40 +2,40 @@
 
 Every part of the package that depends on a criterion's kind asks its kind object:
 
-* the spec validator: ``params`` (names, defaults, context-free constraints), ``reads``
-  (S only: ε = 0 and no noise; R and S: one ε-DP measurement per iteration; R alone: may be
-  computed ``once`` outside the loop, §4.14.1), ``check`` (semantic validation against the
-  spec being built, returning the criterion's [L, U]), ``check_epsilon`` and ``check_once``;
+* everyone: its capability flags, one declared ``tags`` value (:mod:`.tags`);
+* the spec validator: ``params`` (names, defaults, context-free constraints), ``check``
+  (semantic validation against the spec being built, returning the criterion's [L, U]),
+  ``check_epsilon`` and ``check_once``;
 * the engine: ``exact`` (E(R, S), confidential), ``sensitivity`` (Δ from n, the spec and S
   only, derived in its docstring), ``release`` (the DP result through ``ctx``) and
   ``release_once``;
-* the workload generator: ``marginals`` and ``workload_group``;
-* the editors and reviews: ``template``, ``description``, ``bounds_editable``, ``clip``,
-  ``adjusted_threshold``, ``failing_value``, ``review_false_pass`` and
-  ``exact_reads_threshold``.
-
-Validation talks to the spec being built through a :class:`CheckContext`, which the spec
-validator implements, so this layer never imports the validator.
+* the workload generator: ``marginals``; the design assistant: ``needed_epsilon``;
+* the editors and reviews: ``template``, ``description``, ``adjusted_threshold``,
+  ``failing_value``, ``review_false_pass`` and ``exact_reads_threshold``.
 """
 
 from __future__ import annotations
 
 import copy
-import enum
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
+from dataclasses import fields
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from workbench.criteria.kinds.checks import (  # noqa: F401 - re-exported for the kinds
+    CheckContext,
+    Clique,
     complete_column,
     numeric_column,
     pairs,
     template_target,
     whole_in,
 )
+from workbench.criteria.kinds.tags import KindTags, Reads
 from workbench.criteria.result import NO_MECHANISM, CriterionResult
 from workbench.privacy.mechanisms import laplace_cdf
 from workbench.specification.errors import join_path
@@ -45,43 +45,16 @@ if TYPE_CHECKING:
     from workbench.criteria.audit_case import AuditCase
     from workbench.criteria.evaluation_state import Evaluation
     from workbench.privacy import MeasurementRecord, PrivacyContext
-    from workbench.specification.model import ColumnSpec, Criterion, Spec
+    from workbench.specification.model import Criterion, Spec
     from workbench.specification.space import Configuration
     from workbench.transform import TableCodec
     from workbench.transform.cells import PairedCells
 
-Clique = tuple[str, ...]
+SQRT2 = math.sqrt(2.0)
 #: How far above T the failing value of a false pass sits, as a share of T.
 FALSE_PASS_MARGIN = 0.10
 #: The workload generator's weight multipliers, one hyperparameter per group.
 WORKLOAD_GROUPS = ("regression", "mean", "marginal", "faithfulness")
-
-
-class Reads(enum.Enum):
-    """What a criterion's DP measurement reads."""
-
-    S_ONLY = "S only"  # the release candidate alone: no noise, ε must be 0
-    R_AND_S = "R and S"  # compares R with the candidate: measured in every iteration
-    R_ALONE = "R alone"  # a statistic of R alone: may be computed once, before the loop
-
-
-class CheckContext(Protocol):
-    """What a kind's validation may ask of the spec being built (the validator implements it)."""
-
-    columns: Mapping[str, ColumnSpec]
-    criterion_kinds: Mapping[str, str]
-
-    def problem(self, path: str, message: str) -> None:
-        """Record a problem at a JSON path."""
-
-    def unknown_column(self, path: str, name: Any) -> None:
-        """Record an unknown column name (with a did-you-mean hint)."""
-
-    def alternatives(self, column: str) -> int:
-        """How many transformation alternatives ``column`` has (0 if none are declared)."""
-
-    def has_coarse(self, column: str) -> bool:
-        """Whether ``column`` declares a coarse binning for group-bys."""
 
 
 class CriterionKind(ABC):
@@ -98,31 +71,18 @@ class CriterionKind(ABC):
     description: ClassVar[str] = ""
     #: Declared parameters (``params`` of the criterion), in editor order.
     params: ClassVar[Mapping[str, Param]] = MappingProxyType({})
-    reads: ClassVar[Reads] = Reads.R_AND_S
-    #: Whether the stakeholder sets [L, U] (otherwise the kind fixes or derives it).
-    bounds_editable: ClassVar[bool] = False
-    #: The range the DP value is clipped to after noise (None: not clipped).
-    clip: ClassVar[tuple[float, float] | None] = None
-    #: Which workload multiplier scales this kind's marginals (one of WORKLOAD_GROUPS).
-    workload_group: ClassVar[str] = "marginal"
-    #: Where the noise goes when it is not one Laplace draw on the value ("" when it is).
-    noise_note: ClassVar[str] = ""
     #: Position in lists (the spec's enum, the editor's menu); ties by name.
     position: ClassVar[int] = 1000
-    #: The pass test: the DP value strictly below the effective threshold (False: at most it).
-    strict: ClassVar[bool] = True
-    #: Whether the DP value is the exact value plus one Laplace draw (then clipped to
-    #: ``clip``), so P(pass | exact) has a closed form. False when the noised value is not the
-    #: exact one (e.g. it is computed from another DP release); with ``noise_note`` set the
-    #: noise is elsewhere too. Forecasts then simulate the release instead.
-    laplace_on_exact: ClassVar[bool] = True
-    #: Whether the design assistant measures the DP value's σ·ε by simulation (the value is
-    #: computed from a noisy vector, not one draw of known σ) for its ε rule.
-    sigma_by_simulation: ClassVar[bool] = False
-    #: The kind's bound under ``metadata.n_policy: dp`` (a neighbour whose cleaned n differs
-    #: by one: replace-one or add/remove-one), derived in words; "" refuses the kind under
-    #: ``dp`` (a kind reading S only needs none). See :mod:`workbench.specification.n_policy`.
-    dp_n_bound: ClassVar[str] = ""
+    #: The capability flags, in one declared value (:class:`KindTags`).
+    tags: ClassVar[KindTags] = KindTags()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A capability flag declared beside ``tags`` would be silently ignored: refuse it."""
+        super().__init_subclass__(**kwargs)
+        stray = sorted(set(vars(cls)) & {f.name for f in fields(KindTags)})
+        if stray:
+            raise TypeError(f"criterion kind {cls.__name__}: declare {', '.join(stray)} in "
+                            "tags = KindTags(...)")
 
     # --- validation ------------------------------------------------------------------------
     def check(self, ctx: CheckContext, params: Mapping[str, Any], bounds: Any,
@@ -179,8 +139,8 @@ class CriterionKind(ABC):
         noisy = ev.ctx.laplace(value, sensitivity=delta, epsilon=criterion.epsilon,
                                purpose=purpose(criterion), bounds=bounds)
         shown = float(noisy.value.ravel()[0])
-        if self.clip is not None:
-            shown = float(np.clip(shown, *self.clip))
+        if self.tags.clip is not None:
+            shown = float(np.clip(shown, *self.tags.clip))
         return self.result(criterion, shown, record=noisy.record, details=details)
 
     def result(self, criterion: Criterion, value: float, *,
@@ -217,16 +177,10 @@ class CriterionKind(ABC):
         adjusted = self.adjusted_threshold(criterion, delta, details)
         return t if adjusted is None else min(t, float(adjusted))
 
-    @property
-    def closed_form_pass(self) -> bool:
-        """Whether :meth:`pass_probability` has a closed form (one Laplace draw on the exact
-        value); otherwise a forecast simulates the release."""
-        return self.laplace_on_exact and not self.noise_note
-
     def passes(self, value: float, t_eff: float) -> bool:
         """The pass test: strictly below T_eff, or at most T_eff for a kind that is not
         ``strict`` (a count on the release alone: a threshold of 0 means "none allowed")."""
-        return bool(value < t_eff) if self.strict else bool(value <= t_eff)
+        return bool(value < t_eff) if self.tags.strict else bool(value <= t_eff)
 
     def pass_probability(self, criterion: Criterion, exact: float, delta: float | None,
                          t_eff: float) -> float | None:
@@ -240,13 +194,13 @@ class CriterionKind(ABC):
         """
         if criterion.epsilon <= 0 or delta is None:
             return float(self.passes(exact, t_eff))
-        if not self.closed_form_pass:
+        if not self.tags.closed_form_pass:
             return None
-        if self.clip is not None:
-            lo, hi = self.clip
-            if t_eff > hi or (not self.strict and t_eff >= hi):
+        if self.tags.clip is not None:
+            lo, hi = self.tags.clip
+            if t_eff > hi or (not self.tags.strict and t_eff >= hi):
                 return 1.0
-            if t_eff < lo or (self.strict and t_eff <= lo):
+            if t_eff < lo or (self.tags.strict and t_eff <= lo):
                 return 0.0
         return laplace_cdf(t_eff - exact, delta / criterion.epsilon)
 
@@ -255,7 +209,7 @@ class CriterionKind(ABC):
         """P(false pass): the chance that a true value :data:`FALSE_PASS_MARGIN` above T
         (:meth:`failing_value`) still passes; data-independent. None without noise or when
         the noise is not one Laplace draw on the value."""
-        if criterion.epsilon <= 0 or delta is None or delta <= 0 or self.noise_note:
+        if criterion.epsilon <= 0 or delta is None or delta <= 0 or self.tags.noise_note:
             return None
         failing = self.failing_value(
             criterion, criterion.threshold + FALSE_PASS_MARGIN * abs(criterion.threshold))
@@ -263,6 +217,15 @@ class CriterionKind(ABC):
                                      self.effective_threshold(criterion, delta, details))
 
     # --- the design assistant ---------------------------------------------------------------
+    def needed_epsilon(self, criterion: Criterion, exact: float, delta: float | None,
+                       divisor: float, sigma_epsilon: float | None = None) -> float:
+        """The smallest ε whose noise σ ≤ margin/divisor, margin = T − exact (the design's ε
+        rule): σ = √2·Δ/ε for one Laplace draw, or ``sigma_epsilon``/ε measured on the proxy
+        for a value computed from a noisy vector; ``inf`` without a margin."""
+        margin = criterion.threshold - exact
+        scale = sigma_epsilon if sigma_epsilon is not None else SQRT2 * float(delta or 0.0)
+        return divisor * scale / margin if margin > 0 else math.inf
+
     def tuned_params(self, spec: Spec, table: TableCodec, criterion: Criterion,
                      cells: np.ndarray, counts: np.ndarray) -> dict[str, Any]:
         """Parameters the design assistant tunes on the PUBLIC proxy's distinct cells and
@@ -304,7 +267,7 @@ class CriterionKind(ABC):
     # --- editors and reviews ---------------------------------------------------------------
     def template(self, criterion_id: str, document: Mapping[str, Any]) -> dict[str, Any]:
         """A valid-looking new criterion for the editor; thresholds are to tune on the proxy."""
-        if self.reads is Reads.S_ONLY:
+        if self.tags.reads is Reads.S_ONLY:
             return {"id": criterion_id, "kind": self.name, "threshold": 0, "epsilon": 0,
                     "params": self.template_params(document)}
         return {"id": criterion_id, "kind": self.name, "epsilon": 0.01, "threshold": 0.05,
@@ -326,14 +289,14 @@ class CriterionKind(ABC):
     def failing_value(self, criterion: Criterion, failing: float) -> float:
         """The true value a false pass is judged at, given a failing one (clipped like the DP
         value)."""
-        return failing if self.clip is None else min(failing, self.clip[1])
+        return failing if self.tags.clip is None else min(failing, self.tags.clip[1])
 
     def review_false_pass(self, criterion: Criterion) -> tuple[str, str] | None:
         """The spec review's false-pass cell and note, when the generic '50% at T' is wrong."""
-        if self.noise_note:
-            return "—", f"{self.noise_note}: not a single Laplace tail"
-        if self.clip is not None and criterion.threshold >= self.clip[1]:
-            lo, hi = self.clip
+        if self.tags.noise_note:
+            return "—", f"{self.tags.noise_note}: not a single Laplace tail"
+        if self.tags.clip is not None and criterion.threshold >= self.tags.clip[1]:
+            lo, hi = self.tags.clip
             return "100%", (f"the DP value is clipped to [{lo:g}, {hi:g}], so it is always "
                             f"below a threshold ≥ {hi:g}")
         return None
@@ -342,7 +305,7 @@ class CriterionKind(ABC):
 class ShareKind(CriterionKind):
     """A share of n in [0, 1]: bounds fixed to [0, 1], Δ = 1/n, the DP value clipped to [0, 1]."""
 
-    clip = (0.0, 1.0)
+    tags = KindTags(clip=(0.0, 1.0))
 
     def check(self, ctx: CheckContext, params: Mapping[str, Any], bounds: Any,
               threshold: float, path: str) -> tuple[float, float] | None:
@@ -379,7 +342,6 @@ __all__ = [
     "Clique",
     "CriterionKind",
     "Param",
-    "Reads",
     "ShareKind",
     "is_number",
     "join_path",

@@ -1,14 +1,36 @@
-"""Checks and helpers the criterion kinds share: numeric and complete columns, pairs of
-columns, a draft's template target, whole-number counts of columns."""
+"""What a kind's validation may ask of the spec (:class:`CheckContext`), and the checks the
+kinds share: numeric and complete columns, pairs of columns, a draft's template target,
+whole-number counts of columns."""
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from workbench.criteria.kinds.base import CheckContext, Clique
+    from workbench.transform import ColumnSpec
+
+Clique = tuple[str, ...]
+
+
+class CheckContext(Protocol):
+    """What a kind's validation may ask of the spec being built (the validator implements it)."""
+
+    columns: Mapping[str, ColumnSpec]
+    criterion_kinds: Mapping[str, str]
+
+    def problem(self, path: str, message: str) -> None:
+        """Record a problem at a JSON path."""
+
+    def unknown_column(self, path: str, name: Any) -> None:
+        """Record an unknown column name (with a did-you-mean hint)."""
+
+    def alternatives(self, column: str) -> int:
+        """How many transformation alternatives ``column`` has (0 if none are declared)."""
+
+    def has_coarse(self, column: str) -> bool:
+        """Whether ``column`` declares a coarse binning for group-bys."""
 
 
 def numeric_column(ctx: CheckContext, path: str, name: Any, missing_ok: bool = False) -> bool:

@@ -22,6 +22,7 @@ from workbench.criteria.kinds.base import (
     numeric_column,
     template_target,
 )
+from workbench.criteria.kinds.tags import KindTags
 from workbench.criteria.means import (
     conditional_mean_error,
     exact_conditional_mean_error,
@@ -54,8 +55,7 @@ class ConditionalMean(CriterionKind):
                               label="resize slack"),
         "pad_value": Param(None, doc="w, the padding value in [L, U] (default: midpoint)"),
     })
-    bounds_editable = True
-    workload_group = "mean"
+    tags = KindTags(bounds_editable=True, workload_group="mean")
     position = 30
 
     def check(self, ctx: CheckContext, params: Mapping[str, Any], bounds: Any,

@@ -10,7 +10,8 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from workbench.criteria.audit_case import BASE, AuditCase, replaced
-from workbench.criteria.kinds.base import CriterionKind, Param, Reads
+from workbench.criteria.kinds.base import CriterionKind, Param
+from workbench.criteria.kinds.tags import KindTags, Reads
 from workbench.criteria.record_kinds import FACE_MEASURES, face_privacy_count
 from workbench.criteria.result import CriterionResult
 from workbench.specification.params import one_of
@@ -30,8 +31,8 @@ class FacePrivacyCount(CriterionKind):
         "measure": Param("unique_rows", one_of(*FACE_MEASURES), "what is counted",
                          control="choice", label="measure", choices=FACE_MEASURES),
     })
-    reads = Reads.S_ONLY
-    strict = False  # a count: at most the threshold passes (0 means "none allowed")
+    # a count on the release alone: at most the threshold passes (0 means "none allowed")
+    tags = KindTags(reads=Reads.S_ONLY, strict=False)
     position = 90
 
     def exact(self, ev: Evaluation, criterion: Criterion) -> float:

@@ -7,6 +7,7 @@ computed as a max flow between distinct cells (:mod:`workbench.faithfulness`).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from workbench.criteria.audit_case import BASE, AuditCase, replaced
@@ -43,7 +44,7 @@ class Faithfulness(ShareKind):
     name = "faithfulness"
     description = ("the share of release rows that cannot be matched one-to-one to a real "
                    "row within the spec's faithfulness cost α (1 − β_max)")
-    workload_group = "faithfulness"
+    tags = replace(ShareKind.tags, workload_group="faithfulness")
     position = 60
 
     def exact(self, ev: Evaluation, criterion: Criterion) -> float:

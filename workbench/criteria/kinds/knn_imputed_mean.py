@@ -26,6 +26,7 @@ from workbench.criteria.kinds.base import (
     join_path,
     numeric_column,
 )
+from workbench.criteria.kinds.tags import KindTags
 from workbench.criteria.knn_impute import Features, impute, smooth_bound
 from workbench.privacy import smooth
 from workbench.specification.params import name_list, open_interval
@@ -120,9 +121,9 @@ class KnnImputedMean(CriterionKind):
         "count_share": Param(0.2, open_interval(0, 1), "share of ε for the subgroup count",
                              control="number", label="count share"),
     })
-    noise_note = ("a Laplace count of the subgroup, then generalized Cauchy noise on the "
-                  "imputed mean scaled to its smooth sensitivity")
-    workload_group = "mean"
+    tags = KindTags(noise_note=("a Laplace count of the subgroup, then generalized Cauchy noise "
+                                "on the imputed mean scaled to its smooth sensitivity"),
+                    workload_group="mean")
     position = 95
 
     def check(self, ctx: CheckContext, params: Mapping[str, Any], bounds: Any,

@@ -7,6 +7,7 @@ ordered by the bin-to-number rule (:func:`workbench.criteria.marginal_kinds.max_
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -36,10 +37,11 @@ class MaxEcdf(ShareKind):
     params = MappingProxyType({"column": Param(None, doc="the numeric column", control="column",
                               label="column")})
     position = 70
-    dp_n_bound = ("under n_policy dp F_R(x) is R's cumulative count up to x over the public "
-                  "n̂ = |S|; replace-one moves each cumulative count by ≤ 1 (out at one value, "
-                  "in at another), add/remove-one by ≤ 1 (every x at or above the record's "
-                  "value), so each gap and their max move by ≤ 1/n̂: Δ = 1/n̂")
+    tags = replace(ShareKind.tags, dp_n_bound=(
+        "under n_policy dp F_R(x) is R's cumulative count up to x over the public "
+        "n̂ = |S|; replace-one moves each cumulative count by ≤ 1 (out at one value, "
+        "in at another), add/remove-one by ≤ 1 (every x at or above the record's "
+        "value), so each gap and their max move by ≤ 1/n̂: Δ = 1/n̂"))
 
     def check_params(self, ctx: CheckContext, params: Mapping[str, Any], path: str) -> None:
         """``column`` is a numeric column."""

@@ -8,6 +8,7 @@ E(R, S) = max over column subsets b (up to ``max_way`` columns) and cells v of
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -33,10 +34,11 @@ class MaxMarginalError(ShareKind):
                          control="number_or_null", label="max way", placeholder="all"),
     })
     position = 10
-    dp_n_bound = ("under n_policy dp the value is max |q(R) − q(S)|/n̂ with the public n̂ "
-                  "(|S| = n̂); replace-one moves each count q(R) by ≤ 1 (one cell −1, another "
-                  "+1 in each marginal), add/remove-one moves one count per marginal by 1, so "
-                  "each term, and their max, moves by ≤ 1/n̂: Δ = 1/n̂")
+    tags = replace(ShareKind.tags, dp_n_bound=(
+        "under n_policy dp the value is max |q(R) − q(S)|/n̂ with the public n̂ "
+        "(|S| = n̂); replace-one moves each count q(R) by ≤ 1 (one cell −1, another "
+        "+1 in each marginal), add/remove-one moves one count per marginal by 1, so "
+        "each term, and their max, moves by ≤ 1/n̂: Δ = 1/n̂"))
 
     def check_params(self, ctx: CheckContext, params: Mapping[str, Any], path: str) -> None:
         """``max_way`` is null or 1..d."""

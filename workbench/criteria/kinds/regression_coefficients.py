@@ -20,10 +20,10 @@ from workbench.criteria.kinds.base import (
     Clique,
     CriterionKind,
     Param,
-    Reads,
     join_path,
     pairs,
 )
+from workbench.criteria.kinds.tags import KindTags, Reads
 from workbench.criteria.regression import (
     MECHANISM,
     RegressionDesign,
@@ -65,11 +65,9 @@ class RegressionCoefficients(CriterionKind):
         "statistic_weights": Param(None, doc="per-entry budget weights of the release "
                                    "(see criteria.regression_fit.tuned_statistic_weights)"),
     })
-    reads = Reads.R_ALONE
-    bounds_editable = True
-    workload_group = "regression"
-    noise_note = "noise on the regression's sufficient statistics"
-    sigma_by_simulation = True
+    tags = KindTags(reads=Reads.R_ALONE, bounds_editable=True, workload_group="regression",
+                    noise_note="noise on the regression's sufficient statistics",
+                    sigma_by_simulation=True)
     position = 40
 
     def check(self, ctx: CheckContext, params: Mapping[str, Any], bounds: Any,

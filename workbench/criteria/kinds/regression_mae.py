@@ -24,6 +24,7 @@ from workbench.criteria.kinds.base import (
     pairs,
     template_target,
 )
+from workbench.criteria.kinds.tags import KindTags
 from workbench.criteria.regression import RegressionDesign, regression_columns
 from workbench.criteria.regression_fit import ols_from_cells
 
@@ -53,11 +54,9 @@ class RegressionMae(CriterionKind):
     description = ("how much worse a regression fitted on the release predicts R than the "
                    "DP regression of R itself (gap in mean absolute error)")
     params = MappingProxyType({"target": shared.TARGET, "features": shared.FEATURES})
-    bounds_editable = True
-    workload_group = "regression"
-    position = 50
     # the noised gap uses the DP coefficients, not R's exact fit: forecasts simulate it
-    laplace_on_exact = False
+    tags = KindTags(bounds_editable=True, workload_group="regression", laplace_on_exact=False)
+    position = 50
 
     def check(self, ctx: CheckContext, params: Mapping[str, Any], bounds: Any,
               threshold: float, path: str) -> tuple[float, float] | None:

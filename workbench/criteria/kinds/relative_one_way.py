@@ -8,6 +8,7 @@ probability p (Prop. 6).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from workbench.criteria import sensitivity as sens
 from workbench.criteria.audit_case import AuditCase, replaced, rows
 from workbench.criteria.kinds.base import (
+    SQRT2,
     CheckContext,
     Clique,
     CriterionKind,
@@ -119,6 +121,16 @@ class RelativeOneWay(CriterionKind):
         given from outside that range is clipped first."""
         lam = _lambda(criterion)
         return super().pass_probability(criterion, min(max(exact, 1.0), lam), delta, t_eff)
+
+    def needed_epsilon(self, criterion: Criterion, exact: float, delta: float | None,
+                       divisor: float, sigma_epsilon: float | None = None) -> float:
+        """T′ = λ + (Δ/ε)·ln 2p moves with ε (Prop. 6), so σ ≤ (min(T, λ) + (Δ/ε)·ln 2p − v)/K
+        gives ε ≥ Δ·(K√2 − ln 2p)/(min(T, λ) − v)."""
+        if delta is None:
+            return super().needed_epsilon(criterion, exact, delta, divisor, sigma_epsilon)
+        p = float(criterion.params["false_pass_probability"])
+        margin = min(criterion.threshold, _lambda(criterion)) - exact
+        return delta * (divisor * SQRT2 - math.log(2 * p)) / margin if margin > 0 else math.inf
 
     def failing_value(self, criterion: Criterion, failing: float) -> float:
         """Every failing value is clipped to λ, where P(pass) is the spec's p (Prop. 6)."""

@@ -33,6 +33,7 @@ from workbench.criteria.classifiers import (
 )
 from workbench.criteria.kinds._regression import FEATURES, features
 from workbench.criteria.kinds.base import CheckContext, Clique, CriterionKind, Param, join_path
+from workbench.criteria.kinds.tags import KindTags
 from workbench.specification.params import one_of, whole_at_least
 
 if TYPE_CHECKING:
@@ -109,11 +110,11 @@ class Tstr(CriterionKind):
                           "predicting R's commonest class (1 = learned nothing)",
                           control="choice", label="baseline", choices=BASELINES),
     })
-    clip = (0.0, 1.0)
-    noise_note = "Laplace on the k×k confusion matrix; the metric is computed from it"
     #: the value is a ratio of noisy counts: Δ = 2 is the matrix's, not the value's (whose σ
     #: is about Δ/(ε·n)), so the design assistant measures σ·ε by simulation (issue 28)
-    sigma_by_simulation = True
+    tags = KindTags(clip=(0.0, 1.0), sigma_by_simulation=True,
+                    noise_note=("Laplace on the k×k confusion matrix; the metric is computed "
+                                "from it"))
     position = 90
 
     def check(self, ctx: CheckContext, params: Mapping[str, Any], bounds: Any,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
+from dataclasses import replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -35,10 +36,11 @@ class TvMarginals(ShareKind):
                            control="choice", label="aggregate", choices=("mean", "max")),
     })
     position = 80
-    dp_n_bound = ("under n_policy dp each distance is ½Σ_v |q_R(v) − q_S(v)|/n̂ with the public "
-                  "n̂ = |S|; replace-one moves two cells of a marginal by 1 (½·2/n̂ = 1/n̂), "
-                  "add/remove-one moves one cell by 1 (½·1/n̂), so each distance, their mean "
-                  "and their max move by ≤ 1/n̂: Δ = 1/n̂ (attained by replace-one only)")
+    tags = replace(ShareKind.tags, dp_n_bound=(
+        "under n_policy dp each distance is ½Σ_v |q_R(v) − q_S(v)|/n̂ with the public "
+        "n̂ = |S|; replace-one moves two cells of a marginal by 1 (½·2/n̂ = 1/n̂), "
+        "add/remove-one moves one cell by 1 (½·1/n̂), so each distance, their mean "
+        "and their max move by ≤ 1/n̂: Δ = 1/n̂ (attained by replace-one only)"))
 
     def check_params(self, ctx: CheckContext, params: Mapping[str, Any], path: str) -> None:
         """``way`` is 1..d."""

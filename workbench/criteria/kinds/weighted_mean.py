@@ -26,6 +26,7 @@ from workbench.criteria.kinds.base import (
     numeric_column,
     template_target,
 )
+from workbench.criteria.kinds.tags import KindTags
 from workbench.criteria.kinds.weighted_marginal_error import (
     check_survey,
     survey_inputs_at_max_weight,
@@ -49,8 +50,7 @@ class WeightedMean(CriterionKind):
         "target": Param(None, doc="the averaged numeric column", control="column",
                         label="target"),
     })
-    bounds_editable = True
-    workload_group = "mean"
+    tags = KindTags(bounds_editable=True, workload_group="mean")
     position = 115
 
     def check(self, ctx: CheckContext, params: Mapping[str, Any], bounds: Any,

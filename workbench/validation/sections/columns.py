@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from workbench.specification.errors import join_path
-from workbench.specification.model import ColumnSpec
+from workbench.transform import ColumnSpec
 from workbench.validation.sections.context import BuildContext
 from workbench.validation.sections.missing import missing_fields
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from workbench.specification.errors import Problem
-from workbench.specification.model import ColumnSpec
+from workbench.transform import ColumnSpec
 
 
 class ColumnTable(dict):

@@ -8,7 +8,8 @@ kind's :meth:`~workbench.criteria.kinds.base.CriterionKind.check` does the rest.
 from __future__ import annotations
 
 from workbench.criteria import kinds
-from workbench.criteria.kinds.base import CriterionKind, Reads
+from workbench.criteria.kinds.base import CriterionKind
+from workbench.criteria.kinds.tags import Reads
 from workbench.specification.document import freeze_value
 from workbench.specification.errors import join_path
 from workbench.specification.model import Criterion
@@ -62,7 +63,7 @@ def _check_params(ctx: BuildContext, kind: CriterionKind, params: dict, path: st
 def _check_epsilon_and_threshold(ctx: BuildContext, kind: CriterionKind, eps: float,
                                  threshold: float, path: str) -> None:
     """A criterion that reads S only has ε = 0 and T ≥ 0; one that reads R has ε > 0, T > 0."""
-    if kind.reads is Reads.S_ONLY:
+    if kind.tags.reads is Reads.S_ONLY:
         if eps != 0:
             ctx.problem(join_path(path, "epsilon"), f"a '{kind.name}' criterion is computed "
                         "on the release only; its ε must be 0")

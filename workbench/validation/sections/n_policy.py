@@ -6,7 +6,7 @@ bound for a neighbour whose cleaned n differs by one, or it is refused here by n
 from __future__ import annotations
 
 from workbench.criteria import kinds
-from workbench.criteria.kinds.base import Reads
+from workbench.criteria.kinds.tags import Reads
 from workbench.generators import FAMILIES, family_class
 from workbench.specification.n_policy import DP, NPolicy, parse
 from workbench.validation.sections.context import BuildContext
@@ -47,7 +47,7 @@ def _refusals(ctx: BuildContext) -> None:
             kind = kinds.get(name)
         except ValueError:
             continue  # the criteria section names an unknown kind
-        if kind.reads is not Reads.S_ONLY and not kind.dp_n_bound:
+        if kind.tags.reads is not Reads.S_ONLY and not kind.tags.dp_n_bound:
             ctx.problem(f"criteria[{i}].kind", f"criterion kind '{name}' {why}; use a kind "
                         f"that has one ({', '.join(dp_kinds())}) or n_policy 'public'")
     family = ctx.doc["generator"].get("family")
@@ -66,8 +66,8 @@ def _refusals(ctx: BuildContext) -> None:
 
 def dp_kinds() -> list[str]:
     """Criterion kinds that read R and state a bound under ``dp`` (S-only kinds need none)."""
-    return sorted(k.name for k in kinds.registered() if k.reads is not Reads.S_ONLY
-                  and k.dp_n_bound)
+    return sorted(k.name for k in kinds.registered() if k.tags.reads is not Reads.S_ONLY
+                  and k.tags.dp_n_bound)
 
 
 def dp_families() -> list[str]:

@@ -14,9 +14,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from workbench.specification.errors import join_path
-from workbench.specification.model import Alternative, ColumnSpec, ColumnTransform
+from workbench.specification.model import Alternative, ColumnTransform
 from workbench.transform import (
     BinsCodec,
+    ColumnSpec,
     GroupsCodec,
     IdentityCodec,
     NumberCodec,

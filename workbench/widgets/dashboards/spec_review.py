@@ -72,7 +72,7 @@ def review_criterion(criterion: Any, readout: Readout | None) -> CriterionReview
     margin, note = None, ""
     if criterion.epsilon <= 0:
         false_pass, note = "0", "no noise: computed on the release alone"
-    elif kinds.get(criterion.kind).noise_note or delta is None:
+    elif kinds.get(criterion.kind).tags.noise_note or delta is None:
         words = kinds.get(criterion.kind).review_false_pass(criterion)
         false_pass, note = words if words is not None else ("—", "")
     else:  # the one definition (criteria.false_pass), as in the co-design readouts

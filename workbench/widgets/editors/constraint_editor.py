@@ -16,7 +16,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from workbench.constraints import ConstraintSyntaxError, Predicate, parse
-from workbench.specification.model import ColumnSpec
+from workbench.transform import ColumnSpec
 from workbench.widgets.editors.base import EditorBase, heading, note
 from workbench.widgets.editors.fields import error_html, message_widget, warning_html
 from workbench.widgets.model.lab import ProxyLab, digest

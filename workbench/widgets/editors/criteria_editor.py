@@ -17,7 +17,8 @@ from typing import Any
 import ipywidgets as widgets
 
 from workbench.criteria import kinds
-from workbench.criteria.kinds.base import CriterionKind, Reads
+from workbench.criteria.kinds.base import CriterionKind
+from workbench.criteria.kinds.tags import Reads
 from workbench.dryrun.floors import Floor
 from workbench.widgets.editors.base import EditorBase, heading, note
 from workbench.widgets.editors.criteria_floors import FloorsBar, floor_html
@@ -87,13 +88,13 @@ class CriterionRow:
             "epsilon": editor.bind(f"{self.path}.epsilon", self.epsilon, parse=number,
                                    format=float_or(0.0)),
         }
-        if kind is not None and kind.bounds_editable:
+        if kind is not None and kind.tags.bounds_editable:
             self.bounds = widgets.Text(description="[L, U]", continuous_update=False,
                                        layout=widgets.Layout(width="220px"))
             fields["bounds"] = editor.bind(f"{self.path}.bounds", self.bounds,
                                            parse=lambda t: DELETE if not str(t).strip()
                                            else number_list(t), format=show_list)
-        if kind is not None and kind.reads is Reads.R_ALONE:
+        if kind is not None and kind.tags.reads is Reads.R_ALONE:
             self.once = widgets.Checkbox(description="once (outside the loop)", indent=False)
             fields["once"] = editor.bind(f"{self.path}.once", self.once,
                                          format=lambda v: bool(v) if v is not MISSING else False)

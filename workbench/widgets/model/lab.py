@@ -246,11 +246,12 @@ class ProxyLab:
             ctx = PrivacyContext.simulation(seed, neighbour="replace_one",
                                             noise=noise_source("seeded", seed))
             try:  # a survey's raking and base weights, as the run releases them first
-                once = (release_before_loop(spec, self.cleaned(spec), ctx).once
+                trial = self.trial(spec, config)
+                once = (release_before_loop(trial, self.cleaned(spec), ctx).once
                         if spec.survey is not None else None)
                 return exact_errors(spec, config, self.real_codes(spec, config),
                                     self.sample(spec, config, index).codes, ctx,
-                                    once_results=once)
+                                    table=trial.table, once_results=once)
             except (ValueError, KeyError, EncodingError) as exc:
                 raise PreviewError(f"exact values on the proxy failed: {exc}") from None
 

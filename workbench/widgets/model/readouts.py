@@ -99,8 +99,8 @@ def criterion_readout(
     out = Readout(**base, sensitivity=delta, sigma=sigma, adjusted_threshold=t_prime,
                   effective_threshold=kind.effective_threshold(criterion, delta, details),
                   details=details)
-    if not kind.closed_form_pass:
-        where = kind.noise_note or "the noised value is not the exact one"
+    if not kind.tags.closed_form_pass:
+        where = kind.tags.noise_note or "the noised value is not the exact one"
         return _replace(out, note=f"{where}: the pass odds are not a single Laplace tail")
     if value is None:
         return out

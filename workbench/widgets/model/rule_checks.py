@@ -27,7 +27,7 @@ import pandas as pd
 
 from workbench.constraints import Predicate
 from workbench.constraints.nodes import Comparison, Membership
-from workbench.specification.model import ColumnSpec
+from workbench.transform import ColumnSpec
 
 GRID_LIMIT = 200_000
 

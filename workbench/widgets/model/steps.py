@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from workbench.criteria import kinds
-from workbench.criteria.kinds.base import Reads
+from workbench.criteria.kinds.tags import Reads
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.widgets.model.forecast import DEFAULT_TARGET, Forecast, percent
 from workbench.widgets.model.generator_choice import unserved
@@ -96,7 +96,7 @@ def _criteria(state: FlowState) -> list[str]:
     out = []
     for c in crits:
         try:
-            reads = kinds.get(str(c.get("kind"))).reads
+            reads = kinds.get(str(c.get("kind"))).tags.reads
         except ValueError:
             continue
         eps = c.get("epsilon", 0)

@@ -18,6 +18,7 @@ import pandas as pd
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.sampling import sampling_figure
 from workbench.specification import Spec
+from workbench.trial import Trial, bind
 
 
 @dataclass
@@ -31,21 +32,17 @@ class SurveyReadouts:
     crossover: list[dict[str, Any]] = field(default_factory=list)
 
 
-def crossover_rows(spec: Spec, proxy: pd.DataFrame | None) -> list[dict[str, Any]]:
+def crossover_rows(trial: Trial, proxy: pd.DataFrame | None) -> list[dict[str, Any]]:
     """Each weighted criterion: ε, Laplace Δ and the crossover ε* at the proxy's n."""
-    from workbench.criteria.kinds import get
-
     if proxy is None or len(proxy) < 2:
         return []
-    config = next(iter(spec.configurations()))
-    table = spec.table_codec(config)
     out = []
-    for c in spec.criteria:
-        kind = get(c.kind)
-        sd = kind.sampling_sd(c, proxy)  # None: not a weighted estimate
+    for b in trial.criteria:
+        c = b.criterion
+        sd = b.kind.sampling_sd(c, proxy)  # None: not a weighted estimate
         if sd is None:
             continue
-        delta, _ = kind.sensitivity(spec, table, c, None)
+        delta, _ = b.kind.sensitivity(trial.spec, trial.table, c, None)
         star = math.sqrt(2) * float(delta) / sd if sd > 0 else math.inf
         out.append({"criterion": c.id, "epsilon": c.epsilon, "delta": float(delta),
                     "sampling_sd": sd, "crossover_epsilon": star,
@@ -63,18 +60,18 @@ def survey_readouts(spec: Spec, proxy: pd.DataFrame | None) -> SurveyReadouts | 
     if survey.sampling_fraction is not None and survey.sampling_fraction < 1:
         secondary = sampling_figure(plan.epsilon_total, survey.sampling_fraction).text()
     rows: list[dict[str, Any]] = []
+    trial = bind(spec, next(spec.configurations()))  # margin columns: one alternative
     if proxy is not None and len(proxy):
         try:
-            rows = _binning_rows(spec, proxy)
+            rows = _binning_rows(trial, proxy)
         except (KeyError, ValueError):
             rows = []  # the proxy lacks a margin's cells: no what-if
     return SurveyReadouts(plan.formula(), plan.epsilon_survey, secondary, rows,
-                          crossover_rows(spec, proxy))
+                          crossover_rows(trial, proxy))
 
 
-def _binning_rows(spec: Spec, proxy: pd.DataFrame) -> list[dict[str, Any]]:
+def _binning_rows(trial: Trial, proxy: pd.DataFrame) -> list[dict[str, Any]]:
     """The binning what-if on the proxy as the sample (the dry run's own function)."""
     from workbench.dryrun.survey import proxy_binning_options
 
-    config = next(iter(spec.configurations()))
-    return proxy_binning_options(spec, proxy.dropna(subset=list(spec.table_codec(config).names)))
+    return proxy_binning_options(trial, proxy.dropna(subset=list(trial.table.names)))
