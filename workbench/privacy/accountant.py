@@ -9,7 +9,7 @@ Charging rules (pure ε-DP):
 * ``epsilon_spent`` counts the loop only once a loop measurement has actually been made.
 
 Earlier runs logged to the same ledger can be charged too (:meth:`Accountant.from_ledger`).
-Totals and ledger pricing are composed by :mod:`workbench.privacy.budget_plan`, the one place
+Totals are composed by :mod:`workbench.privacy.budget_plan`, the one place
 ε_total is computed.
 """
 
@@ -21,9 +21,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from workbench.privacy import _checks
-from workbench.privacy.budget_plan import BudgetPlan, compose, price_ledger
+from workbench.privacy.budget_plan import BudgetPlan
+from workbench.privacy.composition import ParallelTracker, compose, price_ledger
 from workbench.privacy.ledger import Ledger
-from workbench.privacy.parallel import ParallelTracker
 from workbench.privacy.records import MeasurementRecord
 from workbench.privacy.selection import check_selection_parameters
 
@@ -230,7 +230,7 @@ class Accountant:
 
     @staticmethod
     def spent_in_ledger(path: str | os.PathLike[str]) -> float:
-        """ε spent by all runs in a ledger file (priced by ``budget_plan.price_ledger``)."""
+        """ε spent by all runs in a ledger file (priced by ``composition.price_ledger``)."""
         return price_ledger(Ledger.read(path))
 
     @classmethod
