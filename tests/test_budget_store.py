@@ -26,6 +26,7 @@ from workbench.privacy.budget_store import (
 )
 from workbench.proxy import sample_proxy
 from workbench.specification import SpecError
+from workbench.specification.derived import document_plan
 from workbench.validation import build_spec, load_spec, save_spec
 
 REPO = Path(__file__).resolve().parents[1]
@@ -291,7 +292,7 @@ def test_budget_plan_numbers_and_words(example_spec) -> None:
     again = lean.with_prior(4.0939, once_reused=True)
     assert (again.epsilon_charged, again.epsilon_cumulative) == (2.6939, 6.7878)
     doc = json.loads((REPO / "examples" / "israel_births_2014_lean.json").read_text())
-    assert BudgetPlan.of_document(doc) == BudgetPlan.of_spec(build_spec(doc))
+    assert document_plan(doc) == BudgetPlan.of_spec(build_spec(doc))
 
 
 def test_describe_and_the_planner_show_the_cost_of_retrying(capsys: pytest.CaptureFixture) -> None:

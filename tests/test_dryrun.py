@@ -38,6 +38,7 @@ from workbench.privacy import (
 from workbench.privacy.noise import OpenDPNoise, SeededNoise
 from workbench.proxy import sample_proxy
 from workbench.specification import Configuration, SpecError
+from workbench.specification.derived import configuration_epsilon
 from workbench.trial import bind
 from workbench.validation import build_spec, load_spec
 
@@ -409,7 +410,7 @@ def test_generator_epsilon_is_an_alternative_charged_at_its_largest(proxy_20k) -
 
     spec = build_spec(_epsilon_alternatives_document([1.0, 4.0]))
     configs = list(spec.configurations())
-    assert [spec.generator_epsilon(c) for c in configs] == [1.0, 4.0, 1.0, 4.0]
+    assert [configuration_epsilon(spec, c.params) for c in configs] == [1.0, 4.0, 1.0, 4.0]
     assert spec.budget_plan().epsilon_per_iteration == pytest.approx(
         4.0 + spec.budget.epsilon_criteria)
     codes = bind(spec, configs[0]).encode(proxy_20k)
@@ -417,7 +418,7 @@ def test_generator_epsilon_is_an_alternative_charged_at_its_largest(proxy_20k) -
         ctx = PrivacyContext.simulation(seed=1)
         fit_generator(bind(spec, config), codes, ctx)
         spent = sum(r.epsilon for r in ctx.records)
-        assert spent == pytest.approx(spec.generator_epsilon(config))
+        assert spent == pytest.approx(configuration_epsilon(spec, config.params))
     too_much = _epsilon_alternatives_document([1.0, 4.0])
     too_much["budget"]["epsilon_generator"] = 5.0
     with pytest.raises(SpecError, match=r"budget\.epsilon_generator.*largest selectable"):

@@ -16,6 +16,7 @@ from workbench.engine import verify_bundle
 from workbench.engine.cleaning_counts import CleaningTally
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.specification import SpecError
+from workbench.specification.derived import document_plan
 from workbench.transform import EncodingError
 from workbench.transform.raw import apply_domain_policy, check_missing, read_raw
 from workbench.validation import build_spec, save_spec
@@ -88,7 +89,7 @@ def test_dp_cleaning_counts_are_part_of_epsilon_total() -> None:
     plan = BudgetPlan.of_spec(spec)
     assert plan.epsilon_cleaning == 0.05 and spec.epsilon_total == pytest.approx(1.05 + 1.0)
     assert "cleaning counts 0.05" in plan.formula()
-    assert BudgetPlan.of_document(small_doc()).epsilon_total == spec.epsilon_total
+    assert document_plan(small_doc()).epsilon_total == spec.epsilon_total
     doc = small_doc()
     doc.pop("cleaning_counts")
     assert build_spec(doc).epsilon_total == pytest.approx(spec.epsilon_total - 0.05)

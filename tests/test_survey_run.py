@@ -13,6 +13,7 @@ from conftest import shared_data
 
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.specification import SpecError
+from workbench.specification.derived import document_plan
 from workbench.specification.document import read_document
 from workbench.validation import build_spec, save_spec
 
@@ -41,7 +42,7 @@ def test_example_builds_and_budget_adds_the_survey_once(adult_doc):
     plan = BudgetPlan.of_spec(spec)
     assert plan.epsilon_survey == pytest.approx(1.01)
     assert spec.epsilon_total == pytest.approx(1 * (1 + 0.15) + 1.01)
-    assert BudgetPlan.of_document(adult_doc).epsilon_total == pytest.approx(spec.epsilon_total)
+    assert document_plan(adult_doc).epsilon_total == pytest.approx(spec.epsilon_total)
     assert "survey 1.01" in plan.formula()
     words = adult_doc["metadata"]["description"].lower()
     assert "margins are the data's own weighted totals" in words

@@ -38,6 +38,7 @@ from workbench.criteria import evaluate_criterion, kinds
 from workbench.design.facts import CandidateFacts, candidate_facts
 from workbench.design.rehearse import DEFAULT_CHECKS, rehearse_drafts
 from workbench.design.rules import needed_epsilon, pass_probability
+from workbench.dryrun.forecast import all_pass
 from workbench.dryrun.proxy import prepare_proxy
 from workbench.dryrun.published import PublishedTables
 from workbench.dryrun.robust import SCENARIOS, RobustForecast
@@ -216,7 +217,7 @@ def _alternative(spec: Spec, config: Configuration, frame: pd.DataFrame, real: n
         return Alternative(eps_gen, divisor, epsilons, 0.0, SINGLE, plans[SINGLE])
     at = _variant(spec, eps_gen, epsilons)
     group = _simulated_group(at)
-    ps, each = [], []
+    each = []
     for i, f in enumerate(facts):
         one = {c.id: pass_probability(c, c.epsilon, f.exact[c.id], f.sensitivity[c.id],
                                       f.details[c.id]) for c in at.criteria if c.id not in group}
@@ -224,9 +225,10 @@ def _alternative(spec: Spec, config: Configuration, frame: pd.DataFrame, real: n
             joint = _group_pass(at, config, frame, real, f.synth, group, draws,
                                 seed + 1000 * i)
             one |= dict.fromkeys(group, joint)
-        ps.append(math.prod(v for k, v in one.items() if k not in group[1:]))
         each.append(one)
-    p = float(np.mean(ps))
+    # the one P(all pass) model; the regression group's joint P(pass) counts once
+    forecast = all_pass([{k: v for k, v in one.items() if k not in group[1:]} for one in each])
+    p = 0.0 if forecast is None else forecast.probability
     mode = min(plans, key=lambda m: (plans[m].expected_epsilon_until_release(p), m != SINGLE))
     per = {c.id: float(np.mean([e[c.id] for e in each])) for c in at.criteria}
     return Alternative(eps_gen, divisor, epsilons, p, mode, plans[mode], per)

@@ -1,4 +1,6 @@
-"""The one budget plan: ε_total of a spec or a draft, what a run charges, and the formula text.
+"""The one budget plan: ε_total of a design, what a run charges, and the formula text.
+
+A draft's plan is built from its numbers by :func:`workbench.specification.derived.document_plan`.
 
 Every place that states ε_total asks this module — ``Spec.epsilon_total``, the accountant,
 ledger pricing (``Accountant.spent_in_ledger``, ``workbench verify``), ``workbench describe``,
@@ -44,6 +46,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from workbench.privacy.composition import compose
 from workbench.privacy.selection import (
     loop_factor,
     probability_success,
@@ -54,21 +57,9 @@ from workbench.privacy.selection import (
 EXAMPLE_PASS_PROBABILITIES = (0.5, 0.8, 0.95)
 
 
-def compose(selection: float, once: float = 0.0, prior: float = 0.0) -> float:
-    """ε committed by basic composition: earlier spend + once-statistics + the selection loop."""
-    return math.fsum((prior, once, selection))
-
-
 def _num(x: float) -> str:
     """Compact number (six significant digits, no trailing zeros), ∞ for infinity."""
     return "∞" if math.isinf(x) else f"{x:.6g}"
-
-
-def _finite(value: Any) -> float | None:
-    """A finite float, or None for anything else (drafts may be invalid)."""
-    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
-        return float(value)
-    return None
 
 
 @dataclass(frozen=True)
@@ -129,42 +120,6 @@ class BudgetPlan:
                        else 0.0,
                        epsilon_n=float(n_policy.epsilon) if n_policy is not None
                        and n_policy.dp else 0.0)
-
-    @classmethod
-    def of_document(cls, document: Mapping[str, Any]) -> BudgetPlan | None:
-        """The plan of a draft; None without a usable ε_gen (unusable criterion ε's are skipped).
-
-        ε_gen is the budget's when written, else the largest generator 'epsilon' of a search
-        space whose every grid declares one (the validator's derivation).
-        """
-        gen = _draft_generator_epsilon(document)
-        if gen is None or gen <= 0:
-            return None
-        pairs: list[tuple[float, bool]] = []
-        for crit in document.get("criteria", []):
-            if not isinstance(crit, Mapping):
-                continue
-            eps = _finite(crit.get("epsilon", 0.0))
-            if eps is not None and eps > 0:
-                pairs.append((eps, bool(crit.get("once", False))))
-        selection = document.get("selection", {})
-        selection = selection if isinstance(selection, Mapping) else {}
-        cap = selection.get("max_iterations")
-        cap = cap if isinstance(cap, int) and not isinstance(cap, bool) and cap >= 1 else None
-        e0 = _finite(selection.get("epsilon_0", 0.0))
-        gamma = _finite(selection.get("gamma", 0.0))
-        plan = cls.of_criteria(gen, pairs,
-                               gamma=gamma if gamma is not None and 0 <= gamma <= 1 else 0.0,
-                               max_iterations=cap,
-                               epsilon_0=e0 if e0 is not None and e0 >= 0 else 0.0,
-                               epsilon_survey=_survey_epsilon(document.get("survey")))
-        plan = replace(plan, epsilon_cleaning=_cleaning_epsilon(document.get("cleaning_counts")),
-                       epsilon_n=_n_epsilon(document.get("metadata")))
-        try:
-            plan.epsilon_selection  # noqa: B018 - validates ε₀'s range
-        except ValueError:
-            return None
-        return plan
 
     @classmethod
     def of_selection_line(cls, line: Mapping[str, Any], once: Iterable[float] = (),
@@ -368,81 +323,3 @@ class BudgetPlan:
         return (f"Retrying after ⊥ (--spend-again) costs {unit} per attempt.{once} Expected "
                 f"{eps} until a release = {_num(self.epsilon_once)} + "
                 f"{_num(self.epsilon_selection + self.epsilon_every_run)}/{release}: {expected}.")
-
-
-def _draft_generator_epsilon(document: Mapping[str, Any]) -> float | None:
-    """ε_gen of a draft: budget.epsilon_generator, else the largest 'epsilon' of a search space
-    whose every grid declares one (None when neither is usable)."""
-    budget = document.get("budget", {})
-    written = _finite(budget.get("epsilon_generator")) if isinstance(budget, Mapping) else None
-    if written is not None:
-        return written
-    generator = document.get("generator", {})
-    grids = generator.get("search_space") if isinstance(generator, Mapping) else None
-    if not isinstance(grids, list) or not grids:
-        return None
-    values: list[float] = []
-    for grid in grids:
-        eps = grid.get("epsilon") if isinstance(grid, Mapping) else None
-        given = [v for v in (_finite(e) for e in eps or ()) if v is not None and v > 0] \
-            if isinstance(eps, list) else []
-        if not given:
-            return None
-        values += given
-    return max(values)
-
-
-#: ε_w of the survey's weight check when ``survey.weight_check_epsilon`` is not written
-#: (:mod:`workbench.survey.weight_check`); here because the draft plan prices it too.
-DEFAULT_WEIGHT_CHECK_EPSILON = 0.01
-
-
-def _survey_epsilon(section: Any) -> float:
-    """ε_w + ε₁ + ε₂ + ε₃ of a draft's survey section (0 when absent or unusable)."""
-    eps = section.get("epsilon") if isinstance(section, Mapping) else None
-    if not isinstance(eps, Mapping):
-        return 0.0
-    parts = [_finite(eps.get(k, 0.0)) for k in ("binning", "table", "counts")]
-    check = _finite(section.get("weight_check_epsilon", DEFAULT_WEIGHT_CHECK_EPSILON))
-    return math.fsum(p for p in (*parts, check) if p is not None and p > 0)
-
-
-def _cleaning_epsilon(section: Any) -> float:
-    """ε of a draft's ``cleaning_counts`` (0 when absent, public or unusable)."""
-    if not isinstance(section, Mapping) or section.get("release") != "dp":
-        return 0.0
-    eps = _finite(section.get("epsilon"))
-    return eps if eps is not None and eps > 0 else 0.0
-
-
-def _n_epsilon(metadata: Any) -> float:
-    """ε_n of a draft's ``metadata.n_epsilon`` under ``n_policy: dp`` (0 otherwise)."""
-    if not isinstance(metadata, Mapping) or metadata.get("n_policy") != "dp":
-        return 0.0
-    eps = _finite(metadata.get("n_epsilon"))
-    return eps if eps is not None and eps > 0 else 0.0
-
-
-def price_ledger(entries: Iterable[Mapping[str, Any]]) -> float:
-    """ε spent by every run in a ledger: per run Σ once + (f·ε₁ + ε₀ if it made any loop line).
-
-    A run with loop lines but no plan line cannot be priced (the realised loop spend is not a
-    valid bound, since the stopping time depends on the data), so it raises ValueError.
-    """
-    once: dict[str, list[float]] = {}
-    looped: set[str] = set()
-    plans: dict[str, float] = {}
-    for entry in entries:
-        run = str(entry.get("run_id"))
-        if entry.get("event") == "selection_plan":
-            plans[run] = float(entry["epsilon_selection"])
-        elif entry.get("event") == "measurement":
-            if entry.get("stage") == "once":
-                once.setdefault(run, []).append(float(entry["epsilon"]))
-            else:
-                looped.add(run)
-    if looped - plans.keys():
-        raise ValueError("ledger: loop measurements without a selection plan cannot be priced")
-    runs = once.keys() | looped
-    return math.fsum(compose(plans[r] if r in looped else 0.0, math.fsum(once.get(r, ())))
-                     for r in runs)

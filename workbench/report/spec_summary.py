@@ -10,6 +10,7 @@ from workbench.privacy.budget_plan import BudgetPlan
 from workbench.report.amplification import amplification_figure
 from workbench.report.own_data import cleaning_describe_line, pilot_describe_lines
 from workbench.specification import Spec
+from workbench.specification.derived import configuration_epsilon
 
 
 def format_number(x: float | None) -> str:
@@ -36,7 +37,7 @@ def _family_lines(spec: Spec) -> list[str]:
     out: list[str] = []
     for i, params in enumerate(spec.generator.hyperparameter_sets(), 1):
         own = {k: v for k, v in params.items() if k != "epsilon"}
-        eps = float(params.get("epsilon", spec.budget.epsilon_generator))
+        eps = configuration_epsilon(spec, params)
         generator = make_generator(spec.generator.family, **own)
         generator.bind_spec(spec, None)
         shown = ", ".join(f"{k}={v}" for k, v in sorted(params.items())) or "defaults"
@@ -137,7 +138,7 @@ def describe_spec(spec: Spec) -> str:
     b, s = spec.budget, spec.selection
     in_loop = spec.budget_plan().epsilon_criteria_loop
     out.append("Budget:")
-    alternatives = sorted({spec.generator_epsilon(c) for c in spec.configurations()})
+    alternatives = sorted({configuration_epsilon(spec, c.params) for c in spec.configurations()})
     shown = (
         f" (largest of the alternatives {', '.join(map(format_number, alternatives))})"
         if len(alternatives) > 1

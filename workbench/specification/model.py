@@ -14,6 +14,7 @@ import numpy as np
 
 from workbench.constraints import Predicate
 from workbench.specification.document import FROZEN_KEY, thaw
+from workbench.specification.forecast import RecordedForecast
 from workbench.specification.n_policy import NPolicy
 from workbench.specification.own_data import CleaningCounts, PilotRef
 from workbench.specification.space import (
@@ -185,28 +186,6 @@ class ExpectedN:
 
 
 @dataclass(frozen=True)
-class RecordedForecast:
-    """The dry run's forecast that narrowing wrote into the spec (public: proxy data only)."""
-
-    #: mean P(all criteria pass) per iteration over the narrowed configurations
-    p: float
-    repetitions: int
-    min_pass: float
-    #: records the proxy was rehearsed at (the low end of a range), and the proxy's file name
-    n: int | None = None
-    proxy: str | None = None
-    #: the high end when the forecast was made over a range of n (both ends rehearsed)
-    n_max: int | None = None
-    #: the design it was made for: ``spec.document.forecast_hash`` of the spec (issue 26)
-    spec_sha256: str | None = None
-    #: 95% Wilson interval of p over the rehearsed iterations
-    interval: tuple[float, float] | None = None
-    #: the lowest and highest p over the proxy scenarios rehearsed (``dryrun.robust``)
-    low: float | None = None
-    high: float | None = None
-
-
-@dataclass(frozen=True)
 class Selection:
     """Private selection with a known threshold: stop probability γ, cap T, and ε₀."""
 
@@ -320,16 +299,6 @@ class Spec:
         raise KeyError(f"no criterion {criterion_id!r}")
 
     # --- budget ------------------------------------------------------------------
-    def generator_epsilon(self, configuration: Configuration) -> float:
-        """ε_gen of one configuration: its 'epsilon' alternative, else the budget's.
-
-        The selection is charged for the largest (ε₁ of the base algorithm is a maximum over
-        configurations), which the validator holds equal to ``budget.epsilon_generator``.
-        """
-        return float(
-            configuration.params.get("epsilon", self.budget.epsilon_generator)
-        )
-
     def budget_plan(self, *, prior: float = 0.0, once_reused: bool = False) -> BudgetPlan:
         """The one budget plan of this design (ε₁, once, survey, selection, ε_total)."""
         from workbench.privacy.budget_plan import BudgetPlan

@@ -7,18 +7,14 @@ from workbench.report.datasheet import neighbour_words, plain_epsilon
 from workbench.report.guarantee import guarantee_html, spec_guarantees
 from workbench.report.spec_summary import format_number
 from workbench.specification import Spec
+from workbench.specification.derived import budget_parts
 from workbench.widgets.dashboards.pages import badge, esc, table_html
 
 
-def budget_rows(spec: Spec) -> list[tuple[str, float, int]]:
-    """(part, ε, how many times it counts) for every part of ε_total."""
-    k = BudgetPlan.of_spec(spec).loop_factor
-    rows: list[tuple[str, float, int]] = [
-        (f"generator ({spec.generator.family})", spec.budget.epsilon_generator, k)]
-    rows += [(f"criterion {c.id}", c.epsilon, k) for c in spec.criteria if c.in_loop]
-    rows.append(("ε₀ (private selection's stop rule)", spec.selection.epsilon_0, 1))
-    rows += [(f"criterion {c.id} (once)", c.epsilon, 1) for c in spec.criteria if c.once]
-    return rows
+def budget_rows(spec: Spec) -> list[tuple[str, float, float]]:
+    """(part, ε, how many times it counts) for every part of ε_total (the one derivation,
+    :func:`workbench.specification.derived.budget_parts`, as the co-design bar)."""
+    return [(p.label, p.epsilon, p.weight) for p in budget_parts(spec.to_document())]
 
 
 def budget_formula(spec: Spec) -> str:
@@ -28,7 +24,7 @@ def budget_formula(spec: Spec) -> str:
 
 def budget_html(spec: Spec) -> str:
     """The budget breakdown, the cap if any, and ε_total in plain words."""
-    rows = [[part, format_number(eps), f"× {times}", format_number(round(eps * times, 12))]
+    rows = [[part, format_number(eps), f"× {times:g}", format_number(round(eps * times, 12))]
             for part, eps, times in budget_rows(spec)]
     rows.append(["ε_total", "", "", format_number(spec.epsilon_total)])
     cap = spec.budget.epsilon_total_max

@@ -4,7 +4,8 @@ P(a release) under the spec's selection plan, against a target.
 Two sources, the better first: the Feasibility tab's dry run of exactly this design (the
 engine's own iteration on the proxy at the expected n; p is the mean over the configurations
 it ran, as private selection draws them uniformly), else the quick samples of the proxy
-(``ProxyLab.all_pass``, at the proxy's size). P(release) is
+(``ProxyLab.all_pass``, at the proxy's size; both estimates are
+:mod:`workbench.dryrun.forecast`'s). P(release) is, for either,
 :meth:`~workbench.privacy.budget_plan.BudgetPlan.probability_release` of that p. The target
 defaults to the design assistant's (``workbench design --target-p``). Plain Python.
 """
@@ -87,7 +88,7 @@ def from_dry_run(spec: Spec, result: Any) -> Forecast:
               f"{runs} task(s))")
     if not spec.criteria:
         return Forecast(1.0, "no criteria", 1.0, criteria=0)
-    return Forecast(float(f.p), source, 1.0 - float(f.probability_bottom),
+    return Forecast(float(f.p), source, BudgetPlan.of_spec(spec).probability_release(f.p),
                     criteria=len(spec.criteria))
 
 
