@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_dashboards import browser, voila
+from test_dashboards import _shot, browser, voila
 
 from workbench.cli import dashboard as dash
 from workbench.specification.derived import GENERATOR_KEY, budget_items
@@ -121,6 +121,18 @@ def test_the_budget_tab_in_a_browser(codesign_server: Any, path: Path) -> None:
     assert math.fsum(float(v) for v in values) == pytest.approx(shown, rel=1e-5)
     assert shown == pytest.approx(build_spec(json.loads(path.read_text())).epsilon_total,
                                   rel=1e-5)
+    if path == ROBUST:  # ε_gen declared in the grid only: the control moves it (2 → 2.5)
+        readout = page.locator(".wb-eps-generator .widget-readout")
+        readout.click()
+        page.keyboard.press("Control+A")
+        page.keyboard.type("2.5")
+        page.keyboard.press("Enter")
+        page.wait_for_function("() => document.querySelector('.wb-budget-total')"
+                               ".innerText.includes('= 3.9715')")
+        values = page.eval_on_selector_all(".wb-budget-part",
+                                           "els => els.map(e => e.dataset.value)")
+        assert math.fsum(float(v) for v in values) == pytest.approx(3.9715, rel=1e-6)
+        _shot(page, "codesign_budget_robust")
 
 
 

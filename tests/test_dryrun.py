@@ -280,8 +280,8 @@ def test_narrow_and_narrowed_document(cheap_spec) -> None:
     kept = [r for r in result.records if r.config_key in {configs[1].key, configs[3].key}]
     low, high = recorded["interval"]
     assert low < 0.75 < high and len(kept) == 2 * result.repetitions
-    from workbench.engine.forecast_check import forecast_problem
     from workbench.specification.document import forecast_hash
+    from workbench.specification.forecast import forecast_problem
 
     assert recorded["spec_sha256"] == forecast_hash(doc) and forecast_problem(narrowed) is None
     edited = copy.deepcopy(doc)

@@ -197,7 +197,7 @@ def _plans(eps_gen: float, spec: Spec, epsilons: Mapping[str, float]
     """Single-attempt and loop plans of these ε's (the one place ε_total is computed); what
     every run releases besides them (survey raking, DP cleaning counts) is the spec's own."""
     pairs = [(epsilons[c.id], c.once) for c in spec.criteria]
-    base = BudgetPlan.of_spec(spec)
+    base = spec.budget_plan()
     extra = {"epsilon_survey": base.epsilon_survey, "epsilon_cleaning": base.epsilon_cleaning}
     return {mode: replace(BudgetPlan.of_criteria(eps_gen, pairs, max_iterations=cap), **extra)
             for mode, cap in ((SINGLE, 1), (LOOP, None))}

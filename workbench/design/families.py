@@ -53,7 +53,6 @@ from workbench.dryrun.robust import (
     robust_forecast,
 )
 from workbench.generators import MCMC_KIND, Guarantee, guarantee_for
-from workbench.privacy.budget_plan import BudgetPlan
 from workbench.specification import Spec
 from workbench.validation import build_spec
 
@@ -210,7 +209,7 @@ def compare_families(spec: Spec, proxy: pd.DataFrame | str, n: int | None,
             or [math.nan]) for cid in rf.result.criteria}
         compared.append(Compared(c, _label(c, doc), doc,
                                  guarantee_for(variant, next(iter(variant.configurations()))),
-                                 BudgetPlan.of_spec(variant).epsilon_total, rf, complete,
+                                 variant.budget_plan().epsilon_total, rf, complete,
                                  rates, exact))
     totals = [c.epsilon_total for c in compared]
     if not all(math.isclose(t, totals[0], rel_tol=1e-12) for t in totals):

@@ -1,16 +1,9 @@
 """P(all criteria pass) and what private selection makes of it: the one forecast module.
 
-Two estimates of p = P(a candidate passes every criterion), each owned here:
-
-* :func:`forecast` — a dry run's: the engine's own iterations on the proxy, p the mean over
-  the configurations of their all-pass rates (each iteration draws one uniformly), with the
-  Wilson interval of the rate (:func:`wilson_interval`) and the record a narrowed spec keeps
-  (:func:`forecast_record`);
-* :func:`all_pass` — the model's, when candidates are made but not released: per candidate the
-  product of the criteria's P(pass) (their noises are independent), averaged over candidates
-  (the co-design quick samples and the design assistant).
-
-P(a release) of a p is the budget plan's (``BudgetPlan.probability_release``).
+p by a dry run (:func:`forecast`: the mean over configurations of their all-pass rates, each
+iteration draws one uniformly; :func:`wilson_interval`; the record :func:`forecast_record`),
+or by the model (:func:`all_pass`: per candidate Π P(pass), averaged; the co-design quick
+samples and the design assistant). P(a release) of a p is ``BudgetPlan.probability_release``.
 """
 
 from __future__ import annotations

@@ -28,7 +28,6 @@ from workbench.engine.blas import single_threaded_blas
 from workbench.engine.bundle import release_ledger, write_bundle
 from workbench.engine.cleaning_counts import CleaningTally
 from workbench.engine.diagnosis import single_attempt_diagnosis
-from workbench.engine.forecast_check import forecast_problem
 from workbench.engine.guard import check_budget, check_pilot, data_warnings, dataset_budget
 from workbench.engine.iteration import (
     Candidate,
@@ -54,6 +53,7 @@ from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.budget_store import BudgetStoreError, DatasetBudget
 from workbench.sources import exists, public_name
 from workbench.specification import Spec
+from workbench.specification.forecast import forecast_problem
 from workbench.survey.weight_check import WeightCheckFailed
 from workbench.transform import EncodingError
 from workbench.transform.clean import clean

@@ -26,7 +26,6 @@ from workbench.engine.bundle import (
     SURVEY_FILE,
     file_sha256,
 )
-from workbench.engine.forecast_check import forecast_problem, forecast_words
 from workbench.engine.n_check import is_n_estimate, n_problem, n_words
 from workbench.engine.release_parquet import RELEASE_PARQUET, parquet_problem
 from workbench.engine.verify_criteria import check_criteria
@@ -36,6 +35,7 @@ from workbench.privacy import Ledger
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.composition import charged_epsilon
 from workbench.specification import Configuration, Spec, SpecError
+from workbench.specification.forecast import forecast_problem
 from workbench.transform import EncodingError
 from workbench.validation import build_spec
 
@@ -98,7 +98,7 @@ def verify_bundle(path: str | os.PathLike[str]) -> Verification:
     if problem:
         v.failed("forecast", problem)
     elif spec.selection.forecast is not None:
-        v.passed("forecast", forecast_words(spec))
+        v.passed("forecast", spec.selection.forecast.words())
         if spec.selection.forecast.spec_sha256 is None:
             v.flags.append("the recorded forecast carries no hash of the design it was made "
                            "for (recorded before issue 26): it cannot be checked")

@@ -104,24 +104,6 @@ class BudgetPlan:
                    float(epsilon_survey))
 
     @classmethod
-    def of_spec(cls, spec: Any, *, prior: float = 0.0, once_reused: bool = False) -> BudgetPlan:
-        """The plan of a validated :class:`~workbench.specification.Spec` (duck-typed: no spec
-        import)."""
-        s = spec.selection
-        survey = getattr(spec, "survey", None)
-        cleaning = getattr(spec, "cleaning_counts", None)
-        plan = cls.of_criteria(spec.budget.epsilon_generator,
-                               ((c.epsilon, c.once) for c in spec.criteria),
-                               gamma=s.gamma, max_iterations=s.max_iterations,
-                               epsilon_0=s.epsilon_0, prior=prior, once_reused=once_reused,
-                               epsilon_survey=survey.epsilon if survey is not None else 0.0)
-        n_policy = getattr(spec, "n_policy", None)
-        return replace(plan, epsilon_cleaning=float(cleaning.epsilon) if cleaning is not None
-                       else 0.0,
-                       epsilon_n=float(n_policy.epsilon) if n_policy is not None
-                       and n_policy.dp else 0.0)
-
-    @classmethod
     def of_selection_line(cls, line: Mapping[str, Any], once: Iterable[float] = (),
                           *, once_reused: bool = False, survey: Iterable[float] = (),
                           cleaning: Iterable[float] = (), n: Iterable[float] = ()
@@ -242,15 +224,17 @@ class BudgetPlan:
             (self.epsilon_selection + self.epsilon_every_run) / q, self.epsilon_once)
 
     # --- the words -------------------------------------------------------------------------
+    def every_run_parts(self) -> list[tuple[str, str, float]]:
+        """(formula term, sentence, ε) of each part every run releases before the loop."""
+        parts = [("survey", "The survey's DP raking ({}) is", self.epsilon_survey),
+                 ("cleaning counts", "The cleaning counts ({}) are", self.epsilon_cleaning),
+                 ("n estimate", "The DP estimate of n ({}) is", self.epsilon_n)]
+        return [part for part in parts if part[2] > 0]
+
     def formula_terms(self, *, ascii: bool = False) -> str:
         """'ε_total = 2 × (ε_gen + Σ in-loop) + ε₀ + Σ once' with numbers (``ascii``: 'epsilon')."""
         name, times = ("epsilon_total", "x") if ascii else ("ε_total", "×")
-        survey = (f" + survey {_num(round(self.epsilon_survey, 12))}" if self.epsilon_survey
-                  else "")
-        if self.epsilon_cleaning:
-            survey += f" + cleaning counts {_num(round(self.epsilon_cleaning, 12))}"
-        if self.epsilon_n:
-            survey += f" + n estimate {_num(round(self.epsilon_n, 12))}"
+        survey = "".join(f" + {term} {_num(round(e, 12))}" for term, _, e in self.every_run_parts())
         return (f"{name} = {self.loop_factor} {times} ({_num(self.epsilon_generator)} + "
                 f"{_num(round(self.epsilon_criteria_loop, 12))}) + {_num(self.epsilon_0)} + "
                 f"{_num(round(self.epsilon_once, 12))}{survey}")
@@ -307,15 +291,8 @@ class BudgetPlan:
         if self.epsilon_once > 0:
             once = (f" The once-statistics ({eps} = {_num(self.epsilon_once)}) are kept in the "
                     "dataset's budget store and reused, so they are charged once, ever.")
-        if self.epsilon_survey > 0:
-            once += (f" The survey's DP raking ({eps} = {_num(self.epsilon_survey)}) is released "
-                     "again by every attempt.")
-        if self.epsilon_cleaning > 0:
-            once += (f" The cleaning counts ({eps} = {_num(self.epsilon_cleaning)}) are released "
-                     "again by every attempt.")
-        if self.epsilon_n > 0:
-            once += (f" The DP estimate of n ({eps} = {_num(self.epsilon_n)}) is released "
-                     "again by every attempt.")
+        once += "".join(f" {who.format(f'{eps} = {_num(e)}')} released again by every attempt."
+                        for _, who, e in self.every_run_parts())
         ps = EXAMPLE_PASS_PROBABILITIES if pass_probability is None else (pass_probability,)
         expected = ", ".join(
             f"p = {p:g}: {_num(self.expected_epsilon_until_release(p))}" for p in ps)

@@ -1,18 +1,14 @@
 """What a spec document implies, derived once for a draft in the app and for a frozen spec.
 
-* ε_gen (:func:`generator_epsilon`): the largest 'epsilon' a selectable configuration's
-  generator takes — the narrowed list's (``selection.configurations``) when there is one, else
-  every search-space grid's; private selection is charged for the largest. A design whose
-  configurations take none states it once, as ``budget.epsilon_generator`` (the validator,
-  :mod:`workbench.validation.sections.budget`, reports a written copy that disagrees).
-  One configuration's own ε is :func:`configuration_epsilon`.
-* The budget items (:func:`budget_items`): every ε a designer can move, with its weight in
-  ε_total (f = 2 in the selection loop, 1 for a single attempt; 1 outside it) and every place
-  the document declares it (ε_gen may sit in the budget, the grids and the narrowed list).
-* The plan (:func:`document_plan`): :class:`~workbench.privacy.budget_plan.BudgetPlan`, the one
-  formula of ε_total, of the document's numbers (drafts may be invalid: unusable ε's are skipped).
-* The parts of ε_total (:func:`budget_parts`): items, ε₀, survey, cleaning counts and n̂, whose
-  weighted sum is the plan's ε_total (the co-design bar and the reviews' budget table).
+* ε_gen (:func:`generator_epsilon`): the largest selectable 'epsilon' — the narrowed list's
+  when there is one, else every grid's (selection is charged for the largest) — or, when the
+  configurations take none, ``budget.epsilon_generator``; :func:`configuration_epsilon` is
+  one configuration's. The validator reports a written copy that disagrees.
+* The budget items (:func:`budget_items`): every ε a designer moves, its weight in ε_total (f in
+  the loop, 1 outside) and every place it is declared; :func:`budget_parts` adds ε₀, survey,
+  cleaning counts and n̂, so that Σ weight·ε is ε_total.
+* The plan (:func:`document_plan`): the one formula, ``BudgetPlan``, of the document's numbers
+  (a draft's unusable ε's are skipped); ``Spec.budget_plan`` is this of its document.
 """
 
 from __future__ import annotations
@@ -23,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from workbench.privacy.budget_plan import BudgetPlan
+from workbench.privacy.selection import loop_factor
 from workbench.specification.survey import DEFAULT_WEIGHT_CHECK_EPSILON
 
 GENERATOR_KEY = "generator"
@@ -49,8 +46,8 @@ def _section(document: Mapping[str, Any], key: str) -> Mapping[str, Any]:
 
 
 def _list(value: Any) -> list[Any]:
-    """A JSON list, or [] for anything else."""
-    return value if isinstance(value, list) else []
+    """A JSON list (a tuple in a frozen document), or [] for anything else."""
+    return list(value) if isinstance(value, list | tuple) else []
 
 
 def _narrowed(document: Mapping[str, Any]) -> list[Any]:
@@ -77,15 +74,10 @@ def selectable_epsilons(document: Mapping[str, Any]) -> list[float | None]:
     return out
 
 
-def written_generator_epsilon(document: Mapping[str, Any]) -> float | None:
-    """``budget.epsilon_generator`` when the document writes a usable one."""
-    return positive(_section(document, "budget").get("epsilon_generator"))
-
-
 def generator_epsilon(document: Mapping[str, Any]) -> float | None:
     """ε_gen: the written budget value, else the largest selectable 'epsilon' when every
     selectable configuration declares one (None when neither is usable)."""
-    written = written_generator_epsilon(document)
+    written = positive(_section(document, "budget").get("epsilon_generator"))
     if written is not None:
         return written
     values = selectable_epsilons(document)
@@ -102,10 +94,8 @@ def configuration_epsilon(spec: Any, params: Mapping[str, Any]) -> float:
 def generator_declarations(document: Mapping[str, Any]) -> tuple[tuple[str, float], ...]:
     """Every (path, value) where the document declares ε_gen: the budget, each grid
     alternative and each narrowed configuration (an edit of ε_gen moves them together)."""
-    out: list[tuple[str, float]] = []
-    written = written_generator_epsilon(document)
-    if written is not None:
-        out.append((BUDGET_PATH, written))
+    written = positive(_section(document, "budget").get("epsilon_generator"))
+    out = [] if written is None else [(BUDGET_PATH, written)]
     for j, grid in enumerate(_list(_section(document, "generator").get("search_space"))):
         values = _list(grid.get("epsilon")) if isinstance(grid, Mapping) else []
         out += [(f"generator.search_space[{j}].epsilon[{k}]", v)
@@ -146,14 +136,9 @@ def max_iterations(document: Mapping[str, Any]) -> int | None:
     return cap if isinstance(cap, int) and not isinstance(cap, bool) and cap >= 1 else None
 
 
-def _loop_weight(document: Mapping[str, Any]) -> float:
-    """f: how many times an in-loop ε counts (the plan's loop factor)."""
-    return float(BudgetPlan(1.0, max_iterations=max_iterations(document)).loop_factor)
-
-
 def budget_items(document: Mapping[str, Any]) -> list[BudgetItem]:
     """ε_gen and every criterion ε > 0, with weights f (in the loop) or 1 (once)."""
-    loop = _loop_weight(document)
+    loop = float(loop_factor(max_iterations(document)))
     family = _section(document, "generator").get("family")
     items: list[BudgetItem] = []
     eps_gen = generator_epsilon(document)
@@ -194,7 +179,7 @@ def _cleaning_epsilon(section: Any) -> float:
 
 def _n_epsilon(metadata: Mapping[str, Any]) -> float:
     """ε_n of ``metadata.n_epsilon`` under ``n_policy: dp`` (0 otherwise)."""
-    return positive(metadata.get("n_epsilon")) or 0.0 if metadata.get("n_policy") == "dp" \
+    return (positive(metadata.get("n_epsilon")) or 0.0) if metadata.get("n_policy") == "dp" \
         else 0.0
 
 
@@ -220,32 +205,12 @@ def document_plan(document: Mapping[str, Any]) -> BudgetPlan | None:
     return plan
 
 
-@dataclass(frozen=True)
-class BudgetPart:
-    """One part of ε_total: its label, its ε and how many times it counts."""
-
-    label: str
-    epsilon: float
-    weight: float
-
-    @property
-    def value(self) -> float:
-        """What it adds to ε_total."""
-        return self.weight * self.epsilon
-
-
-def budget_parts(document: Mapping[str, Any]) -> list[BudgetPart]:
+def budget_parts(document: Mapping[str, Any]) -> list[BudgetItem]:
     """Every part of ε_total (ε₀ even at 0): the items, then ε₀, survey, cleaning counts, n̂;
-    their values sum to :func:`document_plan`'s ε_total ([] when there is no plan)."""
+    Σ weight·ε is :func:`document_plan`'s ε_total ([] when there is no plan)."""
     plan = document_plan(document)
     if plan is None:
         return []
-    out = [BudgetPart(it.label if it.key == GENERATOR_KEY else f"criterion {it.label}",
-                      it.epsilon, it.weight) for it in budget_items(document)]
-    out.append(BudgetPart("ε₀ (private selection's stop rule)", plan.epsilon_0, 1.0))
-    for label, eps in (("survey (DP raking)", plan.epsilon_survey),
-                       ("cleaning counts", plan.epsilon_cleaning),
-                       ("n estimate", plan.epsilon_n)):
-        if eps > 0:
-            out.append(BudgetPart(label, eps, 1.0))
-    return out
+    e0 = BudgetItem("epsilon_0", "ε₀ (private selection's stop rule)", plan.epsilon_0, 1.0, False)
+    return budget_items(document) + [e0] + [BudgetItem(term, term, eps, 1.0, False)
+                                            for term, _, eps in plan.every_run_parts()]

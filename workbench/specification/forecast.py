@@ -3,13 +3,25 @@
 Written by narrowing and by the design assistant's rehearsal
 (:func:`workbench.dryrun.forecast.forecast_record`), read by the validator, ``workbench run``
 (γ = 0, T = ∞ needs one) and ``verify``: the same type both ways, and its document form.
+
+It belongs to its design (issue 26): ``spec_sha256`` is the hash of the design it was made
+for (``spec.document.forecast_hash``: the spec without its forecast). A spec edited after its
+dry run keeps a forecast of something else, and a γ = 0, T = ∞ run licensed by it would loop
+on a promise made for another design; so ``run`` refuses such a spec before any budget and
+``verify`` fails a bundle whose spec carries one (:func:`forecast_problem`). A forecast
+recorded before issue 26 has no hash: it is accepted and flagged.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from workbench.specification.document import forecast_hash
+
+if TYPE_CHECKING:
+    from workbench.specification.model import Spec
 
 
 @dataclass(frozen=True)
@@ -66,3 +78,29 @@ class RecordedForecast:
         if self.spec_sha256 is not None:
             out["spec_sha256"] = self.spec_sha256
         return out
+
+    def words(self) -> str:
+        """What ``verify`` prints about it (made for this design, or carrying no hash)."""
+        at = "" if self.n is None else f" at n = {self.n:,}" + (
+            "" if not self.n_max else f"–{self.n_max:,}")
+        interval = ("" if self.interval is None
+                    else f" [{self.interval[0]:.2f}, {self.interval[1]:.2f}]")
+        spread = ("" if self.low is None
+                  else f", range over proxy scenarios {self.low:.2f}–{self.high:.2f}")
+        owner = ("made for this design" if self.spec_sha256 is not None
+                 else "recorded without the hash of its design (before issue 26)")
+        return f"p = {self.p:.3f}{interval}{at}{spread}; {owner}"
+
+
+def forecast_problem(spec: Spec) -> str | None:
+    """Why the spec's forecast does not belong to it, or None."""
+    forecast = spec.selection.forecast
+    if forecast is None or forecast.spec_sha256 is None:
+        return None
+    actual = forecast_hash(spec.document)
+    if forecast.spec_sha256 != actual:
+        return (f"selection.forecast was made for another design (spec_sha256 "
+                f"{forecast.spec_sha256[:12]}…, this design is {actual[:12]}…): the spec "
+                "changed after its dry run; rehearse the frozen file again (`workbench "
+                "dryrun … --write-narrowed` or `workbench design`)")
+    return None

@@ -300,10 +300,14 @@ class Spec:
 
     # --- budget ------------------------------------------------------------------
     def budget_plan(self, *, prior: float = 0.0, once_reused: bool = False) -> BudgetPlan:
-        """The one budget plan of this design (ε₁, once, survey, selection, ε_total)."""
-        from workbench.privacy.budget_plan import BudgetPlan
+        """The one budget plan of this design, derived from its document as a draft's is
+        (:func:`workbench.specification.derived.document_plan`), after ``prior`` ε."""
+        from workbench.specification.derived import document_plan
 
-        return BudgetPlan.of_spec(self, prior=prior, once_reused=once_reused)
+        plan = document_plan(self.document)
+        if plan is None:  # the validator derived ε_gen and checked the selection
+            raise ValueError("budget: the spec's ε cannot be composed")
+        return plan.with_prior(prior, once_reused=once_reused and plan.epsilon_once > 0)
 
     @property
     def epsilon_once(self) -> float:

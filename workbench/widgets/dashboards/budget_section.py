@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from workbench.privacy.budget_plan import BudgetPlan
 from workbench.report.datasheet import neighbour_words, plain_epsilon
 from workbench.report.guarantee import guarantee_html, spec_guarantees
 from workbench.report.spec_summary import format_number
@@ -17,11 +16,6 @@ def budget_rows(spec: Spec) -> list[tuple[str, float, float]]:
     return [(p.label, p.epsilon, p.weight) for p in budget_parts(spec.to_document())]
 
 
-def budget_formula(spec: Spec) -> str:
-    """ε_total = 2 × (ε_gen + Σ in-loop ε) + ε₀ + Σ once ε (1 × for a single attempt)."""
-    return BudgetPlan.of_spec(spec).formula()
-
-
 def budget_html(spec: Spec) -> str:
     """The budget breakdown, the cap if any, and ε_total in plain words."""
     rows = [[part, format_number(eps), f"× {times:g}", format_number(round(eps * times, 12))]
@@ -33,7 +27,7 @@ def budget_html(spec: Spec) -> str:
         f"{badge('within the cap', 'pass') if spec.epsilon_total <= cap else badge('OVER', 'fail')}"
         "</p>")
     return (
-        f"<h3>Budget</h3><p class='wb-big'>{esc(budget_formula(spec))}</p>"
+        f"<h3>Budget</h3><p class='wb-big'>{esc(spec.budget_plan().formula())}</p>"
         "<p class='wb-muted'>Private selection (Liu &amp; Talwar; paper Thm. 3) doubles the ε "
         "spent in each iteration, however many iterations run; statistics computed once "
         "outside the loop count once.</p>"

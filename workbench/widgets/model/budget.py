@@ -29,8 +29,8 @@ def epsilon_total(document: Mapping[str, Any]) -> float | None:
 def segments(document: Mapping[str, Any]) -> list[tuple[str, float]]:
     """What each part contributes to ε_total (weight × ε), for the stacked bar: they sum to
     :func:`epsilon_total` (parts that add nothing are left out)."""
-    return [(f"{p.weight:g}×{p.label}" if p.weight != 1 else p.label, p.value)
-            for p in budget_parts(document) if p.value > 0]
+    return [(f"{p.weight:g}×{p.label}" if p.weight != 1 else p.label, p.weight * p.epsilon)
+            for p in budget_parts(document) if p.epsilon > 0]
 
 
 def rebalance(

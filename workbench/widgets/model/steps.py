@@ -18,7 +18,6 @@ from pathlib import Path
 
 from workbench.criteria import kinds
 from workbench.criteria.kinds.base import Reads
-from workbench.privacy.budget_plan import BudgetPlan
 from workbench.widgets.model.forecast import DEFAULT_TARGET, Forecast, percent
 from workbench.widgets.model.generator_choice import unserved
 from workbench.widgets.model.metadata import dataset_problems
@@ -116,7 +115,7 @@ def _budget(state: FlowState) -> list[str]:
     if spec is None:
         return []
     cap = spec.budget.epsilon_total_max
-    total = BudgetPlan.of_spec(spec).epsilon_total
+    total = spec.budget_plan().epsilon_total
     return [f"ε_total {total:.4g} exceeds the cap {cap:g}"] if cap is not None and total > cap \
         else []
 
@@ -199,7 +198,7 @@ def summarize(state: FlowState, all_pass: object | None = None) -> Summary:
     """The summary of the last valid design (ε_total by the one budget plan); with no
     criteria there is no forecast (a product over nothing is not a prediction)."""
     spec = state.session.spec
-    total = None if spec is None else BudgetPlan.of_spec(spec).epsilon_total
+    total = None if spec is None else spec.budget_plan().epsilon_total
     count = 0 if spec is None else len(spec.criteria)
     risk = sorted(((r.id, r.probability_pass) for r in state.readouts.values()
                    if r.probability_pass is not None and r.probability_pass < AT_RISK),
