@@ -19,7 +19,7 @@ import pytest
 from test_dashboards import _shot, browser, voila
 
 from workbench.cli import dashboard as dash
-from workbench.specification.derived import GENERATOR_KEY, budget_items
+from workbench.specification.derived import GENERATOR_KEY, budget_items, document_plan
 from workbench.validation import build_spec
 
 REPO = Path(__file__).resolve().parents[1]
@@ -47,13 +47,12 @@ def _shown_total(html_text: str) -> float:
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
 def test_the_bar_sums_to_epsilon_total_and_eps_gen_has_a_control(path: Path) -> None:
     """Every shipped example: the ε_gen slider is shown and Σ parts == ε_total (spec's too)."""
-    from workbench.widgets.model.budget import epsilon_total, segments
+    from workbench.widgets.model.budget import segments
 
     doc = json.loads(path.read_text())
     planner = _planner(doc)
     assert planner.eps_generator in planner.slider_box.children
-    total = epsilon_total(doc)
-    assert total is not None
+    total = document_plan(doc).epsilon_total
     assert math.fsum(v for _, v in segments(doc)) == pytest.approx(total, abs=1e-9)
     assert _parts_sum(planner.parts.value) == pytest.approx(total, abs=1e-9)
     assert _shown_total(planner.total.value) == pytest.approx(total, rel=1e-6)

@@ -283,10 +283,13 @@ def test_narrow_and_narrowed_document(cheap_spec) -> None:
     from workbench.specification.document import forecast_hash
     from workbench.specification.forecast import forecast_problem
 
-    assert recorded["spec_sha256"] == forecast_hash(doc) and forecast_problem(narrowed) is None
+    assert recorded["spec_sha256"] == forecast_hash(doc)
+    assert forecast_problem(narrowed.selection.forecast, narrowed.document) is None
     edited = copy.deepcopy(doc)
     edited["criteria"][0]["threshold"] *= 2
-    assert "made for another design" in forecast_problem(build_spec(edited))
+    edited_spec = build_spec(edited)
+    assert "made for another design" in forecast_problem(edited_spec.selection.forecast,
+                                                         edited_spec.document)
     assert result.narrowed_document(cheap_spec, 0.5, proxy="p.csv")["selection"][
         "forecast"]["proxy"] == "p.csv"
     # the n (or range of n) it was made at: workbench run compares the data's n with it

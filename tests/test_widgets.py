@@ -152,8 +152,8 @@ def test_freeze_record_is_dropped_from_a_loaded_draft(example_doc, proxy):
 
 # --- pure helpers --------------------------------------------------------------------------------
 def test_rebalance_keeps_the_total_and_scales_the_rest_proportionally():
-    from workbench.specification.derived import budget_items
-    from workbench.widgets.model.budget import epsilon_total, rebalance
+    from workbench.specification.derived import budget_items, document_plan
+    from workbench.widgets.model.budget import rebalance
 
     doc = json.loads(EXAMPLE.read_text())
     items = budget_items(doc)
@@ -165,7 +165,7 @@ def test_rebalance_keeps_the_total_and_scales_the_rest_proportionally():
             after["budget"]["epsilon_generator"] = value
         else:
             after["criteria"][i]["epsilon"] = value
-    assert epsilon_total(after) == pytest.approx(9.98, abs=1e-12)
+    assert document_plan(after).epsilon_total == pytest.approx(9.98, abs=1e-12)
     factor = new["budget.epsilon_generator"] / 4
     assert new["criteria[0].epsilon"] == pytest.approx(0.01 * factor)
     with pytest.raises(ValueError, match="locked"):
@@ -538,19 +538,19 @@ def test_false_pass_readout_follows_the_threshold(app) -> None:
 
 def test_budget_arithmetic_follows_a_single_attempt(example_doc):
     """With selection.max_iterations = 1 every loop ε counts once, in total, bar and rebalance."""
-    from workbench.specification.derived import budget_items
-    from workbench.widgets.model.budget import epsilon_total, rebalance, segments
+    from workbench.specification.derived import budget_items, document_plan
+    from workbench.widgets.model.budget import rebalance, segments
 
     example_doc["selection"] = {"gamma": 0, "max_iterations": 1, "epsilon_0": 0}
-    assert epsilon_total(example_doc) == pytest.approx(4.99)
-    assert epsilon_total(example_doc) == pytest.approx(build_spec(example_doc).epsilon_total)
+    assert document_plan(example_doc).epsilon_total == pytest.approx(4.99)
+    assert document_plan(example_doc) == build_spec(example_doc).budget_plan()
     items = budget_items(example_doc)
     assert {it.weight for it in items} == {1.0} and all(it.in_loop for it in items)
     assert not any(label.startswith("2×") for label, _ in segments(example_doc))
     moved = rebalance(items, "relative_1way", 0.5, 4.99)
     assert sum(moved.values()) == pytest.approx(4.99)
     example_doc["selection"] = {"gamma": 0, "max_iterations": None, "epsilon_0": 0}
-    assert epsilon_total(example_doc) == pytest.approx(9.98)
+    assert document_plan(example_doc).epsilon_total == pytest.approx(9.98)
 
 
 def test_readouts_average_seeded_quick_samples_and_show_their_spread(session, proxy) -> None:

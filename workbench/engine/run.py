@@ -140,7 +140,7 @@ def run(
             budget_store = tempfile.mkdtemp(prefix="workbench-rehearsal-budgets-")
         spend_again = True
     public = None if proxy is None else read_raw(proxy, spec.columns)
-    problem = forecast_problem(spec)
+    problem = forecast_problem(spec.selection.forecast, spec.document)
     if problem:  # before any budget: the forecast must be this design's (issue 26)
         raise RunRefused(problem)
     check_bounded(spec, allow_unbounded)

@@ -33,7 +33,7 @@ from workbench.generators import MCMC_KIND, Guarantee, guarantee_for, guarantee_
 from workbench.postprocess import distinct_rows, reject_counts, semantics_for
 from workbench.privacy import Ledger
 from workbench.privacy.budget_plan import BudgetPlan
-from workbench.privacy.composition import charged_epsilon
+from workbench.privacy.records import charged_epsilon
 from workbench.specification import Configuration, Spec, SpecError
 from workbench.specification.forecast import forecast_problem
 from workbench.transform import EncodingError
@@ -94,7 +94,7 @@ def verify_bundle(path: str | os.PathLike[str]) -> Verification:
         _check_release(root, v, spec, config, ledger)
         _check_guarantee(root, v, spec, config)
     check_criteria(root, v, spec, ledger)
-    problem = forecast_problem(spec)
+    problem = forecast_problem(spec.selection.forecast, spec.document)
     if problem:
         v.failed("forecast", problem)
     elif spec.selection.forecast is not None:
@@ -297,7 +297,7 @@ def _check_ledger(root: Path, v: Verification, spec: Spec | None) -> list[dict[s
     """The ledger's once-measurements and selection plan add up to ε_total, within budget.
 
     The accepted iteration's measurements are priced with parallel groups at their max
-    (:func:`~workbench.privacy.composition.charged_epsilon`).
+    (:func:`~workbench.privacy.records.charged_epsilon`).
 
     Sums come from the one budget plan (:class:`~workbench.privacy.budget_plan.BudgetPlan`):
     ε_total = f·ε₁ + ε₀ + Σ once; the run's charge leaves out once-measurements marked

@@ -21,10 +21,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from workbench.privacy import _checks
-from workbench.privacy.budget_plan import BudgetPlan
-from workbench.privacy.composition import ParallelTracker, compose, price_ledger
+from workbench.privacy.budget_plan import BudgetPlan, compose, price_ledger
 from workbench.privacy.ledger import Ledger
-from workbench.privacy.records import MeasurementRecord
+from workbench.privacy.records import MeasurementRecord, ParallelTracker
 from workbench.privacy.selection import check_selection_parameters
 
 _TOL = 1e-9  # absolute slack for float sums such as 0.01 + 0.30 + … = 0.99
@@ -230,7 +229,7 @@ class Accountant:
 
     @staticmethod
     def spent_in_ledger(path: str | os.PathLike[str]) -> float:
-        """ε spent by all runs in a ledger file (priced by ``composition.price_ledger``)."""
+        """ε spent by all runs in a ledger file (priced by ``budget_plan.price_ledger``)."""
         return price_ledger(Ledger.read(path))
 
     @classmethod

@@ -46,7 +46,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from workbench.privacy.composition import compose
 from workbench.privacy.selection import (
     loop_factor,
     probability_success,
@@ -55,6 +54,11 @@ from workbench.privacy.selection import (
 
 #: Pass probabilities at which the expected cost of retrying is shown when none is known.
 EXAMPLE_PASS_PROBABILITIES = (0.5, 0.8, 0.95)
+
+
+def compose(selection: float, once: float = 0.0, prior: float = 0.0) -> float:
+    """ε committed by basic composition: earlier spend + once-statistics + the selection loop."""
+    return math.fsum((prior, once, selection))
 
 
 def _num(x: float) -> str:
@@ -300,3 +304,28 @@ class BudgetPlan:
         return (f"Retrying after ⊥ (--spend-again) costs {unit} per attempt.{once} Expected "
                 f"{eps} until a release = {_num(self.epsilon_once)} + "
                 f"{_num(self.epsilon_selection + self.epsilon_every_run)}/{release}: {expected}.")
+
+
+def price_ledger(entries: Iterable[Mapping[str, Any]]) -> float:
+    """ε spent by every run in a ledger: per run Σ once + (f·ε₁ + ε₀ if it made any loop line).
+
+    A run with loop lines but no plan line cannot be priced (the realised loop spend is not a
+    valid bound, since the stopping time depends on the data), so it raises ValueError.
+    """
+    once: dict[str, list[float]] = {}
+    looped: set[str] = set()
+    plans: dict[str, float] = {}
+    for entry in entries:
+        run = str(entry.get("run_id"))
+        if entry.get("event") == "selection_plan":
+            plans[run] = float(entry["epsilon_selection"])
+        elif entry.get("event") == "measurement":
+            if entry.get("stage") == "once":
+                once.setdefault(run, []).append(float(entry["epsilon"]))
+            else:
+                looped.add(run)
+    if looped - plans.keys():
+        raise ValueError("ledger: loop measurements without a selection plan cannot be priced")
+    runs = once.keys() | looped
+    return math.fsum(compose(plans[r] if r in looped else 0.0, math.fsum(once.get(r, ())))
+                     for r in runs)

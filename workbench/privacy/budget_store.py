@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from workbench.privacy.composition import price_ledger
+from workbench.privacy.budget_plan import price_ledger
 from workbench.privacy.ledger import Ledger
 
 ENV_VAR = "WORKBENCH_BUDGET_STORE"

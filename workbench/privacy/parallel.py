@@ -11,7 +11,7 @@ block per part; every measurement inside carries the group and part in its recor
 accountant charges max over parts of Σ ε per part (:class:`ParallelTracker`), and the ledger
 gets one ``parallel_composition`` line with the parts, the charge and the reason.
 ``workbench verify`` prices a ledger's measurements with
-:func:`~workbench.privacy.composition.charged_epsilon`. This module sits above the context.
+:func:`~workbench.privacy.records.charged_epsilon`. This module sits above the context.
 """
 
 from __future__ import annotations

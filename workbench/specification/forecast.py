@@ -16,12 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from workbench.specification.document import forecast_hash
-
-if TYPE_CHECKING:
-    from workbench.specification.model import Spec
 
 
 @dataclass(frozen=True)
@@ -53,12 +50,10 @@ class RecordedForecast:
     def from_document(cls, raw: Mapping[str, Any]) -> RecordedForecast:
         """The record of a (schema-valid) ``selection.forecast`` object."""
         span = raw.get("range") or {}
-        return cls(p=float(raw["p"]), repetitions=int(raw["repetitions"]),
-                   min_pass=float(raw["min_pass"]), n=raw.get("n"), proxy=raw.get("proxy"),
-                   n_max=raw.get("n_max"), spec_sha256=raw.get("spec_sha256"),
+        plain = {k: raw.get(k) for k in ("n", "proxy", "n_max", "spec_sha256", "seed", "noise")}
+        return cls(float(raw["p"]), int(raw["repetitions"]), float(raw["min_pass"]), **plain,
                    interval=None if raw.get("interval") is None else tuple(raw["interval"]),
-                   low=span.get("low"), high=span.get("high"), seed=raw.get("seed"),
-                   noise=raw.get("noise"),
+                   low=span.get("low"), high=span.get("high"),
                    scenarios=tuple((str(k), float(v))
                                    for k, v in (span.get("scenarios") or {}).items()))
 
@@ -68,13 +63,11 @@ class RecordedForecast:
                                "min_pass": self.min_pass}
         if self.interval is not None:
             out["interval"] = list(self.interval)
-        for key in ("n", "n_max", "proxy", "seed", "noise"):
-            if getattr(self, key) is not None:
-                out[key] = getattr(self, key)
+        out |= {k: getattr(self, k) for k in ("n", "n_max", "proxy", "seed", "noise")
+                if getattr(self, k) is not None}
         if self.scenarios or self.low is not None or self.high is not None:
-            out["range"] = {"low": self.low, "high": self.high}
-            if self.scenarios:
-                out["range"]["scenarios"] = dict(self.scenarios)
+            out["range"] = {"low": self.low, "high": self.high} | (
+                {"scenarios": dict(self.scenarios)} if self.scenarios else {})
         if self.spec_sha256 is not None:
             out["spec_sha256"] = self.spec_sha256
         return out
@@ -92,12 +85,11 @@ class RecordedForecast:
         return f"p = {self.p:.3f}{interval}{at}{spread}; {owner}"
 
 
-def forecast_problem(spec: Spec) -> str | None:
-    """Why the spec's forecast does not belong to it, or None."""
-    forecast = spec.selection.forecast
+def forecast_problem(forecast: RecordedForecast | None, document: Mapping[str, Any]) -> str | None:
+    """Why a spec document's recorded ``forecast`` does not belong to it, or None."""
     if forecast is None or forecast.spec_sha256 is None:
         return None
-    actual = forecast_hash(spec.document)
+    actual = forecast_hash(document)
     if forecast.spec_sha256 != actual:
         return (f"selection.forecast was made for another design (spec_sha256 "
                 f"{forecast.spec_sha256[:12]}…, this design is {actual[:12]}…): the spec "

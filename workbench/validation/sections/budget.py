@@ -1,16 +1,10 @@
 """``budget``: the neighbour relation (``add_remove`` refused: n is public in this scheme), the
 optional cap on ε_total and the dataset's lifetime cap (both checked on the whole spec, in
-``workbench.validation.checks``), and two DERIVED values:
-
-* ε_gen — the largest ``epsilon`` a selectable configuration's generator takes (its search-space
-  grid's, or the narrowed list's); private selection is charged for the largest. A spec without
-  ``epsilon`` alternatives states it once, as ``budget.epsilon_generator``. Derived by
-  :mod:`workbench.specification.derived` (drafts in the app use the same function);
-* Σ ε_criteria — the sum of the criteria's ε.
-
-Older specs that write ``budget.epsilon_generator`` beside ``epsilon`` alternatives, or
-``budget.epsilon_criteria``, still load: the written values are checked against the derived
-ones (one fact, one owner; a copy that disagrees is a problem at its path)."""
+``workbench.validation.checks``), and two DERIVED values: ε_gen
+(:mod:`workbench.specification.derived`, as for a draft) and Σ ε_criteria. Older specs that
+write ``budget.epsilon_generator`` beside ``epsilon`` alternatives, or
+``budget.epsilon_criteria``, still load: a written copy that disagrees with the derived value
+is a problem at its path (one fact, one owner)."""
 
 from __future__ import annotations
 

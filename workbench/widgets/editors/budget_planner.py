@@ -25,7 +25,7 @@ from workbench.widgets.editors.base import EditorBase, heading, note, png_image
 from workbench.widgets.editors.design_panel import DesignPanel
 from workbench.widgets.editors.fields import error_html, message_widget
 from workbench.widgets.editors.plots import BudgetBarFigure, SigmaFigure
-from workbench.widgets.model.budget import epsilon_total, nice_epsilon, rebalance, segments
+from workbench.widgets.model.budget import nice_epsilon, rebalance, segments
 from workbench.widgets.model.lab import ProxyLab, digest
 from workbench.widgets.model.readouts import Readout
 from workbench.widgets.model.sampling import PreviewError
@@ -93,8 +93,9 @@ class BudgetPlanner(EditorBase):
     # --- state -----------------------------------------------------------------------------
     @property
     def total_value(self) -> float | None:
-        """ε_total of the current draft."""
-        return epsilon_total(self.session.draft)
+        """ε_total of the current draft (None when its ε's are not usable numbers)."""
+        plan = document_plan(self.session.draft)
+        return None if plan is None else plan.epsilon_total
 
     def _on_lock(self, change: dict[str, Any]) -> None:
         """Locking remembers the current total."""
@@ -228,7 +229,8 @@ class BudgetPlanner(EditorBase):
         key = digest(parts)
         if key != self._bar_key:
             self._bar_key = key
-            self.bar.value = self._bar_figure.png(parts, epsilon_total(doc))
+            plan = document_plan(doc)
+            self.bar.value = self._bar_figure.png(parts, plan and plan.epsilon_total)
 
     def _readouts(self) -> dict[str, Readout]:
         """Proxy readouts of the last valid design (empty when unavailable)."""

@@ -1,9 +1,7 @@
 """Budget arithmetic of the planner: the bar's parts, locked-total rebalancing, nice ε steps.
 
-What a draft implies — ε_gen wherever it is declared, the budget items with their weights
-(f = 2 inside the selection loop, 1 for a single attempt; 1 outside it), the plan and the
-parts of ε_total — is derived by :mod:`workbench.specification.derived`, the one derivation
-used alike for a draft and a frozen spec; this module only arranges it for the widgets.
+What a draft implies (ε_gen wherever declared, the items, the plan, the parts of ε_total) is
+:mod:`workbench.specification.derived`'s, for drafts and frozen specs alike.
 """
 
 from __future__ import annotations
@@ -12,23 +10,12 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from workbench.specification.derived import BudgetItem, budget_parts, document_plan
-
-
-def epsilon_total(document: Mapping[str, Any]) -> float | None:
-    """ε_total of a draft by the one budget plan; None if the ε's are not usable numbers.
-
-    >>> doc = {"budget": {"epsilon_generator": 4}, "criteria": [{"id": "a", "epsilon": 0.99}]}
-    >>> round(epsilon_total(doc), 12)
-    9.98
-    """
-    plan = document_plan(document)
-    return None if plan is None else plan.epsilon_total
+from workbench.specification.derived import BudgetItem, budget_parts
 
 
 def segments(document: Mapping[str, Any]) -> list[tuple[str, float]]:
     """What each part contributes to ε_total (weight × ε), for the stacked bar: they sum to
-    :func:`epsilon_total` (parts that add nothing are left out)."""
+    the plan's ε_total (parts that add nothing are left out)."""
     return [(f"{p.weight:g}×{p.label}" if p.weight != 1 else p.label, p.weight * p.epsilon)
             for p in budget_parts(document) if p.epsilon > 0]
 

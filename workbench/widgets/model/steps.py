@@ -18,6 +18,7 @@ from pathlib import Path
 
 from workbench.criteria import kinds
 from workbench.criteria.kinds.base import Reads
+from workbench.dryrun.forecast import AllPass
 from workbench.widgets.model.forecast import DEFAULT_TARGET, Forecast, percent
 from workbench.widgets.model.generator_choice import unserved
 from workbench.widgets.model.metadata import dataset_problems
@@ -185,16 +186,15 @@ class Summary:
     """The always-visible summary: ε_total, the forecast P(all pass), the criteria at risk."""
 
     epsilon_total: float | None
-    all_pass: float | None
-    all_pass_range: tuple[float, float] | None
+    #: the quick samples' P(all pass), its range and sample count (None: no forecast)
+    all_pass: AllPass | None
     at_risk: tuple[tuple[str, float], ...]
-    samples: int
     stale: bool
     criteria: int = 0
     target: float = DEFAULT_TARGET
 
 
-def summarize(state: FlowState, all_pass: object | None = None) -> Summary:
+def summarize(state: FlowState, all_pass: AllPass | None = None) -> Summary:
     """The summary of the last valid design (ε_total by the one budget plan); with no
     criteria there is no forecast (a product over nothing is not a prediction)."""
     spec = state.session.spec
@@ -203,8 +203,6 @@ def summarize(state: FlowState, all_pass: object | None = None) -> Summary:
     risk = sorted(((r.id, r.probability_pass) for r in state.readouts.values()
                    if r.probability_pass is not None and r.probability_pass < AT_RISK),
                   key=lambda item: item[1])
-    p = getattr(all_pass, "probability", None) if count else None
-    span = None if p is None else (all_pass.low, all_pass.high)  # type: ignore[union-attr]
-    return Summary(total, p, span, tuple(risk), state.samples,
+    return Summary(total, all_pass if count else None, tuple(risk),
                    stale=not state.session.valid and spec is not None, criteria=count,
                    target=state.target)
