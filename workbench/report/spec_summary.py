@@ -137,8 +137,8 @@ def describe_spec(spec: Spec) -> str:
     b, s = spec.budget, spec.selection
     in_loop = spec.budget_plan().epsilon_criteria_loop
     out.append("Budget:")
-    alternatives = sorted({b.epsilon_generator if v is None else v
-                           for v in selectable_epsilons(spec.document)})
+    declared = [b.epsilon_generator if v is None else v for v in selectable_epsilons(spec.document)]
+    alternatives = sorted(set(declared))
     shown = (
         f" (largest of the alternatives {', '.join(map(format_number, alternatives))})"
         if len(alternatives) > 1
