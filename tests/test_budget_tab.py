@@ -131,6 +131,8 @@ def test_the_budget_tab_in_a_browser(codesign_server: Any, path: Path) -> None:
         values = page.eval_on_selector_all(".wb-budget-part",
                                            "els => els.map(e => e.dataset.value)")
         assert math.fsum(float(v) for v in values) == pytest.approx(3.9715, rel=1e-6)
+        page.wait_for_function("() => document.querySelector('.wb-summary')"
+                               ".innerText.includes('ε_total = 3.971')")  # the summary follows
         _shot(page, "codesign_budget_robust")
 
 
