@@ -94,7 +94,6 @@ def _spec_with_rates(rates: dict[str, float], missing: str = "forbid"):
 
 
 def test_spec_field_and_the_secondary_figure() -> None:
-    from workbench.privacy.budget_plan import BudgetPlan
     from workbench.report.amplification import amplification_figure
     from workbench.specification import SpecError
 
@@ -111,7 +110,7 @@ def test_spec_field_and_the_secondary_figure() -> None:
                  else c for c in spec.columns)
     spec = dataclasses.replace(spec, columns=cols)
     fig = amplification_figure(spec)
-    plan = BudgetPlan.of_spec(spec)
+    plan = spec.budget_plan()
     assert fig.epsilon_total == plan.epsilon_total  # the guaranteed figure is the plan's
     eps = plan.epsilon_generator
     assert fig.epsilon_generator_bar == pytest.approx(math.log1p(0.5625 * math.expm1(eps)))

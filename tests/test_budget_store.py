@@ -16,7 +16,6 @@ from workbench.cli.main import main
 from workbench.engine import verify_bundle
 from workbench.evidence.sampler import sample_proxy
 from workbench.privacy import Accountant, Ledger
-from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.budget_store import (
     ENV_VAR,
     BudgetStoreError,
@@ -26,6 +25,7 @@ from workbench.privacy.budget_store import (
     table_fingerprint,
 )
 from workbench.specification import SpecError
+from workbench.specification.derived import document_plan
 from workbench.validation import build_spec, load_spec, save_spec
 
 REPO = Path(__file__).resolve().parents[1]
@@ -94,7 +94,7 @@ def test_three_spend_again_attempts_charge_the_once_epsilon_once(
     spec_path = tmp_path / "once.frozen.json"
     save_spec(_once_document(), spec_path)
     spec = load_spec(spec_path)
-    plan = BudgetPlan.of_spec(spec)
+    plan = spec.budget_plan()
     assert (plan.epsilon_once, plan.epsilon_selection) == (0.43, 4.01)
     store = tmp_path / "store"
     # the third attempt reads the same people with one cell changed: warned, never a new budget
@@ -279,11 +279,11 @@ def test_fingerprint_survives_reencoding_and_row_order_not_a_changed_cell() -> N
 
 # --- the one budget plan --------------------------------------------------------------------------
 def test_budget_plan_numbers_and_words(example_spec) -> None:
-    paper = BudgetPlan.of_spec(example_spec)
+    paper = example_spec.budget_plan()
     assert paper.epsilon_total == 9.98 == example_spec.epsilon_total
     assert paper.formula() == "ε_total = 2 × (4 + 0.99) + 0 + 0 = 9.98"
     assert "not needed" in paper.retry_text()  # γ = 0, T = ∞: the loop ends with a release
-    lean = BudgetPlan.of_spec(load_spec(REPO / "examples" / "israel_births_2014_lean.frozen.json"))
+    lean = load_spec(REPO / "examples" / "israel_births_2014_lean.frozen.json").budget_plan()
     assert lean.epsilon_total == pytest.approx(4.0939)
     assert lean.expected_epsilon_until_release(0.8) == pytest.approx(1.4 + 2.6939 / 0.8)
     assert "1.4 + 2.6939/p" in lean.retry_text() and "charged once, ever" in lean.retry_text()
@@ -291,7 +291,7 @@ def test_budget_plan_numbers_and_words(example_spec) -> None:
     again = lean.with_prior(4.0939, once_reused=True)
     assert (again.epsilon_charged, again.epsilon_cumulative) == (2.6939, 6.7878)
     doc = json.loads((REPO / "examples" / "israel_births_2014_lean.json").read_text())
-    assert BudgetPlan.of_document(doc) == BudgetPlan.of_spec(build_spec(doc))
+    assert document_plan(doc) == build_spec(doc).budget_plan()
 
 
 def test_describe_and_the_planner_show_the_cost_of_retrying(capsys: pytest.CaptureFixture) -> None:

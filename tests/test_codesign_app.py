@@ -335,11 +335,10 @@ def test_feasibility_is_not_done_below_the_target_and_shows_progress(app, tmp_pa
 
 # --- the Budget tab ---------------------------------------------------------------------------
 def test_the_budget_header_formula_is_the_plans_own(app):
-    from workbench.privacy.budget_plan import BudgetPlan
 
     header = app.budget.header.value
     assert "ε_total = 1 × (ε_gen + Σ in-loop criterion ε)" in header  # a single attempt
-    assert BudgetPlan.of_spec(app.session.spec).formula_terms() in app.budget.total.value
+    assert app.session.spec.budget_plan().formula_terms() in app.budget.total.value
     app.session.apply("selection", {"gamma": 0, "max_iterations": None, "epsilon_0": 0})
     assert "ε_total = 2 × (ε_gen" in app.budget.header.value
     assert "2 × (1 + 0)" in app.budget.total.value

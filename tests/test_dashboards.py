@@ -178,8 +178,8 @@ def test_dryrun_results_give_expected_iterations(example_spec: Any, tmp_path: Pa
     run = read_pass_rates(_dryrun_file(example_spec, tmp_path / "d.json", [0.1, 0.3]))
     assert [(p, n) for _, p, n in run.pass_probabilities] == [(0.1, 10), (0.3, 10)]
     assert run.spec_sha256 == example_spec.sha256 and run.data == "proxy"
-    assert run.mean_pass_probability == pytest.approx(0.2)
     text = search_space_html(example_spec, run)
+    assert "Mean pass probability p = 20.0%" in text
     assert "E[iterations] = 5.0" in text and "P(⊥) = 0.0%" in text
     bad = _write(tmp_path / "bad.json", {"format": "workbench.dryrun/1", "configurations": [
         {"configuration": {"transforms": {}}, "pass_probability": 0.5, "trials": 2}]})
@@ -203,7 +203,6 @@ def test_dryrun_records_give_the_same_pass_rates_as_the_result_file(
     assert [(c.key, p, n) for c, p, n in from_records.pass_probabilities] == [
         (c.key, p, n) for c, p, n in from_result.pass_probabilities] == [
         (c.key, p, 4) for c, p in zip(result.configurations, (0.5, 0.0, 0.25), strict=True)]
-    assert from_records.mean_pass_probability == pytest.approx(0.25)
     path.write_text(path.read_text().splitlines()[0] + "\nnot json\n")
     with pytest.raises(ValueError, match="line 2"):
         read_pass_rates(path)

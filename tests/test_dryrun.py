@@ -38,6 +38,7 @@ from workbench.privacy import (
 )
 from workbench.privacy.noise import OpenDPNoise, SeededNoise
 from workbench.specification import Configuration, SpecError
+from workbench.specification.derived import configuration_epsilon
 from workbench.trial import bind
 from workbench.validation import build_spec, load_spec
 
@@ -279,13 +280,16 @@ def test_narrow_and_narrowed_document(cheap_spec) -> None:
     kept = [r for r in result.records if r.config_key in {configs[1].key, configs[3].key}]
     low, high = recorded["interval"]
     assert low < 0.75 < high and len(kept) == 2 * result.repetitions
-    from workbench.engine.forecast_check import forecast_problem
     from workbench.specification.document import forecast_hash
+    from workbench.specification.forecast import forecast_problem
 
-    assert recorded["spec_sha256"] == forecast_hash(doc) and forecast_problem(narrowed) is None
+    assert recorded["spec_sha256"] == forecast_hash(doc)
+    assert forecast_problem(narrowed.selection.forecast, narrowed.document) is None
     edited = copy.deepcopy(doc)
     edited["criteria"][0]["threshold"] *= 2
-    assert "made for another design" in forecast_problem(build_spec(edited))
+    edited_spec = build_spec(edited)
+    assert "made for another design" in forecast_problem(edited_spec.selection.forecast,
+                                                         edited_spec.document)
     assert result.narrowed_document(cheap_spec, 0.5, proxy="p.csv")["selection"][
         "forecast"]["proxy"] == "p.csv"
     # the n (or range of n) it was made at: workbench run compares the data's n with it
@@ -409,7 +413,7 @@ def test_generator_epsilon_is_an_alternative_charged_at_its_largest(proxy_20k) -
 
     spec = build_spec(_epsilon_alternatives_document([1.0, 4.0]))
     configs = list(spec.configurations())
-    assert [spec.generator_epsilon(c) for c in configs] == [1.0, 4.0, 1.0, 4.0]
+    assert [configuration_epsilon(spec, c.params) for c in configs] == [1.0, 4.0, 1.0, 4.0]
     assert spec.budget_plan().epsilon_per_iteration == pytest.approx(
         4.0 + spec.budget.epsilon_criteria)
     codes = bind(spec, configs[0]).encode(proxy_20k)
@@ -417,7 +421,7 @@ def test_generator_epsilon_is_an_alternative_charged_at_its_largest(proxy_20k) -
         ctx = PrivacyContext.simulation(seed=1)
         fit_generator(bind(spec, config), codes, ctx)
         spent = sum(r.epsilon for r in ctx.records)
-        assert spent == pytest.approx(spec.generator_epsilon(config))
+        assert spent == pytest.approx(configuration_epsilon(spec, config.params))
     too_much = _epsilon_alternatives_document([1.0, 4.0])
     too_much["budget"]["epsilon_generator"] = 5.0
     with pytest.raises(SpecError, match=r"budget\.epsilon_generator.*largest selectable"):

@@ -19,10 +19,10 @@ from workbench.criteria.marginals import max_marginal_error
 from workbench.engine import verify_bundle
 from workbench.engine.n_check import n_problem
 from workbench.privacy import PrivacyContext
-from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.noise import SeededNoise
 from workbench.report.own_data import cleaning_describe_line
 from workbench.specification import SpecError
+from workbench.specification.derived import document_plan
 from workbench.specification.n_policy import (
     MIN_N_HAT,
     PURPOSE,
@@ -175,10 +175,10 @@ def test_verify_needs_exactly_one_n_hat_line_at_the_declared_epsilon() -> None:
 
 def test_budget_plan_of_a_draft_and_of_its_spec_agree_on_epsilon_n() -> None:
     doc = _doc("dp")
-    plan = BudgetPlan.of_document(doc)
+    plan = document_plan(doc)
     assert plan is not None and plan.epsilon_n == N_EPS
     assert plan.epsilon_total == pytest.approx(build_spec(doc).epsilon_total)
-    assert BudgetPlan.of_document(_doc()).epsilon_n == 0.0
+    assert document_plan(_doc()).epsilon_n == 0.0
 
 
 # --- must-show 3: refusals -----------------------------------------------------------------

@@ -14,8 +14,8 @@ from own_data_helpers import small_doc, small_frame, write_csv
 from workbench.cli.main import main as cli
 from workbench.engine import verify_bundle
 from workbench.engine.cleaning_counts import CleaningTally
-from workbench.privacy.budget_plan import BudgetPlan
 from workbench.specification import SpecError
+from workbench.specification.derived import document_plan
 from workbench.transform import EncodingError
 from workbench.transform.raw import apply_domain_policy, check_missing, read_raw
 from workbench.validation import build_spec, save_spec
@@ -85,10 +85,10 @@ def test_cleaning_counts_declarations_are_checked(section, path) -> None:
 
 def test_dp_cleaning_counts_are_part_of_epsilon_total() -> None:
     spec = build_spec(small_doc())  # the small design declares dp, ε = 0.05
-    plan = BudgetPlan.of_spec(spec)
+    plan = spec.budget_plan()
     assert plan.epsilon_cleaning == 0.05 and spec.epsilon_total == pytest.approx(1.05 + 1.0)
     assert "cleaning counts 0.05" in plan.formula()
-    assert BudgetPlan.of_document(small_doc()).epsilon_total == spec.epsilon_total
+    assert document_plan(small_doc()).epsilon_total == spec.epsilon_total
     doc = small_doc()
     doc.pop("cleaning_counts")
     assert build_spec(doc).epsilon_total == pytest.approx(spec.epsilon_total - 0.05)

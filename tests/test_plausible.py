@@ -21,8 +21,9 @@ from workbench.generators.plausible_deniability.model import (
 from workbench.generators.plausible_deniability.structure import entropy_bits
 from workbench.privacy import Accountant, BudgetExceeded, Ledger, PrivacyContext, sensitivity
 from workbench.privacy.noise import SeededNoise
-from workbench.privacy.parallel import charged_epsilon, parallel_composition
+from workbench.privacy.parallel import parallel_composition
 from workbench.privacy.plausible import privacy_test, smallest_epsilon, theorem1
+from workbench.privacy.records import charged_epsilon
 from workbench.transform import Domain
 
 

@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 from conftest import shared_data
 
-from workbench.privacy.budget_plan import BudgetPlan
 from workbench.specification import SpecError
+from workbench.specification.derived import document_plan
 from workbench.specification.document import read_document
 from workbench.validation import build_spec, save_spec
 
@@ -38,10 +38,10 @@ def test_example_builds_and_budget_adds_the_survey_once(adult_doc):
     assert s is not None and s.weight_column == "fnlwgt" and s.epsilon == pytest.approx(1.01)
     assert [m.name for m in s.margins] == ["sex_race", "age_band"]
     assert sum(s.margins[0].totals) == pytest.approx(sum(s.margins[1].totals))
-    plan = BudgetPlan.of_spec(spec)
+    plan = spec.budget_plan()
     assert plan.epsilon_survey == pytest.approx(1.01)
     assert spec.epsilon_total == pytest.approx(1 * (1 + 0.15) + 1.01)
-    assert BudgetPlan.of_document(adult_doc).epsilon_total == pytest.approx(spec.epsilon_total)
+    assert document_plan(adult_doc).epsilon_total == pytest.approx(spec.epsilon_total)
     assert "survey 1.01" in plan.formula()
     words = adult_doc["metadata"]["description"].lower()
     assert "margins are the data's own weighted totals" in words

@@ -10,6 +10,7 @@ from workbench.engine import run_iteration
 from workbench.privacy import PrivacyContext
 from workbench.privacy.noise import SeededNoise
 from workbench.specification import Spec
+from workbench.specification.derived import configuration_epsilon
 from workbench.trial import bind
 
 
@@ -18,7 +19,7 @@ def test_a_trial_holds_what_the_spec_means_for_one_configuration(example_spec) -
     trial = bind(example_spec, config)
     assert trial.configuration == config
     assert trial.domain == example_spec.table_codec(config).domain
-    assert trial.epsilon_generator == example_spec.generator_epsilon(config)
+    assert trial.epsilon_generator == configuration_epsilon(example_spec, config.params)
     assert trial.plan.epsilon_total == pytest.approx(example_spec.epsilon_total)
     assert [c.id for c in trial.criteria] == [c.id for c in example_spec.criteria]
     for bound in trial.criteria:

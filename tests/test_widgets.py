@@ -152,7 +152,8 @@ def test_freeze_record_is_dropped_from_a_loaded_draft(example_doc, proxy):
 
 # --- pure helpers --------------------------------------------------------------------------------
 def test_rebalance_keeps_the_total_and_scales_the_rest_proportionally():
-    from workbench.widgets.model.budget import budget_items, epsilon_total, rebalance
+    from workbench.specification.derived import budget_items, document_plan
+    from workbench.widgets.model.budget import rebalance
 
     doc = json.loads(EXAMPLE.read_text())
     items = budget_items(doc)
@@ -164,7 +165,7 @@ def test_rebalance_keeps_the_total_and_scales_the_rest_proportionally():
             after["budget"]["epsilon_generator"] = value
         else:
             after["criteria"][i]["epsilon"] = value
-    assert epsilon_total(after) == pytest.approx(9.98, abs=1e-12)
+    assert document_plan(after).epsilon_total == pytest.approx(9.98, abs=1e-12)
     factor = new["budget.epsilon_generator"] / 4
     assert new["criteria[0].epsilon"] == pytest.approx(0.01 * factor)
     with pytest.raises(ValueError, match="locked"):
@@ -537,18 +538,19 @@ def test_false_pass_readout_follows_the_threshold(app) -> None:
 
 def test_budget_arithmetic_follows_a_single_attempt(example_doc):
     """With selection.max_iterations = 1 every loop ε counts once, in total, bar and rebalance."""
-    from workbench.widgets.model.budget import budget_items, epsilon_total, rebalance, segments
+    from workbench.specification.derived import budget_items, document_plan
+    from workbench.widgets.model.budget import rebalance, segments
 
     example_doc["selection"] = {"gamma": 0, "max_iterations": 1, "epsilon_0": 0}
-    assert epsilon_total(example_doc) == pytest.approx(4.99)
-    assert epsilon_total(example_doc) == pytest.approx(build_spec(example_doc).epsilon_total)
+    assert document_plan(example_doc).epsilon_total == pytest.approx(4.99)
+    assert document_plan(example_doc) == build_spec(example_doc).budget_plan()
     items = budget_items(example_doc)
     assert {it.weight for it in items} == {1.0} and all(it.in_loop for it in items)
     assert not any(label.startswith("2×") for label, _ in segments(example_doc))
     moved = rebalance(items, "relative_1way", 0.5, 4.99)
     assert sum(moved.values()) == pytest.approx(4.99)
     example_doc["selection"] = {"gamma": 0, "max_iterations": None, "epsilon_0": 0}
-    assert epsilon_total(example_doc) == pytest.approx(9.98)
+    assert document_plan(example_doc).epsilon_total == pytest.approx(9.98)
 
 
 def test_readouts_average_seeded_quick_samples_and_show_their_spread(session, proxy) -> None:
@@ -579,7 +581,6 @@ def test_readouts_average_seeded_quick_samples_and_show_their_spread(session, pr
 def test_guided_flow_lists_what_each_step_lacks_and_exports(tmp_path, proxy) -> None:
     """From the empty draft: the checklist asks for a criterion, a dry run and the export;
     adding a criterion and exporting ticks them; the summary shows ε_total by BudgetPlan."""
-    from workbench.privacy.budget_plan import BudgetPlan
     from workbench.widgets import CoDesignApp, ProxyLab, Session
     from workbench.widgets.model.steps import STEPS
 
@@ -594,7 +595,7 @@ def test_guided_flow_lists_what_each_step_lacks_and_exports(tmp_path, proxy) -> 
     assert guide.lacking["criteria"] == ["no acceptance criterion yet: add at least one",
                                          "not reviewed yet: open its tab"]
     assert guide.lacking["signoff"] == ["not frozen and exported yet"]
-    assert guide.summary.epsilon_total == BudgetPlan.of_spec(session.spec).epsilon_total
+    assert guide.summary.epsilon_total == session.spec.budget_plan().epsilon_total
     guide.go("criteria")
     assert app.tabs.selected_index == app.tabs.titles.index("Criteria")
     assert guide.lacking["criteria"] == ["no acceptance criterion yet: add at least one"]
@@ -626,7 +627,6 @@ def test_small_faults_of_the_co_design_tabs(app, session) -> None:
     """Feasibility: no image before the first run, full labels, a table that scrolls; the ε
     slider steps on a two-digit grid; with ε = 0 typed in the Budget total, like the
     criteria, shows the last valid design."""
-    from workbench.privacy.budget_plan import BudgetPlan
 
     feas = app.feasibility
     assert feas.heatmap.layout.display == "none" and feas.heatmap.value == b""
@@ -637,7 +637,7 @@ def test_small_faults_of_the_co_design_tabs(app, session) -> None:
     after = session.draft["budget"]["epsilon_generator"]
     assert after == round(after, 1 if after >= 1 else 2) and after > before
     assert app.budget.eps_generator.value == after
-    valid_total = BudgetPlan.of_spec(session.spec).epsilon_total
+    valid_total = session.spec.budget_plan().epsilon_total
     row = app.criteria.row("regression_mae")
     row.epsilon.value = 0.0
     assert not session.valid

@@ -38,6 +38,7 @@ from workbench.criteria import evaluate_criterion
 from workbench.design.facts import CandidateFacts, candidate_facts
 from workbench.design.rehearse import DEFAULT_CHECKS, rehearse_drafts
 from workbench.design.rules import needed_epsilon
+from workbench.dryrun.forecast import all_pass
 from workbench.dryrun.robust import RobustForecast
 from workbench.engine.before_loop import release_before_loop
 from workbench.evidence.core import SCENARIOS, Evidence
@@ -196,7 +197,7 @@ def _plans(eps_gen: float, spec: Spec, epsilons: Mapping[str, float]
     """Single-attempt and loop plans of these ε's (the one place ε_total is computed); what
     every run releases besides them (survey raking, DP cleaning counts) is the spec's own."""
     pairs = [(epsilons[c.id], c.once) for c in spec.criteria]
-    base = BudgetPlan.of_spec(spec)
+    base = spec.budget_plan()
     extra = {"epsilon_survey": base.epsilon_survey, "epsilon_cleaning": base.epsilon_cleaning}
     return {mode: replace(BudgetPlan.of_criteria(eps_gen, pairs, max_iterations=cap), **extra)
             for mode, cap in ((SINGLE, 1), (LOOP, None))}
@@ -216,16 +217,17 @@ def _alternative(trial: Trial, frame: pd.DataFrame, real: np.ndarray, eps_gen: f
         return Alternative(eps_gen, divisor, epsilons, 0.0, SINGLE, plans[SINGLE])
     at = bind(_variant(spec, eps_gen, epsilons), trial.configuration)
     group = _simulated_group(at)
-    ps, each = [], []
+    each = []
     for i, f in enumerate(facts):
         one = {b.id: b.pass_probability(f.exact[b.id], f.sensitivity[b.id], f.details[b.id])
                for b in at.criteria if b.id not in group}
         if group:
             joint = _group_pass(at, frame, real, f.synth, group, draws, seed + 1000 * i)
             one |= dict.fromkeys(group, joint)
-        ps.append(math.prod(v for k, v in one.items() if k not in group[1:]))
         each.append(one)
-    p = float(np.mean(ps))
+    # the one P(all pass) model; the regression group's joint P(pass) counts once
+    forecast = all_pass([{k: v for k, v in one.items() if k not in group[1:]} for one in each])
+    p = 0.0 if forecast is None else forecast.probability
     mode = min(plans, key=lambda m: (plans[m].expected_epsilon_until_release(p), m != SINGLE))
     per = {c.id: float(np.mean([e[c.id] for e in each])) for c in at.criteria}
     return Alternative(eps_gen, divisor, epsilons, p, mode, plans[mode], per)

@@ -48,7 +48,6 @@ from workbench.dryrun.robust import RobustForecast, robust_forecast
 from workbench.evidence.core import SCENARIOS, Evidence
 from workbench.evidence.prepare import as_evidence
 from workbench.generators import MCMC_KIND, Guarantee
-from workbench.privacy.budget_plan import BudgetPlan
 from workbench.specification import Spec
 from workbench.trial import bind
 from workbench.validation import build_spec
@@ -205,7 +204,7 @@ def compare_families(spec: Spec, proxy: Evidence | pd.DataFrame | str, n: int | 
             or [math.nan]) for cid in rf.result.criteria}
         compared.append(Compared(c, _label(c, doc), doc,
                                  bind(variant, next(iter(variant.configurations()))).guarantee,
-                                 BudgetPlan.of_spec(variant).epsilon_total, rf, complete,
+                                 variant.budget_plan().epsilon_total, rf, complete,
                                  rates, exact))
     totals = [c.epsilon_total for c in compared]
     if not all(math.isclose(t, totals[0], rel_tol=1e-12) for t in totals):

@@ -25,9 +25,9 @@ from workbench.dryrun.files import (
     write_records,
     write_result,
 )
-from workbench.dryrun.forecast import SelectionForecast, forecast
+from workbench.dryrun.forecast import SelectionForecast, forecast, wilson_interval
 from workbench.dryrun.noise import noise_source
-from workbench.dryrun.result import ALL, DryRunResult, wilson_interval
+from workbench.dryrun.result import ALL, DryRunResult
 from workbench.dryrun.run import dry_run, pick_configurations, select_configurations
 from workbench.dryrun.size import (
     SizeSpec,

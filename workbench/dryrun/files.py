@@ -24,7 +24,6 @@ space; the listed configurations stand for the space (all of it, or a uniform sa
 from __future__ import annotations
 
 import json
-import math
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -46,11 +45,6 @@ class PassRates:
     spec_sha256: str | None
     data: str
     pass_probabilities: tuple[tuple[Configuration, float, int], ...]
-
-    @property
-    def mean_pass_probability(self) -> float:
-        """The per-iteration success probability when configurations are drawn uniformly."""
-        return math.fsum(p for _, p, _ in self.pass_probabilities) / len(self.pass_probabilities)
 
 
 def result_document(result: DryRunResult, spec: Spec, data: str = "") -> dict[str, Any]:

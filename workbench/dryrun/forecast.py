@@ -1,4 +1,10 @@
-"""The private-selection forecast for a narrowed space, from pass rates measured on the proxy."""
+"""P(all criteria pass) and what private selection makes of it: the one forecast module.
+
+p by a dry run (:func:`forecast`: the mean over configurations of their all-pass rates, each
+iteration draws one uniformly; :func:`wilson_interval`; the record :func:`forecast_record`),
+or by the model (:func:`all_pass`: per candidate Π P(pass), averaged; the co-design quick
+samples and the design assistant). P(a release) of a p is ``BudgetPlan.probability_release``.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbench.privacy import expected_iterations, probability_bottom
+from workbench.specification.forecast import RecordedForecast
 
 
 @dataclass(frozen=True)
@@ -29,6 +36,33 @@ class SelectionForecast:
         return (f"{self.configurations} configuration(s), pass probability per iteration "
                 f"p = {self.p:.3f}; with γ = {self.gamma:g}, T = {cap}: expected iterations "
                 f"{expected}, P(⊥) = {self.probability_bottom:.3g}")
+
+
+@dataclass(frozen=True)
+class AllPass:
+    """The model's P(every criterion passes) over candidates: mean, lowest, highest."""
+
+    probability: float
+    low: float
+    high: float
+    samples: int
+    #: criteria without a P(pass) of their own (left out of the product)
+    left_out: tuple[str, ...] = ()
+
+
+def all_pass(per_candidate: Sequence[Mapping[str, float | None]]) -> AllPass | None:
+    """Per candidate Π P(pass) over its criteria (None: no P(pass), left out and named),
+    averaged over the candidates, with the range (None without candidates).
+
+    >>> all_pass([{"a": 0.5, "b": 0.8}, {"a": 1.0, "b": None}])
+    AllPass(probability=0.7, low=0.4, high=1.0, samples=2, left_out=('b',))
+    """
+    products = [math.prod(p for p in one.values() if p is not None) for one in per_candidate]
+    if not products:
+        return None
+    left_out = {k for one in per_candidate for k, p in one.items() if p is None}
+    return AllPass(sum(products) / len(products), min(products), max(products),
+                   len(products), tuple(sorted(left_out)))
 
 
 def forecast(pass_probabilities: Sequence[float], gamma: float,
@@ -74,16 +108,10 @@ def forecast_record(document: Mapping[str, Any], p: float, passes: int, trials: 
     from workbench.specification.document import forecast_hash
 
     low, high = wilson_interval(passes, trials)
-    out: dict[str, Any] = {"p": round(float(p), 6), "repetitions": int(repetitions),
-                           "min_pass": float(min_pass),
-                           "interval": [round(low, 6), round(high, 6)]}
-    for key, value in (("n", n), ("n_max", n_max), ("proxy", proxy), ("seed", seed),
-                       ("noise", noise)):
-        if value is not None:
-            out[key] = value
-    if scenarios:
-        values = {k: round(float(v), 6) for k, v in scenarios.items()}
-        out["range"] = {"low": min(values.values()), "high": max(values.values()),
-                        "scenarios": values}
-    out["spec_sha256"] = forecast_hash(document)
-    return out
+    values = tuple((k, round(float(v), 6)) for k, v in (scenarios or {}).items())
+    return RecordedForecast(
+        p=round(float(p), 6), repetitions=int(repetitions), min_pass=float(min_pass),
+        n=n, proxy=proxy, n_max=n_max, spec_sha256=forecast_hash(document),
+        interval=(round(low, 6), round(high, 6)), seed=seed, noise=noise,
+        low=min(v for _, v in values) if values else None,
+        high=max(v for _, v in values) if values else None, scenarios=values).to_document()

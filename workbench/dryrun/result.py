@@ -10,28 +10,18 @@ from typing import Any
 
 import pandas as pd
 
-from workbench.dryrun.forecast import SelectionForecast, forecast, forecast_record
+from workbench.dryrun.forecast import (
+    SelectionForecast,
+    forecast,
+    forecast_record,
+    wilson_interval,
+)
 from workbench.dryrun.labels import config_labels
 from workbench.dryrun.tasks import NoiseMode, TaskRecord
 from workbench.specification import Configuration, Spec
 from workbench.validation import build_spec
 
 ALL = "all criteria"
-
-
-def wilson_interval(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
-    """95% Wilson score interval of a pass probability (honest with 5 repetitions).
-
-    >>> tuple(round(x, 3) for x in wilson_interval(1, 5))
-    (0.036, 0.624)
-    """
-    if trials == 0:
-        return 0.0, 1.0
-    p = successes / trials
-    denom = 1 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / denom
-    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 @dataclass(frozen=True)

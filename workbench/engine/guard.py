@@ -47,7 +47,7 @@ def check_budget(spec: Spec, book: DatasetBudget,
         raise RunRefused(str(exc)) from None
     once_ids = {c.id for c in spec.criteria if c.once}
     kept = load_once(book.once_path(spec.sha256), once_ids) if once_ids else None
-    plan = BudgetPlan.of_spec(spec, prior=prior, once_reused=kept is not None)
+    plan = spec.budget_plan(prior=prior, once_reused=kept is not None)
     where = f"budget store {str(book.root)!r}"
     cap = spec.budget.epsilon_lifetime_max
     if cap is not None and plan.epsilon_cumulative > cap + _TOL:

@@ -28,7 +28,6 @@ from workbench.engine.blas import single_threaded_blas
 from workbench.engine.bundle import release_ledger, write_bundle
 from workbench.engine.cleaning_counts import CleaningTally
 from workbench.engine.diagnosis import single_attempt_diagnosis
-from workbench.engine.forecast_check import forecast_problem
 from workbench.engine.guard import check_budget, check_pilot, data_warnings, dataset_budget
 from workbench.engine.iteration import (
     Candidate,
@@ -52,6 +51,7 @@ from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.budget_store import BudgetStoreError, DatasetBudget
 from workbench.sources import exists, public_name
 from workbench.specification import Spec
+from workbench.specification.forecast import forecast_problem
 from workbench.survey.weight_check import WeightCheckFailed
 from workbench.transform import EncodingError
 from workbench.transform.clean import clean
@@ -138,7 +138,7 @@ def run(
             budget_store = tempfile.mkdtemp(prefix="workbench-rehearsal-budgets-")
         spend_again = True
     public = None if proxy is None else read_raw(proxy, spec.columns)
-    problem = forecast_problem(spec)
+    problem = forecast_problem(spec.selection.forecast, spec.document)
     if problem:  # before any budget: the forecast must be this design's (issue 26)
         raise RunRefused(problem)
     check_bounded(spec, allow_unbounded)

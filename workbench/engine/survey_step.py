@@ -89,7 +89,7 @@ def survey_document(spec: Spec, raking: SurveyRelease | None) -> dict[str, Any] 
                               "weight_column": spec.survey.weight_column}
     fraction = spec.survey.sampling_fraction
     if fraction is not None and fraction < 1:
-        fig = sampling_figure(BudgetPlan.of_spec(spec).epsilon_total, fraction)
+        fig = sampling_figure(spec.budget_plan().epsilon_total, fraction)
         out["sampling_amplification"] = {"guaranteed": fig.guaranteed,
                                          "amplified": fig.amplified, "charged": False,
                                          "text": fig.text()}

@@ -26,7 +26,6 @@ from workbench.engine.bundle import (
     SURVEY_FILE,
     file_sha256,
 )
-from workbench.engine.forecast_check import forecast_problem, forecast_words
 from workbench.engine.n_check import is_n_estimate, n_problem, n_words
 from workbench.engine.release_parquet import RELEASE_PARQUET, parquet_problem
 from workbench.engine.verify_criteria import criteria_problem
@@ -34,8 +33,9 @@ from workbench.generators import MCMC_KIND, Guarantee, guarantee_problems
 from workbench.postprocess import distinct_rows, reject_counts, semantics_for
 from workbench.privacy import Ledger
 from workbench.privacy.budget_plan import BudgetPlan
-from workbench.privacy.parallel import charged_epsilon
+from workbench.privacy.records import charged_epsilon
 from workbench.specification import Configuration, Spec, SpecError
+from workbench.specification.forecast import forecast_problem
 from workbench.transform import EncodingError
 from workbench.trial import Trial, bind
 from workbench.validation import build_spec
@@ -99,11 +99,11 @@ def verify_bundle(path: str | os.PathLike[str]) -> Verification:
         v.failed("criteria", problem)
     else:
         v.passed("criteria", f"{len(spec.criteria)} criteria, all passed, ε as in the spec")
-    problem = forecast_problem(spec)
+    problem = forecast_problem(spec.selection.forecast, spec.document)
     if problem:
         v.failed("forecast", problem)
     elif spec.selection.forecast is not None:
-        v.passed("forecast", forecast_words(spec))
+        v.passed("forecast", spec.selection.forecast.words())
         if spec.selection.forecast.spec_sha256 is None:
             v.flags.append("the recorded forecast carries no hash of the design it was made "
                            "for (recorded before issue 26): it cannot be checked")
@@ -301,7 +301,7 @@ def _check_ledger(root: Path, v: Verification, spec: Spec | None) -> list[dict[s
     """The ledger's once-measurements and selection plan add up to ε_total, within budget.
 
     The accepted iteration's measurements are priced with parallel groups at their max
-    (:func:`~workbench.privacy.parallel.charged_epsilon`).
+    (:func:`~workbench.privacy.records.charged_epsilon`).
 
     Sums come from the one budget plan (:class:`~workbench.privacy.budget_plan.BudgetPlan`):
     ε_total = f·ε₁ + ε₀ + Σ once; the run's charge leaves out once-measurements marked

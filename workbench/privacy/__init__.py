@@ -12,6 +12,7 @@ from workbench.privacy.accountant import (
 )
 from workbench.privacy.context import PrivacyContext, PrivacyMode
 from workbench.privacy.ledger import Ledger
+from workbench.privacy.loop import SelectionResult, private_selection
 from workbench.privacy.records import (
     MeasurementRecord,
     Noisy,
@@ -20,12 +21,10 @@ from workbench.privacy.records import (
     noisy_max_sigma,
 )
 from workbench.privacy.selection import (
-    SelectionResult,
     check_selection_parameters,
     expected_iterations,
     loop_factor,
     minimum_iterations,
-    private_selection,
     probability_bottom,
     probability_success,
     selection_epsilon,

@@ -9,7 +9,7 @@ Charging rules (pure ε-DP):
 * ``epsilon_spent`` counts the loop only once a loop measurement has actually been made.
 
 Earlier runs logged to the same ledger can be charged too (:meth:`Accountant.from_ledger`).
-Totals and ledger pricing are composed by :mod:`workbench.privacy.budget_plan`, the one place
+Totals are composed by :mod:`workbench.privacy.budget_plan`, the one place
 ε_total is computed.
 """
 
@@ -23,8 +23,7 @@ from dataclasses import dataclass
 from workbench.privacy import _checks
 from workbench.privacy.budget_plan import BudgetPlan, compose, price_ledger
 from workbench.privacy.ledger import Ledger
-from workbench.privacy.parallel import ParallelTracker
-from workbench.privacy.records import MeasurementRecord
+from workbench.privacy.records import MeasurementRecord, ParallelTracker
 from workbench.privacy.selection import check_selection_parameters
 
 _TOL = 1e-9  # absolute slack for float sums such as 0.01 + 0.30 + … = 0.99

@@ -1,4 +1,6 @@
-"""The one budget plan: ε_total of a spec or a draft, what a run charges, and the formula text.
+"""The one budget plan: ε_total of a design, what a run charges, and the formula text.
+
+A draft's plan is built from its numbers by :func:`workbench.specification.derived.document_plan`.
 
 Every place that states ε_total asks this module — ``Spec.epsilon_total``, the accountant,
 ledger pricing (``Accountant.spent_in_ledger``, ``workbench verify``), ``workbench describe``,
@@ -64,13 +66,6 @@ def _num(x: float) -> str:
     return "∞" if math.isinf(x) else f"{x:.6g}"
 
 
-def _finite(value: Any) -> float | None:
-    """A finite float, or None for anything else (drafts may be invalid)."""
-    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
-        return float(value)
-    return None
-
-
 @dataclass(frozen=True)
 class BudgetPlan:
     """The ε of one release design, and what running it charges given earlier spend."""
@@ -111,60 +106,6 @@ class BudgetPlan:
         return cls(float(epsilon_generator), loop, once, float(gamma), max_iterations,
                    float(epsilon_0), float(prior), bool(once_reused and once > 0),
                    float(epsilon_survey))
-
-    @classmethod
-    def of_spec(cls, spec: Any, *, prior: float = 0.0, once_reused: bool = False) -> BudgetPlan:
-        """The plan of a validated :class:`~workbench.specification.Spec` (duck-typed: no spec
-        import)."""
-        s = spec.selection
-        survey = getattr(spec, "survey", None)
-        cleaning = getattr(spec, "cleaning_counts", None)
-        plan = cls.of_criteria(spec.budget.epsilon_generator,
-                               ((c.epsilon, c.once) for c in spec.criteria),
-                               gamma=s.gamma, max_iterations=s.max_iterations,
-                               epsilon_0=s.epsilon_0, prior=prior, once_reused=once_reused,
-                               epsilon_survey=survey.epsilon if survey is not None else 0.0)
-        n_policy = getattr(spec, "n_policy", None)
-        return replace(plan, epsilon_cleaning=float(cleaning.epsilon) if cleaning is not None
-                       else 0.0,
-                       epsilon_n=float(n_policy.epsilon) if n_policy is not None
-                       and n_policy.dp else 0.0)
-
-    @classmethod
-    def of_document(cls, document: Mapping[str, Any]) -> BudgetPlan | None:
-        """The plan of a draft; None without a usable ε_gen (unusable criterion ε's are skipped).
-
-        ε_gen is the budget's when written, else the largest generator 'epsilon' of a search
-        space whose every grid declares one (the validator's derivation).
-        """
-        gen = _draft_generator_epsilon(document)
-        if gen is None or gen <= 0:
-            return None
-        pairs: list[tuple[float, bool]] = []
-        for crit in document.get("criteria", []):
-            if not isinstance(crit, Mapping):
-                continue
-            eps = _finite(crit.get("epsilon", 0.0))
-            if eps is not None and eps > 0:
-                pairs.append((eps, bool(crit.get("once", False))))
-        selection = document.get("selection", {})
-        selection = selection if isinstance(selection, Mapping) else {}
-        cap = selection.get("max_iterations")
-        cap = cap if isinstance(cap, int) and not isinstance(cap, bool) and cap >= 1 else None
-        e0 = _finite(selection.get("epsilon_0", 0.0))
-        gamma = _finite(selection.get("gamma", 0.0))
-        plan = cls.of_criteria(gen, pairs,
-                               gamma=gamma if gamma is not None and 0 <= gamma <= 1 else 0.0,
-                               max_iterations=cap,
-                               epsilon_0=e0 if e0 is not None and e0 >= 0 else 0.0,
-                               epsilon_survey=_survey_epsilon(document.get("survey")))
-        plan = replace(plan, epsilon_cleaning=_cleaning_epsilon(document.get("cleaning_counts")),
-                       epsilon_n=_n_epsilon(document.get("metadata")))
-        try:
-            plan.epsilon_selection  # noqa: B018 - validates ε₀'s range
-        except ValueError:
-            return None
-        return plan
 
     @classmethod
     def of_selection_line(cls, line: Mapping[str, Any], once: Iterable[float] = (),
@@ -287,15 +228,17 @@ class BudgetPlan:
             (self.epsilon_selection + self.epsilon_every_run) / q, self.epsilon_once)
 
     # --- the words -------------------------------------------------------------------------
+    def every_run_parts(self) -> list[tuple[str, str, float]]:
+        """(formula term, sentence, ε) of each part every run releases before the loop."""
+        parts = [("survey", "The survey's DP raking ({}) is", self.epsilon_survey),
+                 ("cleaning counts", "The cleaning counts ({}) are", self.epsilon_cleaning),
+                 ("n estimate", "The DP estimate of n ({}) is", self.epsilon_n)]
+        return [part for part in parts if part[2] > 0]
+
     def formula_terms(self, *, ascii: bool = False) -> str:
         """'ε_total = 2 × (ε_gen + Σ in-loop) + ε₀ + Σ once' with numbers (``ascii``: 'epsilon')."""
         name, times = ("epsilon_total", "x") if ascii else ("ε_total", "×")
-        survey = (f" + survey {_num(round(self.epsilon_survey, 12))}" if self.epsilon_survey
-                  else "")
-        if self.epsilon_cleaning:
-            survey += f" + cleaning counts {_num(round(self.epsilon_cleaning, 12))}"
-        if self.epsilon_n:
-            survey += f" + n estimate {_num(round(self.epsilon_n, 12))}"
+        survey = "".join(f" + {term} {_num(round(e, 12))}" for term, _, e in self.every_run_parts())
         return (f"{name} = {self.loop_factor} {times} ({_num(self.epsilon_generator)} + "
                 f"{_num(round(self.epsilon_criteria_loop, 12))}) + {_num(self.epsilon_0)} + "
                 f"{_num(round(self.epsilon_once, 12))}{survey}")
@@ -352,15 +295,8 @@ class BudgetPlan:
         if self.epsilon_once > 0:
             once = (f" The once-statistics ({eps} = {_num(self.epsilon_once)}) are kept in the "
                     "dataset's budget store and reused, so they are charged once, ever.")
-        if self.epsilon_survey > 0:
-            once += (f" The survey's DP raking ({eps} = {_num(self.epsilon_survey)}) is released "
-                     "again by every attempt.")
-        if self.epsilon_cleaning > 0:
-            once += (f" The cleaning counts ({eps} = {_num(self.epsilon_cleaning)}) are released "
-                     "again by every attempt.")
-        if self.epsilon_n > 0:
-            once += (f" The DP estimate of n ({eps} = {_num(self.epsilon_n)}) is released "
-                     "again by every attempt.")
+        once += "".join(f" {who.format(f'{eps} = {_num(e)}')} released again by every attempt."
+                        for _, who, e in self.every_run_parts())
         ps = EXAMPLE_PASS_PROBABILITIES if pass_probability is None else (pass_probability,)
         expected = ", ".join(
             f"p = {p:g}: {_num(self.expected_epsilon_until_release(p))}" for p in ps)
@@ -368,59 +304,6 @@ class BudgetPlan:
         return (f"Retrying after ⊥ (--spend-again) costs {unit} per attempt.{once} Expected "
                 f"{eps} until a release = {_num(self.epsilon_once)} + "
                 f"{_num(self.epsilon_selection + self.epsilon_every_run)}/{release}: {expected}.")
-
-
-def _draft_generator_epsilon(document: Mapping[str, Any]) -> float | None:
-    """ε_gen of a draft: budget.epsilon_generator, else the largest 'epsilon' of a search space
-    whose every grid declares one (None when neither is usable)."""
-    budget = document.get("budget", {})
-    written = _finite(budget.get("epsilon_generator")) if isinstance(budget, Mapping) else None
-    if written is not None:
-        return written
-    generator = document.get("generator", {})
-    grids = generator.get("search_space") if isinstance(generator, Mapping) else None
-    if not isinstance(grids, list) or not grids:
-        return None
-    values: list[float] = []
-    for grid in grids:
-        eps = grid.get("epsilon") if isinstance(grid, Mapping) else None
-        given = [v for v in (_finite(e) for e in eps or ()) if v is not None and v > 0] \
-            if isinstance(eps, list) else []
-        if not given:
-            return None
-        values += given
-    return max(values)
-
-
-#: ε_w of the survey's weight check when ``survey.weight_check_epsilon`` is not written
-#: (:mod:`workbench.survey.weight_check`); here because the draft plan prices it too.
-DEFAULT_WEIGHT_CHECK_EPSILON = 0.01
-
-
-def _survey_epsilon(section: Any) -> float:
-    """ε_w + ε₁ + ε₂ + ε₃ of a draft's survey section (0 when absent or unusable)."""
-    eps = section.get("epsilon") if isinstance(section, Mapping) else None
-    if not isinstance(eps, Mapping):
-        return 0.0
-    parts = [_finite(eps.get(k, 0.0)) for k in ("binning", "table", "counts")]
-    check = _finite(section.get("weight_check_epsilon", DEFAULT_WEIGHT_CHECK_EPSILON))
-    return math.fsum(p for p in (*parts, check) if p is not None and p > 0)
-
-
-def _cleaning_epsilon(section: Any) -> float:
-    """ε of a draft's ``cleaning_counts`` (0 when absent, public or unusable)."""
-    if not isinstance(section, Mapping) or section.get("release") != "dp":
-        return 0.0
-    eps = _finite(section.get("epsilon"))
-    return eps if eps is not None and eps > 0 else 0.0
-
-
-def _n_epsilon(metadata: Any) -> float:
-    """ε_n of a draft's ``metadata.n_epsilon`` under ``n_policy: dp`` (0 otherwise)."""
-    if not isinstance(metadata, Mapping) or metadata.get("n_policy") != "dp":
-        return 0.0
-    eps = _finite(metadata.get("n_epsilon"))
-    return eps if eps is not None and eps > 0 else 0.0
 
 
 def price_ledger(entries: Iterable[Mapping[str, Any]]) -> float:

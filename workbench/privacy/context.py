@@ -33,10 +33,10 @@ from workbench.privacy import _checks, lattice, mechanisms, sensitivity, smooth
 from workbench.privacy.accountant import Accountant
 from workbench.privacy.ledger import Ledger
 from workbench.privacy.noise import NoiseSource, OpenDPNoise, SamplerStream
-from workbench.privacy.parallel import charged_epsilon
 from workbench.privacy.records import (
     MeasurementRecord,
     Noisy,
+    charged_epsilon,
     discrete_laplace_sigma,
     laplace_sigma,
     noisy_max_sigma,

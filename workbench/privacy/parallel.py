@@ -10,64 +10,16 @@ Use :func:`parallel_composition` around the measurements, with one :meth:`Parall
 block per part; every measurement inside carries the group and part in its record, the
 accountant charges max over parts of Σ ε per part (:class:`ParallelTracker`), and the ledger
 gets one ``parallel_composition`` line with the parts, the charge and the reason.
-``workbench verify`` prices a ledger's measurements with :func:`charged_epsilon`.
+``workbench verify`` prices a ledger's measurements with
+:func:`~workbench.privacy.records.charged_epsilon`. This module sits above the context.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from workbench.privacy.context import PrivacyContext
-    from workbench.privacy.records import MeasurementRecord
-
-
-
-def charged_epsilon(entries: Iterable[Mapping[str, Any]]) -> float:
-    """ε of measurements (ledger lines or record dicts): Σ of ungrouped ε plus, per parallel
-    group, max over its parts of Σ ε in the part.
-
-    >>> charged_epsilon([{"epsilon": 0.5}, {"epsilon": 1, "group": "g", "part": "T"},
-    ...                  {"epsilon": 1, "group": "g", "part": "P"}])
-    1.5
-    """
-    plain: list[float] = []
-    groups: dict[tuple[str, str, str], dict[str, list[float]]] = {}
-    for e in entries:
-        group = e.get("group")
-        if group is None:
-            plain.append(float(e["epsilon"]))
-        else:  # a group is named within its stage and iteration
-            key = (str(e.get("stage")), str(e.get("iteration")), str(group))
-            groups.setdefault(key, {}).setdefault(str(e.get("part")), []).append(
-                float(e["epsilon"]))
-    maxima = [max(math.fsum(v) for v in parts.values()) for parts in groups.values()]
-    return math.fsum(plain + maxima)
-
-
-class ParallelTracker:
-    """The accountant's view: how much more a grouped measurement costs (the max's increase)."""
-
-    def __init__(self) -> None:
-        self._sums: dict[tuple[str, int | None, str], dict[str, float]] = {}
-
-    def increment(self, record: MeasurementRecord) -> float:
-        """ε the accountant must charge for ``record`` (its ε if ungrouped), without keeping it."""
-        if record.group is None:
-            return record.epsilon
-        parts = self._sums.get((record.stage, record.iteration, record.group), {})
-        before = max(parts.values(), default=0.0)
-        after = max(before, parts.get(str(record.part), 0.0) + record.epsilon)
-        return after - before
-
-    def add(self, record: MeasurementRecord) -> None:
-        """Keep an accepted grouped record."""
-        if record.group is not None:
-            parts = self._sums.setdefault((record.stage, record.iteration, record.group), {})
-            parts[str(record.part)] = parts.get(str(record.part), 0.0) + record.epsilon
+from workbench.privacy.context import PrivacyContext
 
 
 class ParallelGroup:

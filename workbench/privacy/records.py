@@ -2,12 +2,16 @@
 
 A :class:`MeasurementRecord` describes one call of a mechanism without its input or output
 (purpose, mechanism, ε, Δ, scale, σ, bounds, stage, iteration, time); :class:`Noisy` pairs a
-released value with its record.
+released value with its record. What records cost under parallel composition (McSherry 2009,
+Thm 4: disjoint parts cost the max over parts of Σ ε in the part; the blocks are run by
+:mod:`workbench.privacy.parallel`) is priced here, below everything that measures:
+:func:`charged_epsilon` for a ledger, :class:`ParallelTracker` for the accountant.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar
@@ -109,3 +113,47 @@ class Noisy(Generic[V]):
 
     value: V
     record: MeasurementRecord
+
+
+def charged_epsilon(entries: Iterable[Mapping[str, Any]]) -> float:
+    """ε of measurements (ledger lines or record dicts): Σ of ungrouped ε plus, per parallel
+    group, max over its parts of Σ ε in the part.
+
+    >>> charged_epsilon([{"epsilon": 0.5}, {"epsilon": 1, "group": "g", "part": "T"},
+    ...                  {"epsilon": 1, "group": "g", "part": "P"}])
+    1.5
+    """
+    plain: list[float] = []
+    groups: dict[tuple[str, str, str], dict[str, list[float]]] = {}
+    for e in entries:
+        group = e.get("group")
+        if group is None:
+            plain.append(float(e["epsilon"]))
+        else:  # a group is named within its stage and iteration
+            key = (str(e.get("stage")), str(e.get("iteration")), str(group))
+            groups.setdefault(key, {}).setdefault(str(e.get("part")), []).append(
+                float(e["epsilon"]))
+    maxima = [max(math.fsum(v) for v in parts.values()) for parts in groups.values()]
+    return math.fsum(plain + maxima)
+
+
+class ParallelTracker:
+    """The accountant's view: how much more a grouped measurement costs (the max's increase)."""
+
+    def __init__(self) -> None:
+        self._sums: dict[tuple[str, int | None, str], dict[str, float]] = {}
+
+    def increment(self, record: MeasurementRecord) -> float:
+        """ε the accountant must charge for ``record`` (its ε if ungrouped), without keeping it."""
+        if record.group is None:
+            return record.epsilon
+        parts = self._sums.get((record.stage, record.iteration, record.group), {})
+        before = max(parts.values(), default=0.0)
+        after = max(before, parts.get(str(record.part), 0.0) + record.epsilon)
+        return after - before
+
+    def add(self, record: MeasurementRecord) -> None:
+        """Keep an accepted grouped record."""
+        if record.group is not None:
+            parts = self._sums.setdefault((record.stage, record.iteration, record.group), {})
+            parts[str(record.part)] = parts.get(str(record.part), 0.0) + record.epsilon

@@ -27,25 +27,17 @@ Why not OpenDP's ``make_select_private_candidate``: it needs the iteration as an
 generator, sample, evaluate criteria) whose privacy is accounted by our own accountant, so it
 could only be wrapped with ``make_user_measurement``, i.e. an unverified privacy claim. It also
 has no iteration cap T and no hook to tell the ledger which iteration a measurement belongs
-to. The loop below is a few lines; its coin comes from the context (``secrets``-backed
-``random.SystemRandom`` in confidential mode, a seeded generator in simulation).
+to. The loop (:mod:`workbench.privacy.loop`, above the context) is a few lines; its coin
+comes from the context (``secrets``-backed ``random.SystemRandom`` in confidential mode, a
+seeded generator in simulation). This module is the loop's pure arithmetic.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
 from numbers import Integral, Real
-from typing import TYPE_CHECKING, Generic, Literal, TypeVar
 
 from workbench.privacy import _checks
-
-if TYPE_CHECKING:
-    from workbench.privacy.context import PrivacyContext
-
-T = TypeVar("T")
-StopReason = Literal["success", "gamma", "cap"]
 
 
 def _check_max_iterations(max_iterations: object) -> int | None:
@@ -206,90 +198,3 @@ def probability_bottom(p: float, gamma: float, max_iterations: int | None) -> fl
     if p == 0.0 and g == 0.0 and t is None:
         return 0.0
     return max(0.0, 1.0 - probability_success(p, g, t))
-
-
-@dataclass(frozen=True)
-class SelectionResult(Generic[T]):
-    """Outcome of private selection; ``output`` is None on ⊥ (a failed candidate is never output).
-
-    ``iterations`` and ``stopped_by`` are for the enclave's operator: Thm. 3 covers only the
-    output, so do not publish them; forecast them from public pass rates with
-    :func:`expected_iterations` and :func:`probability_bottom` instead.
-    """
-
-    output: T | None
-    succeeded: bool
-    iterations: int
-    stopped_by: StopReason
-
-
-def _resolve_epsilon_0(
-    gamma: float, max_iterations: int | None, epsilon_0: float | None, ctx: PrivacyContext
-) -> float:
-    """ε₀ from the argument, else the accountant's plan, else the smallest one the cap allows."""
-    plan = ctx.accountant.plan if ctx.accountant is not None else None
-    if plan is not None:
-        if (plan.gamma, plan.max_iterations) != (float(gamma), max_iterations):
-            raise ValueError("gamma and max_iterations must match the accountant's selection plan")
-        if epsilon_0 is not None and float(epsilon_0) != plan.epsilon_0:
-            raise ValueError("epsilon_0 must match the accountant's selection plan")
-        return plan.epsilon_0
-    if epsilon_0 is not None:
-        return float(epsilon_0)
-    if max_iterations is None or max_iterations == 1:
-        return 0.0
-    return min(1.0, smallest_epsilon_0(gamma, max_iterations))
-
-
-def private_selection(
-    step: Callable[[int], tuple[bool, T]],
-    *,
-    gamma: float,
-    max_iterations: int | None,
-    ctx: PrivacyContext,
-    epsilon_0: float | None = None,
-) -> SelectionResult[T]:
-    """Run ``step(1)``, ``step(2)``, … until one returns ``(True, output)`` (paper Alg. 1).
-
-    After a failure: stop with ⊥ if T iterations have run ("cap"), else stop with ⊥ with
-    probability γ ("gamma"). Before each step ``ctx.begin_iteration(i)`` tags the step's
-    "loop" measurements for the accountant. In confidential mode the accountant must hold a
-    selection plan with the same γ and T (and so ε₀), since that plan is what pays for it.
-    """
-    from workbench.privacy.context import PrivacyMode
-
-    if not callable(step):
-        raise ValueError("step must be callable as step(iteration) -> (passed, output)")
-    e0 = _resolve_epsilon_0(gamma, max_iterations, epsilon_0, ctx)
-    check_selection_parameters(gamma, max_iterations, e0)
-    if ctx.mode is PrivacyMode.CONFIDENTIAL and (
-        ctx.accountant is None or ctx.accountant.plan is None
-    ):
-        raise ValueError("ctx: plan the selection on the accountant before running it")
-    ctx.log_event(
-        "selection_start", gamma=float(gamma), max_iterations=max_iterations, epsilon_0=e0
-    )
-    i = 0
-    try:
-        while True:
-            i += 1
-            ctx.begin_iteration(i)
-            passed, output = step(i)
-            if passed:
-                result = SelectionResult(output, True, i, "success")
-                break
-            if max_iterations is not None and i >= max_iterations:
-                result = SelectionResult(None, False, i, "cap")
-                break
-            if ctx.coin(gamma):
-                result = SelectionResult(None, False, i, "gamma")
-                break
-    finally:
-        ctx.end_iteration()
-    ctx.log_event(
-        "selection_end",
-        succeeded=result.succeeded,
-        iterations=result.iterations,
-        stopped_by=result.stopped_by,
-    )
-    return result

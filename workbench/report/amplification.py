@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbench.privacy import amplification as amp
-from workbench.privacy.budget_plan import BudgetPlan
 
 STRATEGIES = ("complete_rows", "partial", "impute")
 
@@ -83,7 +82,7 @@ def amplification_figure(spec: Any, *, strategy: str = "complete_rows",
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy must be one of {list(STRATEGIES)}")
     columns = list(spec.column_names)
-    plan = BudgetPlan.of_spec(spec)
+    plan = spec.budget_plan()
     eps = plan.epsilon_generator
     if strategy == "complete_rows":
         result = amp.complete_rows([amp.Measure(tuple(columns), eps)], rates, columns)

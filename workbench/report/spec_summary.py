@@ -6,10 +6,10 @@ import math
 import textwrap
 
 from workbench.generators import Guarantee, records_plan
-from workbench.privacy.budget_plan import BudgetPlan
 from workbench.report.amplification import amplification_figure
 from workbench.report.own_data import cleaning_describe_line, pilot_describe_lines
 from workbench.specification import Spec
+from workbench.specification.derived import configuration_epsilon, selectable_epsilons
 
 
 def format_number(x: float | None) -> str:
@@ -36,7 +36,7 @@ def _family_lines(spec: Spec) -> list[str]:
     out: list[str] = []
     for i, params in enumerate(spec.generator.hyperparameter_sets(), 1):
         own = {k: v for k, v in params.items() if k != "epsilon"}
-        eps = float(params.get("epsilon", spec.budget.epsilon_generator))
+        eps = configuration_epsilon(spec, params)
         generator = make_generator(spec.generator.family, **own)
         generator.bind_spec(spec, None)
         shown = ", ".join(f"{k}={v}" for k, v in sorted(params.items())) or "defaults"
@@ -137,7 +137,8 @@ def describe_spec(spec: Spec) -> str:
     b, s = spec.budget, spec.selection
     in_loop = spec.budget_plan().epsilon_criteria_loop
     out.append("Budget:")
-    alternatives = sorted({spec.generator_epsilon(c) for c in spec.configurations()})
+    declared = [b.epsilon_generator if v is None else v for v in selectable_epsilons(spec.document)]
+    alternatives = sorted(set(declared))
     shown = (
         f" (largest of the alternatives {', '.join(map(format_number, alternatives))})"
         if len(alternatives) > 1
@@ -151,7 +152,7 @@ def describe_spec(spec: Spec) -> str:
         f"T = {format_number(s.max_iterations)}, epsilon_0 = {format_number(s.epsilon_0)}"
     )
     out.append(f"  neighbour relation       {b.neighbour}")
-    plan = BudgetPlan.of_spec(spec)
+    plan = spec.budget_plan()
     out.append(f"  {plan.formula(ascii=True)}")
     for g in _record_parts(spec):  # the second part, never added to the first
         out.append(f"  {records_plan(plan, g).records_text(ascii=True)}")

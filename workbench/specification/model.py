@@ -16,6 +16,7 @@ import numpy as np
 
 from workbench.constraints import Predicate
 from workbench.specification.document import FROZEN_KEY, thaw
+from workbench.specification.forecast import RecordedForecast
 from workbench.specification.n_policy import NPolicy
 from workbench.specification.own_data import CleaningCounts, PilotRef
 from workbench.specification.space import Configuration, GeneratorSpace
@@ -149,28 +150,6 @@ class ExpectedN:
 
 
 @dataclass(frozen=True)
-class RecordedForecast:
-    """The dry run's forecast that narrowing wrote into the spec (public: proxy data only)."""
-
-    #: mean P(all criteria pass) per iteration over the narrowed configurations
-    p: float
-    repetitions: int
-    min_pass: float
-    #: records the proxy was rehearsed at (the low end of a range), and the proxy's file name
-    n: int | None = None
-    proxy: str | None = None
-    #: the high end when the forecast was made over a range of n (both ends rehearsed)
-    n_max: int | None = None
-    #: the design it was made for: ``spec.document.forecast_hash`` of the spec (issue 26)
-    spec_sha256: str | None = None
-    #: 95% Wilson interval of p over the rehearsed iterations
-    interval: tuple[float, float] | None = None
-    #: the lowest and highest p over the proxy scenarios rehearsed (``dryrun.robust``)
-    low: float | None = None
-    high: float | None = None
-
-
-@dataclass(frozen=True)
 class Selection:
     """Private selection with a known threshold: stop probability γ, cap T, and ε₀."""
 
@@ -284,21 +263,15 @@ class Spec:
         raise KeyError(f"no criterion {criterion_id!r}")
 
     # --- budget ------------------------------------------------------------------
-    def generator_epsilon(self, configuration: Configuration) -> float:
-        """ε_gen of one configuration: its 'epsilon' alternative, else the budget's.
-
-        The selection is charged for the largest (ε₁ of the base algorithm is a maximum over
-        configurations), which the validator holds equal to ``budget.epsilon_generator``.
-        """
-        return float(
-            configuration.params.get("epsilon", self.budget.epsilon_generator)
-        )
-
     def budget_plan(self, *, prior: float = 0.0, once_reused: bool = False) -> BudgetPlan:
-        """The one budget plan of this design (ε₁, once, survey, selection, ε_total)."""
-        from workbench.privacy.budget_plan import BudgetPlan
+        """The one budget plan of this design, derived from its document as a draft's is
+        (:func:`workbench.specification.derived.document_plan`), after ``prior`` ε."""
+        from workbench.specification.derived import document_plan
 
-        return BudgetPlan.of_spec(self, prior=prior, once_reused=once_reused)
+        plan = document_plan(self.document)
+        if plan is None:  # the validator derived ε_gen and checked the selection
+            raise ValueError("budget: the spec's ε cannot be composed")
+        return plan.with_prior(prior, once_reused=once_reused and plan.epsilon_once > 0)
 
     @property
     def epsilon_once(self) -> float:

@@ -7,8 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from workbench.privacy.budget_plan import DEFAULT_WEIGHT_CHECK_EPSILON
-
+#: ε_w of the survey's weight check when ``survey.weight_check_epsilon`` is not written
+#: (:mod:`workbench.survey.weight_check`).
+DEFAULT_WEIGHT_CHECK_EPSILON = 0.01
 #: |DP weight total / N − 1| above this refuses the run (``survey.weight_check_tolerance``).
 DEFAULT_WEIGHT_CHECK_TOLERANCE = 0.2
 

@@ -29,6 +29,7 @@ from workbench.criteria import kinds
 from workbench.generators import Guarantee, generator_for
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.specification import Configuration, Criterion, Spec
+from workbench.specification.derived import configuration_epsilon
 from workbench.transform import Domain, TableCodec
 
 if TYPE_CHECKING:
@@ -128,5 +129,5 @@ def bind(spec: Spec, configuration: Configuration | Mapping[str, Any]) -> Trial:
         kind = kinds.get(c.kind)
         bound.append(BoundCriterion(c, kind, tuple(kind.marginals(spec, c))))
     return Trial(spec=spec, configuration=config, table=spec.table_codec(config),
-                 epsilon_generator=spec.generator_epsilon(config), criteria=tuple(bound),
-                 plan=spec.budget_plan())
+                 epsilon_generator=configuration_epsilon(spec, config.params),
+                 criteria=tuple(bound), plan=spec.budget_plan())

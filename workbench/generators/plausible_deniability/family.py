@@ -207,7 +207,6 @@ class PlausibleDeniability(GeneratorFamily):
         (:meth:`~workbench.privacy.budget_plan.BudgetPlan.with_records`, ``gated``). Not
         ``proven_for_release``: no bound is proven for the released set as a whole (several
         records may share a seed; whether enough candidates pass, else ⊥, depends on R)."""
-        from workbench.privacy.budget_plan import BudgetPlan
 
         b = self.record_bound()
         source = f"; the network's {self.structure_words()}" if self.public else ""
@@ -215,7 +214,7 @@ class PlausibleDeniability(GeneratorFamily):
         parameters: dict[str, float | int | str] = {
             "epsilon": round(b.epsilon, 12), "delta": b.delta, "epsilon_pd": round(b.epsilon, 12)}
         if spec is not None:
-            plan = BudgetPlan.of_spec(spec).with_records(LABEL, b.epsilon, b.delta, gated=True)
+            plan = spec.budget_plan().with_records(LABEL, b.epsilon, b.delta, gated=True)
             parameters.update(epsilon=plan.record_epsilon_total,
                               epsilon_criteria=plan.epsilon_statistics)
         parameters.update({"t": b.t, "k": self.k, "gamma": float(self.gamma),

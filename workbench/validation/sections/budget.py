@@ -1,22 +1,16 @@
 """``budget``: the neighbour relation (``add_remove`` refused: n is public in this scheme), the
 optional cap on ε_total and the dataset's lifetime cap (both checked on the whole spec, in
-``workbench.validation.checks``), and two DERIVED values:
-
-* ε_gen — the largest ``epsilon`` a selectable configuration's generator takes (its search-space
-  grid's, or the narrowed list's); private selection is charged for the largest. A spec without
-  ``epsilon`` alternatives states it once, as ``budget.epsilon_generator``;
-* Σ ε_criteria — the sum of the criteria's ε.
-
-Older specs that write ``budget.epsilon_generator`` beside ``epsilon`` alternatives, or
-``budget.epsilon_criteria``, still load: the written values are checked against the derived
-ones (one fact, one owner; a copy that disagrees is a problem at its path)."""
+``workbench.validation.checks``), and two DERIVED values: ε_gen
+(:mod:`workbench.specification.derived`, as for a draft) and Σ ε_criteria. Older specs that
+write ``budget.epsilon_generator`` beside ``epsilon`` alternatives, or
+``budget.epsilon_criteria``, still load: a written copy that disagrees with the derived value
+is a problem at its path (one fact, one owner)."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import Any
 
+from workbench.specification import derived
 from workbench.specification.model import Budget
 from workbench.validation.budget_rules import ADD_REMOVE_REFUSED
 from workbench.validation.sections.context import BuildContext
@@ -38,7 +32,7 @@ def build(ctx: BuildContext) -> Budget:
     if raw["neighbour"] == "add_remove":
         ctx.problem("budget.neighbour", ADD_REMOVE_REFUSED)
     return Budget(
-        epsilon_generator=generator_epsilon(ctx, raw),
+        epsilon_generator=_epsilon_generator(ctx),
         epsilon_criteria=round(total, 12),
         neighbour=raw["neighbour"],
         epsilon_total_max=raw.get("epsilon_total_max"),
@@ -49,45 +43,21 @@ def build(ctx: BuildContext) -> Budget:
     )
 
 
-def _selectable_epsilons(ctx: BuildContext) -> list[float | None]:
-    """The generator 'epsilon' of every selectable configuration (None: it takes none)."""
-    selection = ctx.built.get("selection")
-    narrowed = None if selection is None else selection.configurations
-    if narrowed:
-        return [_number(c.params.get("epsilon")) for c in narrowed]
-    space = ctx.built.get("generator")
-    out: list[float | None] = []
-    for grid in () if space is None else space.grids:
-        values = dict(grid).get("epsilon")
-        out += [_number(v) for v in values] if values else [None]
-    return out
-
-
-def generator_epsilon(ctx: BuildContext, raw: Mapping[str, Any]) -> float:
-    """ε_gen of the selection: the largest selectable 'epsilon', or the written budget value
-    for configurations that take none (which must then be ≥ every alternative)."""
-    written = raw.get("epsilon_generator")
-    values = _selectable_epsilons(ctx)
+def _epsilon_generator(ctx: BuildContext) -> float:
+    """ε_gen by the one derivation (:func:`workbench.specification.derived.generator_epsilon`),
+    with a missing one or a written copy that is not the largest selectable 'epsilon' reported."""
+    eps = derived.generator_epsilon(ctx.doc)
+    if eps is None:
+        ctx.problem("budget.epsilon_generator",
+                    "the generator's ε is not given: declare 'epsilon' in every "
+                    "generator.search_space grid (one value or alternatives) or write "
+                    "budget.epsilon_generator")
+        return math.nan
+    values = derived.selectable_epsilons(ctx.doc)
     given = [v for v in values if v is not None]
-    if written is None:
-        if not given or len(given) < len(values):
-            ctx.problem("budget.epsilon_generator",
-                        "the generator's ε is not given: declare 'epsilon' in every "
-                        "generator.search_space grid (one value or alternatives) or write "
-                        "budget.epsilon_generator")
-            return math.nan
-        return max(given)
-    written = float(written)
-    largest = max([written] * (len(given) < len(values) or not given) + given)
-    if not math.isclose(largest, written, rel_tol=1e-9):
+    largest = max([eps] * (len(given) < len(values) or not given) + given)
+    if not math.isclose(largest, eps, rel_tol=1e-9):
         ctx.problem("budget.epsilon_generator",
                     f"must equal the largest selectable generator 'epsilon' ({largest:g}): "
                     "private selection is charged for the largest; leave it out to derive it")
-    return written
-
-
-def _number(value: Any) -> float | None:
-    """A usable ε value (the generator section reports bad ones)."""
-    if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
-        return float(value)
-    return None
+    return eps

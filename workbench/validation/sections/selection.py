@@ -5,7 +5,8 @@ narrowing recorded (``forecast``), which ``workbench run`` requires when γ = 0 
 from __future__ import annotations
 
 from workbench.privacy import check_selection_parameters
-from workbench.specification.model import RecordedForecast, Selection
+from workbench.specification.forecast import RecordedForecast
+from workbench.specification.model import Selection
 from workbench.specification.space import Configuration
 from workbench.validation.sections.context import BuildContext
 
@@ -41,12 +42,5 @@ def build(ctx: BuildContext) -> Selection:
         max_iterations=raw["max_iterations"],
         epsilon_0=float(raw["epsilon_0"]),
         configurations=configs,
-        forecast=None if recorded is None else RecordedForecast(
-            p=float(recorded["p"]), repetitions=int(recorded["repetitions"]),
-            min_pass=float(recorded["min_pass"]), n=recorded.get("n"),
-            proxy=recorded.get("proxy"), n_max=recorded.get("n_max"),
-            spec_sha256=recorded.get("spec_sha256"),
-            interval=None if recorded.get("interval") is None else tuple(recorded["interval"]),
-            low=(recorded.get("range") or {}).get("low"),
-            high=(recorded.get("range") or {}).get("high")),
+        forecast=None if recorded is None else RecordedForecast.from_document(recorded),
     )

@@ -2,33 +2,23 @@
 
 from __future__ import annotations
 
-from workbench.privacy.budget_plan import BudgetPlan
 from workbench.report.datasheet import neighbour_words, plain_epsilon
 from workbench.report.guarantee import guarantee_html, spec_guarantees
 from workbench.report.spec_summary import format_number
 from workbench.specification import Spec
+from workbench.specification.derived import budget_parts
 from workbench.widgets.dashboards.pages import badge, esc, table_html
 
 
-def budget_rows(spec: Spec) -> list[tuple[str, float, int]]:
-    """(part, ε, how many times it counts) for every part of ε_total."""
-    k = BudgetPlan.of_spec(spec).loop_factor
-    rows: list[tuple[str, float, int]] = [
-        (f"generator ({spec.generator.family})", spec.budget.epsilon_generator, k)]
-    rows += [(f"criterion {c.id}", c.epsilon, k) for c in spec.criteria if c.in_loop]
-    rows.append(("ε₀ (private selection's stop rule)", spec.selection.epsilon_0, 1))
-    rows += [(f"criterion {c.id} (once)", c.epsilon, 1) for c in spec.criteria if c.once]
-    return rows
-
-
-def budget_formula(spec: Spec) -> str:
-    """ε_total = 2 × (ε_gen + Σ in-loop ε) + ε₀ + Σ once ε (1 × for a single attempt)."""
-    return BudgetPlan.of_spec(spec).formula()
+def budget_rows(spec: Spec) -> list[tuple[str, float, float]]:
+    """(part, ε, how many times it counts) for every part of ε_total (the one derivation,
+    :func:`workbench.specification.derived.budget_parts`, as the co-design bar)."""
+    return [(p.label, p.epsilon, p.weight) for p in budget_parts(spec.to_document())]
 
 
 def budget_html(spec: Spec) -> str:
     """The budget breakdown, the cap if any, and ε_total in plain words."""
-    rows = [[part, format_number(eps), f"× {times}", format_number(round(eps * times, 12))]
+    rows = [[part, format_number(eps), f"× {times:g}", format_number(round(eps * times, 12))]
             for part, eps, times in budget_rows(spec)]
     rows.append(["ε_total", "", "", format_number(spec.epsilon_total)])
     cap = spec.budget.epsilon_total_max
@@ -37,7 +27,7 @@ def budget_html(spec: Spec) -> str:
         f"{badge('within the cap', 'pass') if spec.epsilon_total <= cap else badge('OVER', 'fail')}"
         "</p>")
     return (
-        f"<h3>Budget</h3><p class='wb-big'>{esc(budget_formula(spec))}</p>"
+        f"<h3>Budget</h3><p class='wb-big'>{esc(spec.budget_plan().formula())}</p>"
         "<p class='wb-muted'>Private selection (Liu &amp; Talwar; paper Thm. 3) doubles the ε "
         "spent in each iteration, however many iterations run; statistics computed once "
         "outside the loop count once.</p>"

@@ -43,14 +43,13 @@ def summary_html(s: Summary) -> str:
     elif s.all_pass is None:
         parts.append("forecast P(all pass): — (no proxy readouts)")
     else:
-        span = "" if s.all_pass_range is None else (
-            f" (range {_pct(s.all_pass_range[0])} – {_pct(s.all_pass_range[1])})")
-        below = s.all_pass < s.target
+        f = s.all_pass
+        below = f.probability < s.target
         target = (f" <span style='color:{'#b00020' if below else '#1b7f3b'}'>"
                   f"({'below' if below else 'meets'} the target {_pct(s.target)})</span>")
         parts.append(f"<span class='wb-summary-forecast'>forecast P(all pass) = "
-                     f"<b>{_pct(s.all_pass, s.target)}</b>{span}, {samples_label(s.samples)}"
-                     f"{target}</span>")
+                     f"<b>{_pct(f.probability, s.target)}</b> (range {_pct(f.low)} – "
+                     f"{_pct(f.high)}), {samples_label(f.samples)}{target}</span>")
     if s.at_risk:
         risky = ", ".join(f"{html.escape(cid)} ({_pct(p)})" for cid, p in s.at_risk)
         parts.append(f"<span class='wb-summary-risk' style='color:#9a6700'>at risk: "

@@ -26,7 +26,6 @@ from workbench.report.guarantee import as_guarantee, guarantee_html
 from workbench.report.overview import binned_like_release, overlay_png, shares
 from workbench.report.spec_summary import format_number
 from workbench.specification import Configuration, Spec
-from workbench.widgets.dashboards.budget_section import budget_formula
 from workbench.widgets.dashboards.pages import badge, esc, message_page, page, table_html, tabs
 from workbench.widgets.dashboards.release_overview import overview_page_html
 
@@ -180,7 +179,7 @@ def budget_html(summary: Mapping[str, Any] | None, spec: Spec | None,
         rows = [[label, _value(summary[k])] for k, label in keys if k in summary]
         parts.append(table_html(["", "value"], rows, numeric=(1,)))
     if spec is not None:
-        parts.append(f"<p>Spec: {esc(budget_formula(spec))}</p>")
+        parts.append(f"<p>Spec: {esc(spec.budget_plan().formula())}</p>")
         if summary is not None and not math.isclose(float(summary.get("epsilon_total", math.nan)),
                                                      spec.epsilon_total, abs_tol=1e-9):
             parts.append(f"<p>{badge('ledger and spec disagree', 'fail')}</p>")

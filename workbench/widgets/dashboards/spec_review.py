@@ -21,9 +21,8 @@ import ipywidgets as widgets
 from workbench.constraints.words import rule_sentence
 from workbench.criteria import kinds
 from workbench.criteria.false_pass import FALSE_PASS_SENTENCE
-from workbench.dryrun import PassRates, read_pass_rates
+from workbench.dryrun import PassRates, forecast, read_pass_rates
 from workbench.dryrun.floors import FloorTable
-from workbench.privacy import expected_iterations, probability_bottom
 from workbench.report.spec_summary import family_words, format_number
 from workbench.specification import Configuration, Spec
 from workbench.transform.display import shown_label
@@ -189,9 +188,9 @@ def _forecast_html(spec: Spec, dryrun: PassRates | None, error: str) -> str:
     """Expected iterations and P(⊥) from dry-run pass rates (or how to get them)."""
     s = spec.selection
     if dryrun is None:
-        examples = [[f"{p:.0%}", _iterations(expected_iterations(p, s.gamma, s.max_iterations)),
-                     f"{probability_bottom(p, s.gamma, s.max_iterations):.1%}"]
-                    for p in (0.5, 0.2, 0.1, 0.05, 0.01)]
+        examples = [[f"{p:.0%}", _iterations(f.expected_iterations), f"{f.probability_bottom:.1%}"]
+                    for p in (0.5, 0.2, 0.1, 0.05, 0.01)
+                    for f in [forecast([p], s.gamma, s.max_iterations)]]
         why = (f"<p>{badge('dry-run file unreadable', 'fail')} {esc(error)}</p>" if error
                else "<p>No dry-run results given: pass <code>?dryrun=PATH</code> (or "
                "<code>workbench dashboard spec SPEC --dryrun PATH</code>) for the expected "
@@ -199,9 +198,8 @@ def _forecast_html(spec: Spec, dryrun: PassRates | None, error: str) -> str:
                "p:</p>")
         return ("<h3>Expected iterations</h3>" + why
                 + table_html(["p", "E[iterations]", "P(⊥)"], examples, numeric=(0, 1, 2)))
-    p = dryrun.mean_pass_probability
-    e = expected_iterations(p, s.gamma, s.max_iterations)
-    bottom = probability_bottom(p, s.gamma, s.max_iterations)
+    f = forecast([p_c for _, p_c, _ in dryrun.pass_probabilities], s.gamma, s.max_iterations)
+    p, e, bottom = f.p, f.expected_iterations, f.probability_bottom
     space = {c.key for c in spec.configurations()} if spec.configuration_count() <= 200_000 \
         else None
     outside = 0 if space is None else sum(c.key not in space for c, _, _ in

@@ -20,20 +20,12 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from workbench.privacy.budget_plan import BudgetPlan
+from workbench.specification.derived import GENERATOR_KEY, BudgetItem, budget_items, document_plan
 from workbench.widgets.editors.base import EditorBase, heading, note, png_image
 from workbench.widgets.editors.design_panel import DesignPanel
 from workbench.widgets.editors.fields import error_html, message_widget
 from workbench.widgets.editors.plots import BudgetBarFigure, SigmaFigure
-from workbench.widgets.model.budget import (
-    GENERATOR_KEY,
-    budget_items,
-    epsilon_0,
-    epsilon_total,
-    nice_epsilon,
-    rebalance,
-    segments,
-)
+from workbench.widgets.model.budget import nice_epsilon, rebalance, segments
 from workbench.widgets.model.lab import ProxyLab, digest
 from workbench.widgets.model.readouts import Readout
 from workbench.widgets.model.sampling import PreviewError
@@ -59,7 +51,6 @@ class BudgetPlanner(EditorBase):
         super().__init__(session, lab)
         self.eps_generator = _slider("ε generator").add_class("wb-eps-generator")
         self.sliders: dict[str, widgets.FloatLogSlider] = {}
-        self.paths: dict[str, str] = {}
         self.lock = widgets.Checkbox(description="lock ε_total and rebalance the rest",
                                      indent=False)
         self.locked_total = widgets.FloatText(description="locked at", disabled=True,
@@ -72,6 +63,7 @@ class BudgetPlanner(EditorBase):
                                      ).add_class("wb-budget-accept")
         self.message = message_widget()
         self.bar = png_image()
+        self.parts = widgets.HTML().add_class("wb-budget-parts")
         self.sigma_plot = png_image()
         self.slider_box = widgets.VBox()
         self._syncing = False
@@ -91,6 +83,7 @@ class BudgetPlanner(EditorBase):
             self.message,
             heading("Parts of ε_total"),
             self.bar,
+            self.parts,
             heading("Noise σ against ε per criterion"),
             self.sigma_plot,
             self.design.widget,
@@ -100,8 +93,9 @@ class BudgetPlanner(EditorBase):
     # --- state -----------------------------------------------------------------------------
     @property
     def total_value(self) -> float | None:
-        """ε_total of the current draft."""
-        return epsilon_total(self.session.draft)
+        """ε_total of the current draft (None when its ε's are not usable numbers)."""
+        plan = document_plan(self.session.draft)
+        return None if plan is None else plan.epsilon_total
 
     def _on_lock(self, change: dict[str, Any]) -> None:
         """Locking remembers the current total."""
@@ -115,26 +109,28 @@ class BudgetPlanner(EditorBase):
         self.message.value = ""
 
     def _moved(self, key: str, value: float) -> None:
-        """A slider moved: apply it, rebalancing the others when the total is locked."""
+        """A slider moved: apply it wherever the ε is declared, rebalancing the others when
+        the total is locked."""
         if self._syncing:
             return
         self.message.value = ""
-        path = self.paths[key]
-        previous = self.session.get(path)
-        value = nice_epsilon(float(value), previous if isinstance(previous, float | int)
-                             and not isinstance(previous, bool) else None)
-        if not self.lock.value:
-            self.session.apply(path, value, label=f"ε of {key}")
-            if self.session.get(path) == value:
-                self._sync_sliders(budget_items(self.session.draft))  # show the snapped ε
-            return
         doc = self.session.draft
+        items = budget_items(doc)
+        item = next((it for it in items if it.key == key), None)
+        if item is None:
+            return
+        value = nice_epsilon(float(value), item.epsilon)
+        if not self.lock.value:
+            self.session.apply_many(item.assign(value), label=f"ε of {key}")
+            self._sync_sliders(budget_items(self.session.draft))  # show the snapped ε
+            return
+        plan = document_plan(doc)
         try:
-            new = rebalance(budget_items(doc), key, float(value), self.locked_total.value,
-                            epsilon_0(doc))
+            new = rebalance(items, key, float(value), self.locked_total.value,
+                            0.0 if plan is None else plan.epsilon_0)
         except ValueError as exc:
             self.message.value = error_html([str(exc)])
-            self._sync_sliders(budget_items(doc))
+            self._sync_sliders(items)
             return
         self.session.apply_many(new, label=f"ε of {key} (total locked)")
 
@@ -143,12 +139,13 @@ class BudgetPlanner(EditorBase):
         """Sliders, total and plots from the draft."""
         doc = self.session.draft
         items = budget_items(doc)
-        structure = tuple((it.key, it.path) for it in items)
+        structure = tuple((it.key, tuple(path for path, _ in it.declared)) for it in items)
         if structure != self._structure:
             self._structure = structure
             self._build_sliders(items)
         self._sync_sliders(items)
         self._show_total(doc)
+        self._show_parts(doc)
         self.draw_plots()
 
     def refresh_preview(self) -> None:
@@ -166,18 +163,18 @@ class BudgetPlanner(EditorBase):
         self._draw_bar(self.session.draft)
         self._draw_sigma()
 
-    def _build_sliders(self, items: list[Any]) -> None:
-        """One slider per ε that enters ε_total."""
-        self.sliders, self.paths = {}, {}
+    def _build_sliders(self, items: list[BudgetItem]) -> None:
+        """One slider per ε that enters ε_total (ε_gen's edits it wherever it is declared)."""
+        self.sliders = {}
         for it in items:
             slider = self.eps_generator if it.key == GENERATOR_KEY else _slider(f"ε {it.label}")
             if it.key != GENERATOR_KEY:
                 slider.observe(lambda c, k=it.key: self._moved(k, c["new"]), names="value")
+            slider.tooltip = "declared at " + ", ".join(path for path, _ in it.declared)
             self.sliders[it.key] = slider
-            self.paths[it.key] = it.path
         self.slider_box.children = list(self.sliders.values())
 
-    def _sync_sliders(self, items: list[Any]) -> None:
+    def _sync_sliders(self, items: list[BudgetItem]) -> None:
         """Show the draft's ε's on the sliders without applying them back."""
         self._syncing = True
         try:
@@ -199,7 +196,7 @@ class BudgetPlanner(EditorBase):
         stale = not self.session.valid and self.session.spec is not None
         if stale:
             doc = dict(self.session.spec.document)  # type: ignore[union-attr]
-        plan = BudgetPlan.of_document(doc)
+        plan = document_plan(doc)
         total = None if plan is None else plan.epsilon_total
         if plan is not None:
             single = " (a single attempt: each ε counts once)" if plan.loop_factor == 1 else (
@@ -220,13 +217,20 @@ class BudgetPlanner(EditorBase):
                      "the last valid design</span>")
         self.total.value = text
 
+    def _show_parts(self, doc: dict[str, Any]) -> None:
+        """The bar's parts in words, each with its value (they sum to ε_total)."""
+        self.parts.value = " + ".join(
+            f"<span class='wb-budget-part' data-value='{value!r}'>{html.escape(label)} "
+            f"{value:.4g}</span>" for label, value in segments(doc))
+
     def _draw_bar(self, doc: dict[str, Any]) -> None:
         """Stacked bar of ε_total's parts (redrawn only when they change)."""
         parts = segments(doc)
         key = digest(parts)
         if key != self._bar_key:
             self._bar_key = key
-            self.bar.value = self._bar_figure.png(parts, epsilon_total(doc))
+            plan = document_plan(doc)
+            self.bar.value = self._bar_figure.png(parts, plan and plan.epsilon_total)
 
     def _readouts(self) -> dict[str, Readout]:
         """Proxy readouts of the last valid design (empty when unavailable)."""

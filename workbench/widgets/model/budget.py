@@ -1,106 +1,35 @@
-"""Budget arithmetic of a draft: ε_total by the accountant's formula, locked-total rebalancing.
+"""Budget arithmetic of the planner: the bar's parts, locked-total rebalancing, nice ε steps.
 
-ε_total = 2·(ε_gen + Σ in-loop criterion ε) + ε₀ + Σ once-criterion ε (Thm. 3, §4.14.1),
-computed by :class:`workbench.privacy.budget_plan.BudgetPlan`, the one budget plan. Each
-ε therefore has a *weight* in the total: 2 inside the selection loop (1 for a single attempt,
-``selection.max_iterations = 1``), 1 outside it.
+What a draft implies (ε_gen wherever declared, the items, the plan, the parts of ε_total) is
+:mod:`workbench.specification.derived`'s, for drafts and frozen specs alike.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from workbench.privacy import loop_factor
-from workbench.privacy.budget_plan import BudgetPlan
-
-GENERATOR_KEY = "generator"
-GENERATOR_PATH = "budget.epsilon_generator"
-
-
-@dataclass(frozen=True)
-class BudgetItem:
-    """One ε the planner can move: where it lives in the draft and its weight in ε_total."""
-
-    key: str
-    path: str
-    epsilon: float
-    weight: float
-    label: str
-    in_loop: bool = True
-
-
-def _number(value: Any) -> float | None:
-    """A finite float, or None for anything else (drafts may be invalid)."""
-    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
-        return float(value)
-    return None
-
-
-def budget_items(document: Mapping[str, Any]) -> list[BudgetItem]:
-    """The generator's ε and every criterion ε > 0, with weights 2 (in the loop) or 1 (once)."""
-    items: list[BudgetItem] = []
-    loop = float(loop_factor(max_iterations(document)))
-    eps_gen = _number(document.get("budget", {}).get("epsilon_generator"))
-    if eps_gen is not None:
-        items.append(BudgetItem(GENERATOR_KEY, GENERATOR_PATH, eps_gen, loop, "generator"))
-    for i, crit in enumerate(document.get("criteria", [])):
-        if not isinstance(crit, Mapping):
-            continue
-        eps = _number(crit.get("epsilon", 0.0))
-        if eps is None or eps <= 0:
-            continue
-        once = bool(crit.get("once", False))
-        cid = str(crit.get("id", f"criterion {i}"))
-        items.append(BudgetItem(cid, f"criteria[{i}].epsilon", eps, 1.0 if once else loop,
-                                f"{cid} (once)" if once else cid, not once))
-    return items
-
-
-def max_iterations(document: Mapping[str, Any]) -> int | None:
-    """The selection cap T of a draft (None = no cap, also when malformed)."""
-    value = document.get("selection", {}).get("max_iterations")
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def epsilon_0(document: Mapping[str, Any]) -> float:
-    """ε₀ of private selection (0 when absent or malformed)."""
-    value = _number(document.get("selection", {}).get("epsilon_0", 0.0))
-    return value if value is not None and value >= 0 else 0.0
-
-
-def epsilon_total(document: Mapping[str, Any]) -> float | None:
-    """ε_total of a draft by the one budget plan; None if the ε's are not usable numbers.
-
-    >>> doc = {"budget": {"epsilon_generator": 4}, "criteria": [{"id": "a", "epsilon": 0.99}]}
-    >>> round(epsilon_total(doc), 12)
-    9.98
-    """
-    plan = BudgetPlan.of_document(document)
-    return None if plan is None else plan.epsilon_total
+from workbench.specification.derived import BudgetItem, budget_parts
 
 
 def segments(document: Mapping[str, Any]) -> list[tuple[str, float]]:
-    """What each part contributes to ε_total (weight × ε, then ε₀), for the stacked bar."""
-    out = [(f"{it.weight:g}×{it.label}" if it.weight != 1 else it.label, it.weight * it.epsilon)
-           for it in budget_items(document)]
-    e0 = epsilon_0(document)
-    if e0 > 0:
-        out.append(("ε₀", e0))
-    return out
+    """What each part contributes to ε_total (weight × ε), for the stacked bar: they sum to
+    the plan's ε_total (parts that add nothing are left out)."""
+    return [(f"{p.weight:g}×{p.label}" if p.weight != 1 else p.label, p.weight * p.epsilon)
+            for p in budget_parts(document) if p.epsilon > 0]
 
 
 def rebalance(
     items: Sequence[BudgetItem], key: str, value: float, total: float, eps0: float = 0.0
 ) -> dict[str, float]:
-    """New ε per path so that ``key`` gets ``value`` and ε_total stays ``total``.
+    """New ε per declared path so that ``key`` gets ``value`` and ε_total stays ``total``.
 
     The other items are scaled by one common factor f (proportional rebalancing):
     w_k·value + f·Σ_{j≠k} w_j·ε_j + ε₀ = total. Raises ValueError when no f > 0 exists.
 
-    >>> items = [BudgetItem("g", "g", 4.0, 2.0, "g"), BudgetItem("c", "c", 1.0, 2.0, "c")]
+    >>> items = [BudgetItem("g", "g", 4.0, 2.0, declared=(("g", 4.0),)),
+    ...          BudgetItem("c", "c", 1.0, 2.0, declared=(("c", 1.0),))]
     >>> rebalance(items, "c", 2.0, 10.0)
     {'g': 3.0, 'c': 2.0}
     """
@@ -120,9 +49,10 @@ def rebalance(
             f"ε_total is locked at {total:g}: {target.label} must stay below {limit:.4g}"
         )
     factor = rest / spread
-    out = {it.path: it.epsilon * factor for it in others}
-    out[target.path] = float(value)
-    return out
+    out: dict[str, float] = {}
+    for it in others:
+        out |= it.assign(it.epsilon * factor)
+    return out | target.assign(value)
 
 
 def nice_epsilon(value: float, previous: float | None = None) -> float:

@@ -4,7 +4,8 @@ P(a release) under the spec's selection plan, against a target.
 Two sources, the better first: the Feasibility tab's dry run of exactly this design (the
 engine's own iteration on the proxy at the expected n; p is the mean over the configurations
 it ran, as private selection draws them uniformly), else the quick samples of the proxy
-(``ProxyLab.all_pass``, at the proxy's size). P(release) is
+(``ProxyLab.all_pass``, at the proxy's size; both estimates are
+:mod:`workbench.dryrun.forecast`'s). P(release) is, for either,
 :meth:`~workbench.privacy.budget_plan.BudgetPlan.probability_release` of that p. The target
 defaults to the design assistant's (``workbench design --target-p``). Plain Python.
 """
@@ -14,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from workbench.privacy.budget_plan import BudgetPlan
+from workbench.dryrun.forecast import AllPass
 from workbench.specification import Spec
 from workbench.widgets.model.readouts import samples_label
 
@@ -68,35 +69,22 @@ class Forecast:
                 f"P(a release) under this selection plan = {percent(self.p_release)}")
 
 
-def from_quick_samples(spec: Spec, all_pass: Any) -> Forecast:
-    """The quick-sample forecast (``ProxyLab.all_pass``) of ``spec``."""
-    plan = BudgetPlan.of_spec(spec)
-    if not spec.criteria:
-        return Forecast(1.0, "no criteria", 1.0, criteria=0)
-    p = float(all_pass.probability)
-    return Forecast(p, f"{samples_label(all_pass.samples)} at the proxy's size",
-                    plan.probability_release(p), float(all_pass.low), float(all_pass.high),
-                    len(spec.criteria))
-
-
-def from_dry_run(spec: Spec, result: Any) -> Forecast:
-    """The Feasibility tab's dry run of ``spec`` (every configuration it ran counts)."""
-    f = result.selection_forecast(spec.selection.gamma, spec.selection.max_iterations, 0.0)
-    runs = len(result.records)
-    source = (f"dry run at n = {int(result.n):,} ({f.configurations} configuration(s), "
-              f"{runs} task(s))")
-    if not spec.criteria:
-        return Forecast(1.0, "no criteria", 1.0, criteria=0)
-    return Forecast(float(f.p), source, 1.0 - float(f.probability_bottom),
-                    criteria=len(spec.criteria))
-
-
-def current(spec: Spec | None, all_pass: Any = None, dry_run: Any = None) -> Forecast | None:
-    """The dry run's forecast when it ran on this design, else the quick samples', else None."""
+def current(spec: Spec | None, all_pass: AllPass | None = None,
+            dry_run: Any = None) -> Forecast | None:
+    """The dry run's forecast when it ran on this design, else the quick samples', else None;
+    P(a release) of either p is the plan's."""
     if spec is None:
         return None
-    if dry_run is not None:
-        return from_dry_run(spec, dry_run)
     if not spec.criteria:
         return Forecast(1.0, "no criteria", 1.0, criteria=0)
-    return None if all_pass is None else from_quick_samples(spec, all_pass)
+    plan = spec.budget_plan()
+    if dry_run is not None:
+        f = dry_run.selection_forecast(spec.selection.gamma, spec.selection.max_iterations, 0.0)
+        return Forecast(f.p, f"dry run at n = {int(dry_run.n):,} ({f.configurations} "
+                        f"configuration(s), {len(dry_run.records)} task(s))",
+                        plan.probability_release(f.p), criteria=len(spec.criteria))
+    if all_pass is None:
+        return None
+    return Forecast(all_pass.probability, f"{samples_label(all_pass.samples)} at the proxy's size",
+                    plan.probability_release(all_pass.probability), all_pass.low, all_pass.high,
+                    len(spec.criteria))

@@ -25,6 +25,7 @@ from workbench.constraints import Predicate
 from workbench.criteria import kinds
 from workbench.criteria.dispatch import exact_errors
 from workbench.dryrun.floors import FloorTable
+from workbench.dryrun.forecast import AllPass, all_pass
 from workbench.dryrun.noise import noise_source
 from workbench.engine.before_loop import release_before_loop
 from workbench.faithfulness import FaithfulnessCost, beta_max
@@ -96,17 +97,6 @@ class PreviewSettings:
     def sample_seed(self, index: int) -> int:
         """The seed of quick sample ``index``: it fixes the generator's rng AND its DP noise."""
         return self.seed * 1000 + index
-
-
-@dataclass(frozen=True)
-class AllPass:
-    """The forecast that a candidate passes every criterion, over the quick samples."""
-
-    probability: float
-    low: float
-    high: float
-    samples: int
-    left_out: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -299,22 +289,10 @@ class ProxyLab:
             spec, Evidence(spec, self.cleaned(spec)), config, size, draws, self.preview.seed))
 
     def all_pass(self, spec: Spec) -> AllPass | None:
-        """Forecast P(every criterion passes): per quick sample the product of the criteria's
-        P(pass) (their noises are independent), averaged over the samples, with the range."""
+        """Forecast P(every criterion passes) over the quick samples (the one model,
+        :func:`workbench.dryrun.forecast.all_pass`: the kinds' P(pass) without noise)."""
         self.readouts(spec)
-        products, left_out = [], set()
-        for run in self._runs:
-            p = 1.0
-            for r in run.values():
-                if r.probability_pass is not None:  # the kind's P(pass), its decision without noise
-                    p *= r.probability_pass
-                else:
-                    left_out.add(r.id)
-            products.append(p)
-        if not products:
-            return None
-        return AllPass(sum(products) / len(products), min(products), max(products),
-                       len(products), tuple(sorted(left_out)))
+        return all_pass([{r.id: r.probability_pass for r in run.values()} for run in self._runs])
 
     # --- schema and constraints ------------------------------------------------------------
     def histogram_key(self, spec: Spec, column: str, alternative: str) -> str:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from workbench.criteria import kinds
 from workbench.criteria.kinds.tags import Reads
-from workbench.privacy.budget_plan import BudgetPlan
+from workbench.dryrun.forecast import AllPass
 from workbench.widgets.model.forecast import DEFAULT_TARGET, Forecast, percent
 from workbench.widgets.model.generator_choice import unserved
 from workbench.widgets.model.metadata import dataset_problems
@@ -116,7 +116,7 @@ def _budget(state: FlowState) -> list[str]:
     if spec is None:
         return []
     cap = spec.budget.epsilon_total_max
-    total = BudgetPlan.of_spec(spec).epsilon_total
+    total = spec.budget_plan().epsilon_total
     return [f"ε_total {total:.4g} exceeds the cap {cap:g}"] if cap is not None and total > cap \
         else []
 
@@ -186,26 +186,23 @@ class Summary:
     """The always-visible summary: ε_total, the forecast P(all pass), the criteria at risk."""
 
     epsilon_total: float | None
-    all_pass: float | None
-    all_pass_range: tuple[float, float] | None
+    #: the quick samples' P(all pass), its range and sample count (None: no forecast)
+    all_pass: AllPass | None
     at_risk: tuple[tuple[str, float], ...]
-    samples: int
     stale: bool
     criteria: int = 0
     target: float = DEFAULT_TARGET
 
 
-def summarize(state: FlowState, all_pass: object | None = None) -> Summary:
+def summarize(state: FlowState, all_pass: AllPass | None = None) -> Summary:
     """The summary of the last valid design (ε_total by the one budget plan); with no
     criteria there is no forecast (a product over nothing is not a prediction)."""
     spec = state.session.spec
-    total = None if spec is None else BudgetPlan.of_spec(spec).epsilon_total
+    total = None if spec is None else spec.budget_plan().epsilon_total
     count = 0 if spec is None else len(spec.criteria)
     risk = sorted(((r.id, r.probability_pass) for r in state.readouts.values()
                    if r.probability_pass is not None and r.probability_pass < AT_RISK),
                   key=lambda item: item[1])
-    p = getattr(all_pass, "probability", None) if count else None
-    span = None if p is None else (all_pass.low, all_pass.high)  # type: ignore[union-attr]
-    return Summary(total, p, span, tuple(risk), state.samples,
+    return Summary(total, all_pass if count else None, tuple(risk),
                    stale=not state.session.valid and spec is not None, criteria=count,
                    target=state.target)

@@ -15,7 +15,6 @@ from typing import Any
 
 import pandas as pd
 
-from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.sampling import sampling_figure
 from workbench.specification import Spec
 from workbench.trial import Trial, bind
@@ -55,7 +54,7 @@ def survey_readouts(spec: Spec, proxy: pd.DataFrame | None) -> SurveyReadouts | 
     survey = spec.survey
     if survey is None:
         return None
-    plan = BudgetPlan.of_spec(spec)
+    plan = spec.budget_plan()
     secondary = "no sampling fraction declared: no amplified figure"
     if survey.sampling_fraction is not None and survey.sampling_fraction < 1:
         secondary = sampling_figure(plan.epsilon_total, survey.sampling_fraction).text()
