@@ -19,8 +19,7 @@ from test_dryrun import _cheap_document
 from workbench.design.assistant import design
 from workbench.dryrun import InlineExecutor, dry_run
 from workbench.dryrun.floors import feasibility_floors
-from workbench.evidence.core import Evidence
-from workbench.evidence.kinds import EvidenceKind, register, registered, unregister
+from workbench.evidence.core import Evidence, EvidenceKind, register, registered, unregister
 from workbench.evidence.prepare import prepare_proxy
 from workbench.evidence.published import published_tables, read_published_tables
 from workbench.evidence.sampler import sample_proxy

@@ -1,25 +1,26 @@
 """``Evidence``: the public evidence a rehearsal stands on, in one value (issue 35).
 
 An anchor population (the cleaned proxy re-weighted by every kind of published aggregate given,
-:mod:`workbench.evidence.kinds`) plus the scenarios of how the registry may differ from it, each
-a set of row weights realised at n by the one sampler (:mod:`workbench.evidence.population`).
+:class:`EvidenceKind`, registered below) plus the scenarios of how the registry may differ from it,
+each a set of row weights realised at n by the one sampler (:mod:`workbench.evidence.population`).
 Scenarios: ``proxy``, ``flatter`` / ``sharper`` (every column's 1-way distribution moved by a
-declared total variation towards or away from uniform, rows raked to it), ``rare thinned`` /
-``rare thickened`` (rows in a 1-way cell under ``rare_share`` weighted 0.5 or 1.5); with
-published tables, ``published`` (the anchor) and flatter / sharper within their rounding.
+declared total variation towards or away from uniform, rows raked to it), ``rare thinned`` / ``rare
+thickened`` (rows in a 1-way cell under ``rare_share`` weighted 0.5 or 1.5); with published tables,
+``published`` (the anchor) and flatter / sharper within their rounding.
 Public data only.
 """
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
-from workbench.evidence.kinds import registered
 from workbench.evidence.population import population, raked_weights, rare_rows
 from workbench.evidence.published import PublishedTables
 from workbench.specification import Spec
@@ -161,3 +162,57 @@ def _tilted(p: np.ndarray, tolerance: float, sharper: bool) -> np.ndarray:
     tv = 0.5 * np.abs(uniform - p).sum()
     lam = 1.0 if tv <= tolerance else tolerance / tv
     return (1 - lam) * p + lam * uniform
+
+
+class EvidenceKind(ABC):
+    """One kind of published aggregate and how it re-weights the proxy's rows."""
+
+    name: ClassVar[str]
+
+    @abstractmethod
+    def applies(self, published: PublishedTables) -> bool:
+        """Whether the published file holds facts of this kind."""
+
+    @abstractmethod
+    def reweight(self, evidence: Evidence, weights: np.ndarray | None) -> np.ndarray:
+        """Row weights of ``evidence.frame`` (starting from ``weights``, None: equal) that
+        meet this kind's facts."""
+
+
+_KINDS: dict[str, EvidenceKind] = {}
+
+
+def register(kind: EvidenceKind) -> EvidenceKind:
+    """Add a kind (its name unique); returns it."""
+    if kind.name in _KINDS:
+        raise ValueError(f"a kind of evidence named {kind.name!r} is already registered")
+    _KINDS[kind.name] = kind
+    return kind
+
+
+def unregister(name: str) -> None:
+    """Remove a kind (a test's own)."""
+    _KINDS.pop(name, None)
+
+
+def registered() -> tuple[EvidenceKind, ...]:
+    """The kinds, in the order they apply (registered)."""
+    return tuple(_KINDS.values())
+
+
+class PublishedShares(EvidenceKind):
+    """Published 1-way tables and cross-tables in the design's cells: the proxy raked (IPF)
+    to every column's 1-way shares (published where given, else the proxy's own) and to the
+    cross-tables, which carry how two columns co-occur."""
+
+    name = "shares"
+
+    def applies(self, published: PublishedTables) -> bool:
+        return bool(published.shares or published.pairs)
+
+    def reweight(self, evidence: Evidence, weights: np.ndarray | None) -> np.ndarray:
+        return raked_weights(evidence.codes, {**evidence.one_way_targets(),
+                                              **evidence.pair_targets()}, weights)
+
+
+register(PublishedShares())

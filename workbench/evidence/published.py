@@ -26,7 +26,7 @@ distribution.
 
 This form is a subset of the FACTS list form (``docs/facts.md``), read into its ``Fact``
 objects; a list-form file is read as it is (its ``shares`` facts in the design's cells, its
-other facts kept for the kinds of evidence, :mod:`workbench.evidence.kinds`).
+other facts kept for the kinds of evidence, :class:`workbench.evidence.core.EvidenceKind`).
 Nothing here reads confidential data: the tables are public by construction, and a file that
 does not fit the spec fails naming the column.
 """
