@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
 
+from workbench.transform.column import ColumnSpec
 from workbench.transform.raw import (
     apply_domain_policy,
     as_numbers,
@@ -16,8 +18,15 @@ from workbench.transform.raw import (
     out_of_domain,
 )
 
-if TYPE_CHECKING:
-    from workbench.specification.model import Spec
+
+class Spec(Protocol):
+    """What cleaning reads of a spec (the spec model sits above this layer)."""
+
+    @property
+    def columns(self) -> Sequence[ColumnSpec]: ...
+
+    @property
+    def constraints(self) -> Any: ...
 
 
 @dataclass(frozen=True)
