@@ -16,6 +16,11 @@ from typing import Any
 import pytest
 
 os.environ.setdefault("MPLBACKEND", "Agg")
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # One pytest-xdist worker per core already fills the machine: BLAS/OpenMP pools of their own
+    # (set before numpy loads; inherited by the CLI subprocesses and kernels) would oversubscribe.
+    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_var, "1")
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "israel_births_2014.json"

@@ -47,9 +47,9 @@ def _doc() -> dict:
 
 @pytest.fixture
 def frozen_censor_uw(tmp_path) -> Path:
-    """The Censor_uw design, frozen (as a run needs it)."""
+    """The Censor_uw design with a short chain (:func:`_quick`), frozen (as a run needs it)."""
     path = tmp_path / "censor_uw.frozen.json"
-    save_spec(_doc(), path)
+    save_spec(_quick(_doc()), path)
     return path
 
 

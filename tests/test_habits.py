@@ -20,6 +20,16 @@ def test_the_test_command_runs_every_docstring_example_and_prints_durations() ->
     assert "--durations=15" in options["addopts"].split()
 
 
+def test_the_test_command_runs_on_every_core_with_xdist_from_the_test_extra() -> None:
+    """CI's 2 cores finish the suite within the guide's 15 minutes only in parallel."""
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())
+    addopts = project["tool"]["pytest"]["ini_options"]["addopts"].split()
+    assert addopts[addopts.index("-n") + 1] == "auto"
+    assert addopts[addopts.index("--dist") + 1] == "worksteal"
+    assert any(r.startswith("pytest-xdist") for r in project["project"]["optional-dependencies"]
+               ["test"])
+
+
 def test_ci_runs_the_readme_test_command_with_ci_set() -> None:
     script = (REPO / ".ci" / "run").read_text()
     readme_command = re.search(r"^(python -m pytest[^\n]*)$", (REPO / "README.md").read_text(),
