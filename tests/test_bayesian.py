@@ -3,7 +3,6 @@ mechanisms and guarantees, the sampler, the risk view and the distribution crite
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 
@@ -372,26 +371,28 @@ def test_perturbed_histogram_bins_number_columns_and_draws_inside_the_bin() -> N
 
 
 @pytest.mark.slow
-def test_the_frozen_example_runs_verifies_and_names_the_mcmc_caveat(tmp_path,
-                                                                    frozen_censor_uw) -> None:
+def test_the_frozen_example_runs_verifies_and_names_the_mcmc_caveat(tmp_path) -> None:
     """Must-show 5 of issue 19 in small, with issue 24's label: workbench run on natality rows,
     numbers within the bounds, verify passes and flags 'ε-DP for an exact posterior draw;
     released from MCMC', R̂ and ESS in diagnostics.json, the README says it."""
     from workbench.cli.main import main
 
-    spec = load_spec(frozen_censor_uw)
-    assert spec.frozen
+    # The release path is what this test checks, not the criteria: at 1,200 rows the example's
+    # thresholds fail (4 of 6), which used to end the test early with no assertion on a release,
+    # so the thresholds are widened fivefold here.
+    doc = _quick(_doc())
+    for criterion in doc["criteria"]:
+        criterion["threshold"] *= 5
+    spec_path = tmp_path / "wide.frozen.json"
+    save_spec(doc, spec_path)
+    assert load_spec(spec_path).frozen and doc["generator"]["family"] == "bayesian"
     data = tmp_path / "births.csv"
     _frame(1200).to_csv(data, index=False)
-    doc = copy.deepcopy(json.loads(frozen_censor_uw.read_text(encoding="utf-8")))
-    assert doc["generator"]["family"] == "bayesian"
     out = tmp_path / "run"
-    code = main(["run", str(frozen_censor_uw), str(data), "--out", str(out),
+    code = main(["run", str(spec_path), str(data), "--out", str(out),
                  "--budget-store", str(tmp_path / "store")])
     release = out / "release"
-    if code != 0:
-        assert json.loads((out / "status.json").read_text())["status"] == "no_release"
-        return
+    assert code == 0, json.loads((out / "status.json").read_text())
     frame = pd.read_csv(release / "release.csv")
     assert frame["birth_weight"].between(200, 7000).all()
     guarantee = json.loads((release / "guarantee.json").read_text())
