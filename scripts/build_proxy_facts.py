@@ -11,7 +11,8 @@ import argparse
 from pathlib import Path
 
 from workbench.evidence.facts import FACTS_FILENAME, build_facts, write_facts
-from workbench.evidence.us_natality import read_us_sample, sha256_of
+from workbench.evidence.us_natality import read_us_sample
+from workbench.specification.document import file_sha256
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_SOURCE = REPO.parent / "shared" / "data" / "us_births_2019_singleton_sample200k.csv.gz"
@@ -21,7 +22,7 @@ DEFAULT_OUT = REPO / "data_public" / FACTS_FILENAME
 def build(source: Path = DEFAULT_SOURCE, out: Path = DEFAULT_OUT) -> Path:
     """Compute the facts from ``source`` and write them to ``out``."""
     df = read_us_sample(source)
-    facts = build_facts(df, source_file=source.name, source_sha256=sha256_of(source))
+    facts = build_facts(df, source_file=source.name, source_sha256=file_sha256(source))
     write_facts(facts, out)
     shares = facts["source_checks"]["removed_share"]
     print(f"wrote {out} from {source.name} ({len(df):,} rows)")

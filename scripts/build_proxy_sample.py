@@ -16,7 +16,8 @@ import argparse
 from pathlib import Path
 
 from workbench.evidence.records import clean_records, csv_gz_bytes, record_sample
-from workbench.evidence.us_natality import read_us_sample, sha256_of
+from workbench.evidence.us_natality import read_us_sample
+from workbench.specification.document import file_sha256
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_SOURCE = REPO.parent / "shared" / "data" / "us_births_2019_singleton_sample200k.csv.gz"
@@ -35,7 +36,7 @@ def build(source: Path = DEFAULT_SOURCE, out: Path = DEFAULT_OUT) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_bytes(csv_gz_bytes(df))
     print(f"wrote {out} ({len(df):,} of {len(clean_records(raw)):,} cleaned rows of "
-          f"{len(raw):,}, seed {SEED}; source sha256 {sha256_of(source)})")
+          f"{len(raw):,}, seed {SEED}; source sha256 {file_sha256(source)})")
     return out
 
 

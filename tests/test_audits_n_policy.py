@@ -11,7 +11,6 @@ from workbench.audits.n_policy import (
     LOOSE_UNDER_ADD_REMOVE,
     N_HAT_NAME,
     add_remove_scenario,
-    dp_bound_kinds,
     n_policy_scenarios,
 )
 from workbench.criteria import kinds
@@ -20,8 +19,8 @@ from workbench.criteria import kinds
 def test_every_kind_with_a_dp_bound_is_audited_under_add_and_remove() -> None:
     names = [s.name for s in n_policy_scenarios()]
     assert names[0] == N_HAT_NAME
-    assert dp_bound_kinds() == ("max_marginal_error", "max_ecdf", "tv_marginals")
-    for kind in dp_bound_kinds():
+    assert kinds.dp_bound() == ("max_marginal_error", "max_ecdf", "tv_marginals")
+    for kind in kinds.dp_bound():
         assert f"{kind} (add, dp)" in names and f"{kind} (remove, dp)" in names
         assert kinds.get(kind).tags.dp_n_bound  # the derivation is stated on the kind
 

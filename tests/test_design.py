@@ -11,8 +11,8 @@ import pytest
 
 from workbench.cli.main import main
 from workbench.criteria import kinds
-from workbench.design import design, needed_epsilon
-from workbench.design.rules import round_up
+from workbench.design.assistant import design
+from workbench.design.rules import needed_epsilon, round_up
 from workbench.evidence.sampler import sample_proxy
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.mechanisms import laplace_cdf

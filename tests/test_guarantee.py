@@ -14,7 +14,7 @@ import pytest
 
 from workbench.cli.main import main
 from workbench.engine import verify_bundle
-from workbench.engine.bundle import BUNDLE_FILES, MANIFEST, file_sha256
+from workbench.engine.bundle import BUNDLE_FILES, MANIFEST
 from workbench.evidence.sampler import sample_proxy
 from workbench.generators import (
     PURE_EPSILON_DP,
@@ -25,6 +25,7 @@ from workbench.generators import (
 )
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.report.guarantee import guarantee_html, guarantee_markdown, guarantee_sentence
+from workbench.specification.document import file_sha256
 from workbench.trial import bind
 from workbench.validation import build_spec, save_spec
 

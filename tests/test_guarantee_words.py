@@ -14,7 +14,7 @@ from test_bayesian import _doc, _frame, _quick
 
 from workbench.cli.main import main
 from workbench.engine import verify_bundle
-from workbench.engine.bundle import MANIFEST, file_sha256
+from workbench.engine.bundle import MANIFEST
 from workbench.generators import (
     MCMC_KIND,
     PURE_EPSILON_DP,
@@ -23,6 +23,7 @@ from workbench.generators import (
 )
 from workbench.generators.bayesian import ADP, MCMC_LABEL
 from workbench.report.guarantee import caveats
+from workbench.specification.document import file_sha256
 from workbench.validation import save_spec
 
 

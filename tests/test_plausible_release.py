@@ -161,8 +161,9 @@ def test_the_per_record_figure_is_the_test_plus_the_criteria_everywhere(
     import math
     import shutil
 
-    from workbench.engine.bundle import MANIFEST, file_sha256
+    from workbench.engine.bundle import MANIFEST
     from workbench.privacy.plausible import smallest_epsilon
+    from workbench.specification.document import file_sha256
 
     spec = load_spec(adult_run / "spec.json", require_frozen=True)
     (params,) = {tuple(sorted(p.items())) for p in spec.generator.hyperparameter_sets()}

@@ -25,7 +25,8 @@ from workbench.evidence.realism import (
 )
 from workbench.evidence.records import csv_gz_bytes, record_sample
 from workbench.evidence.sampler import sample_proxy
-from workbench.evidence.us_natality import PROXY_COLUMNS, sha256_of, to_schema
+from workbench.evidence.us_natality import PROXY_COLUMNS, to_schema
+from workbench.specification.document import file_sha256
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "data"
@@ -285,11 +286,11 @@ def test_to_schema_maps_the_us_columns() -> None:
 def test_committed_facts_name_the_real_source() -> None:
     _need_shared()
     prov = load_facts()["provenance"]
-    assert prov["source_sha256"] == sha256_of(SOURCE)
+    assert prov["source_sha256"] == file_sha256(SOURCE)
 
 
 def test_facts_rebuild_identically_from_source(real: pd.DataFrame) -> None:
-    rebuilt = build_facts(real, source_file=SOURCE.name, source_sha256=sha256_of(SOURCE))
+    rebuilt = build_facts(real, source_file=SOURCE.name, source_sha256=file_sha256(SOURCE))
     assert facts_module.facts_to_json(rebuilt) == FACTS_PATH.read_text(encoding="utf-8")
 
 

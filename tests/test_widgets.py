@@ -523,7 +523,7 @@ def test_feasibility_tab_rehearses_at_the_expected_size(tmp_path, monkeypatch) -
 def test_false_pass_readout_follows_the_threshold(app) -> None:
     """P(false pass) is judged 10% above T whatever the proxy says (one definition), so T
     moves it."""
-    from workbench.widgets.model.readouts import FALSE_PASS_MARGIN
+    from workbench.criteria.false_pass import FALSE_PASS_MARGIN
 
     row = app.criteria.row("mean_birth_weight")
     row.threshold.value = 150.0

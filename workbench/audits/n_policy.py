@@ -25,7 +25,6 @@ import numpy as np
 from workbench.audits.criteria import audit_case, case_spec
 from workbench.audits.harness import Scenario, scenario
 from workbench.criteria import evaluate_criterion, kinds
-from workbench.criteria.kinds.tags import Reads
 from workbench.specification.n_policy import N_HAT_KEY, noisy_n
 
 _EPS = 1.0
@@ -34,12 +33,6 @@ N_AUDIT = 1000
 N_HAT_NAME = "n_hat (n_policy dp)"
 #: kinds whose Δ under dp is attained by replace-one only (add/remove reaches half of it)
 LOOSE_UNDER_ADD_REMOVE = frozenset({"tv_marginals"})
-
-
-def dp_bound_kinds() -> tuple[str, ...]:
-    """The kinds that read R and state a bound under ``dp`` (each is audited here)."""
-    return tuple(k.name for k in kinds.registered()
-                 if k.tags.reads is not Reads.S_ONLY and k.tags.dp_n_bound)
 
 
 def n_hat_scenario() -> Scenario:
@@ -74,5 +67,5 @@ def add_remove_scenario(kind: str, move: str) -> Scenario:
 
 def n_policy_scenarios() -> list[Scenario]:
     """Every ``dp`` scenario: n̂, then each kind with a bound under add and under remove."""
-    return [n_hat_scenario(), *(add_remove_scenario(k, m) for k in dp_bound_kinds()
+    return [n_hat_scenario(), *(add_remove_scenario(k, m) for k in kinds.dp_bound()
                                 for m in ("add", "remove"))]

@@ -42,7 +42,7 @@ from workbench.audits.harness import (
 )
 from workbench.privacy import PrivacyContext, smooth
 from workbench.privacy.audit import AllOf, AuditResult, Event, Threshold, audit_events
-from workbench.specification.model import Survey, SurveyMargin, WeightedCount
+from workbench.specification.survey import Survey, SurveyMargin, WeightedCount
 from workbench.survey.pipeline import release_survey
 
 _EPS = 1.0

@@ -20,7 +20,8 @@ from workbench.survey.calibrate import release_weights, uniform_weights
 
 if TYPE_CHECKING:
     from workbench.criteria.evaluation_state import Evaluation
-    from workbench.specification.model import Spec, Survey
+    from workbench.specification.model import Spec
+    from workbench.specification.survey import Survey
     from workbench.survey.pipeline import SurveyRelease
 
 #: The once_results key of :class:`SurveyInputs` (criterion ids are identifiers: no ':').

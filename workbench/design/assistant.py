@@ -144,17 +144,13 @@ def _variant(spec: Spec, eps_gen: float, epsilons: Mapping[str, float] | None = 
     return build_spec(doc)
 
 
-def _plain(configuration: Configuration) -> Configuration:
-    """The configuration without its own ε_gen (the variant's derived ε_gen applies)."""
+def _at(configuration: Configuration, eps_gen: float | None) -> Configuration:
+    """The configuration with its generator at ε_gen (every grid of a variant declares it);
+    None: without its own ε_gen (the variant's derived ε_gen applies)."""
     d = configuration.to_dict()
     d["generator"].pop("epsilon", None)
-    return Configuration.from_dict(d)
-
-
-def _at(configuration: Configuration, eps_gen: float) -> Configuration:
-    """The configuration with its generator at ε_gen (every grid of a variant declares it)."""
-    d = configuration.to_dict()
-    d["generator"]["epsilon"] = float(eps_gen)
+    if eps_gen is not None:
+        d["generator"]["epsilon"] = float(eps_gen)
     return Configuration.from_dict(d)
 
 
@@ -265,7 +261,7 @@ def design(spec: Spec, proxy: Evidence | pd.DataFrame | str | os.PathLike[str],
     if repetitions < 1 or draws < 1 or not epsilon_generators or not divisors:
         raise ValueError("repetitions, draws, epsilon_generators and divisors must be non-empty")
     say = progress or (lambda _m: None)
-    config = _plain(configuration or next(iter(spec.configurations())))
+    config = _at(configuration or next(iter(spec.configurations())), None)
     evidence = as_evidence(spec, proxy)
     if n is None:
         n = spec.expected_n.low if spec.expected_n is not None else len(evidence.frame)

@@ -19,7 +19,6 @@ run's duration), and ``RunDirectory.publish`` gives every file one constant mtim
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -33,7 +32,7 @@ from workbench.privacy import Ledger
 from workbench.report.datasheet import criteria_markdown, datasheet_markdown
 from workbench.report.html import render_report
 from workbench.specification import Spec
-from workbench.specification.document import FROZEN_KEY, thaw
+from workbench.specification.document import FROZEN_KEY, file_sha256, thaw
 
 BUNDLE_FILES = (
     "release.csv",
@@ -163,13 +162,3 @@ def write_bundle(
             write_json_atomic(staging / name, dict(content))
             names.append(name)
     write_json_atomic(staging / MANIFEST, {name: file_sha256(staging / name) for name in names})
-
-
-def file_sha256(path: Path) -> str:
-    """SHA-256 of a file's bytes."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-

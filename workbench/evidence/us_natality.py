@@ -7,8 +7,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from workbench.specification.document import file_sha256 as sha256_of  # noqa: F401  (re-exported)
-
 #: The six columns of the Israeli live-births schema, in release order.
 PROXY_COLUMNS: tuple[str, ...] = (
     "birth_month",

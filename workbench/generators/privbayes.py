@@ -38,6 +38,7 @@ from workbench.generators.mutual_information import (
     mutual_information_sensitivity,
 )
 from workbench.generators.public_structure import (
+    PublicStructure,
     log_public_structure,
     source_problems,
     structure_codes,
@@ -108,7 +109,7 @@ def _mi_delta(data: CellCounts, x: int, pi: tuple[int, ...], privacy: PrivacyCon
     return mutual_information_sensitivity(data.n, domain.sizes[x], parents, privacy.neighbour)
 
 
-class PrivBayes(GeneratorFamily):
+class PrivBayes(PublicStructure, GeneratorFamily):
     """PrivBayes generator; hyperparameters as in the release's configuration space (§4.7).
 
     Give exactly one of ``degree`` (each node has at most k parents) or ``theta``
@@ -160,11 +161,6 @@ class PrivBayes(GeneratorFamily):
         for message in source_problems(self.get_params()):
             raise ValueError(f"{self.name}: {message}")
 
-    @property
-    def public(self) -> bool:
-        """Whether the structure is learnt from the public proxy (``structure: public``)."""
-        return self.structure == "public"
-
     def describe(self, label: str, epsilon: float) -> list[str]:
         """Where a public structure comes from (nothing to add for the default dp one)."""
         if not self.public:
@@ -172,12 +168,6 @@ class PrivBayes(GeneratorFamily):
         words = structure_words(self.get_params(), "")
         return [f"PrivBayes {label}: {words}; all of ε {epsilon:g} (after the missingness "
                 "share, if any) to the noisy marginals"]
-
-    def preflight(self, spec: Spec, configuration: Configuration) -> None:
-        """A public structure's proxy exists, has the pinned bytes and encodes, before any
-        budget (ValueError naming the field)."""
-        if self.public:
-            structure_codes(self, spec, configuration)
 
     def _structure_view(self, domain: Domain) -> CellCounts | None:
         """The public proxy in the view R is read through (None for a dp structure)."""

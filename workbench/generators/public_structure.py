@@ -91,6 +91,24 @@ def structure_codes(generator: Any, spec: Spec | None, configuration: Configurat
                        generator.structure_proxy_sha256, field="structure_proxy")
 
 
+class PublicStructure:
+    """What a family that learns a network has for its structure's source (a mixin: put it
+    before :class:`~workbench.generators.family.GeneratorFamily`)."""
+
+    structure: str
+
+    @property
+    def public(self) -> bool:
+        """Whether the structure is learnt from the public proxy (``structure: public``)."""
+        return self.structure == "public"
+
+    def preflight(self, spec: Spec, configuration: Configuration) -> None:
+        """A public structure's proxy exists, has the pinned bytes and encodes under the
+        configuration, before any budget is spent (ValueError naming the field)."""
+        if self.public:
+            structure_codes(self, spec, configuration)
+
+
 def log_public_structure(privacy: PrivacyContext, family: str, name: str, sha256: str) -> None:
     """The ledger line saying the network's structure came from the pinned public proxy: no ε
     and no record of R (published with the accepted iteration, ``engine.bundle``)."""

@@ -193,13 +193,14 @@ class PrivacyContext:
             self.ledger.event(event, **fields)
 
     # --- mechanisms ------------------------------------------------------------------------
-    def _admit(self, record: MeasurementRecord) -> None:
-        """Charge and log ``record`` before any noise is drawn."""
+    def _release(self, record: MeasurementRecord, draw: Callable[[], T]) -> Noisy[T]:
+        """Charge and log ``record``, and only then ``draw`` the noisy value."""
         if self.accountant is not None:
             self.accountant.charge(record)
         if self.ledger is not None:
             self.ledger.append(record)
         self.records.append(record)
+        return Noisy(draw(), record)
 
     def _record(
         self,
@@ -249,8 +250,7 @@ class PrivacyContext:
         record = self._record(
             purpose, "laplace", eps, delta, delta / eps, laplace_sigma(delta, eps), checked_bounds
         )
-        self._admit(record)
-        return Noisy(self.noise.laplace_vector(arr, delta, eps), record)
+        return self._release(record, lambda: self.noise.laplace_vector(arr, delta, eps))
 
     def discrete_laplace(
         self, value: object, *, sensitivity: int, epsilon: float, purpose: str
@@ -268,8 +268,8 @@ class PrivacyContext:
             delta / eps,
             discrete_laplace_sigma(delta, eps),
         )
-        self._admit(record)
-        return Noisy(self.noise.discrete_laplace_vector(arr, delta, eps), record)
+        return self._release(record,
+                             lambda: self.noise.discrete_laplace_vector(arr, delta, eps))
 
     def exponential(
         self, scores: object, *, sensitivity: float, epsilon: float, purpose: str
@@ -292,8 +292,7 @@ class PrivacyContext:
             mechanisms.noisy_max_scale(delta, eps),
             noisy_max_sigma(delta, eps),
         )
-        self._admit(record)
-        return Noisy(self.noise.noisy_max_index(arr, delta, eps), record)
+        return self._release(record, lambda: self.noise.noisy_max_index(arr, delta, eps))
 
     def smooth_cauchy(
         self,
@@ -351,10 +350,9 @@ class PrivacyContext:
                               cal.sigma_per_unit, (grid.low, grid.high), beta=used_beta,
                               gamma=cal.gamma, grid_cells=grid.cells,
                               lattice_allowance=d * lattice.ALLOWANCE)
-        self._admit(record)
         scale = (s_bound + grid.shift_pad(d)) / cal.alpha
-        noisy = self.noise.generalized_cauchy_vector(arr, scale, cal.gamma, grid)
-        return Noisy(noisy, record)
+        return self._release(
+            record, lambda: self.noise.generalized_cauchy_vector(arr, scale, cal.gamma, grid))
 
     def epsilon_recorded(self) -> float:
         """ε over this context's records: basic composition, parallel groups at their max
@@ -382,7 +380,6 @@ class PrivacyContext:
         mechanism = POSTERIOR_DRAW if strict else PSEUDO_POSTERIOR_ADP
         # σ = 0: a posterior draw adds no noise to a value; its randomness is the draw itself
         record = self._record(purpose, mechanism, eps, delta, 2.0 * delta / eps, 0.0)
-        self._admit(record)
         make = getattr(self.noise, "sampler_stream", None)  # OpenDP's: from the OS CSPRNG
-        stream = make() if make is not None else SamplerStream(secrets.randbits(128))
-        return Noisy(sampler(stream), record)
+        return self._release(record, lambda: sampler(
+            make() if make is not None else SamplerStream(secrets.randbits(128))))

@@ -20,7 +20,7 @@ from workbench.specification.forecast import RecordedForecast
 from workbench.specification.n_policy import NPolicy
 from workbench.specification.own_data import CleaningCounts, PilotRef
 from workbench.specification.space import Configuration, GeneratorSpace
-from workbench.specification.survey import Survey, SurveyMargin, WeightedCount  # noqa: F401 - re-exported
+from workbench.specification.survey import Survey
 from workbench.transform import BinsCodec, Codec, ColumnSpec, TableCodec
 from workbench.transform.missing import FileFormat
 

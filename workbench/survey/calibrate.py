@@ -18,7 +18,7 @@ from workbench.survey.pipeline import SurveyRelease, chosen_binsets, margin_cell
 from workbench.survey.raking import rake_weights, weighted_margin
 
 if TYPE_CHECKING:
-    from workbench.specification.model import Survey
+    from workbench.specification.survey import Survey
 
 
 def _cells(survey: Survey, labels: pd.DataFrame) -> np.ndarray:

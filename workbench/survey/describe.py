@@ -8,7 +8,7 @@ from workbench.privacy.sampling import domain_partition_epsilon, sampling_figure
 from workbench.survey.weight_check import false_refusal
 
 if TYPE_CHECKING:
-    from workbench.specification.model import Survey
+    from workbench.specification.survey import Survey
 
 
 def survey_lines(survey: Survey, epsilon_total: float) -> list[str]:

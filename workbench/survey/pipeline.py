@@ -43,7 +43,7 @@ from workbench.survey.weights import smooth_sensitivity, weighted_count
 
 if TYPE_CHECKING:
     from workbench.privacy import PrivacyContext
-    from workbench.specification.model import Survey, SurveyMargin
+    from workbench.specification.survey import Survey, SurveyMargin
 
 #: Floor of a noisy joint cell before IPF (outside structural zeros): keeps every cell fittable.
 SEED_FLOOR = 0.5

@@ -40,7 +40,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     from workbench.privacy import PrivacyContext
-    from workbench.specification.model import Survey
+    from workbench.specification.survey import Survey
 
 #: K: integer units per upper weight bound (the public step is g = w_U/K).
 UNITS = 2 ** 16

@@ -24,7 +24,7 @@ from workbench.survey.binning import (
 from workbench.survey.pipeline import margin_cells, replace_smooth_bound
 
 if TYPE_CHECKING:
-    from workbench.specification.model import Survey
+    from workbench.specification.survey import Survey
 
 
 def binning_options(survey: Survey, labels: pd.DataFrame, base_weights: np.ndarray

@@ -64,6 +64,12 @@ def names() -> tuple[str, ...]:
     return tuple(k.name for k in registered())
 
 
+def dp_bound() -> tuple[str, ...]:
+    """Kinds that read R and state a bound under ``n_policy: dp`` (S-only kinds need none)."""
+    return tuple(k.name for k in registered()
+                 if k.tags.reads is not Reads.S_ONLY and k.tags.dp_n_bound)
+
+
 def get(name: str) -> CriterionKind:
     """The kind called ``name``; an unknown name fails naming the known ones."""
     try:
@@ -86,5 +92,5 @@ def _register_built_in() -> None:
 
 _register_built_in()
 
-__all__ = ["CheckContext", "CriterionKind", "KindTags", "Reads", "ShareKind", "get", "names",
-           "register", "registered", "unregister"]
+__all__ = ["CheckContext", "CriterionKind", "KindTags", "Reads", "ShareKind", "dp_bound", "get",
+           "names", "register", "registered", "unregister"]

@@ -8,11 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 from workbench.criteria.kinds.base import (
     CheckContext,
+    Clique,
     Param,
     complete_column,
     is_number,
     join_path,
     numeric_column,
+    pairs,
     template_target,
 )
 from workbench.criteria.regression import (
@@ -135,6 +137,13 @@ def mae_gap(ev: Evaluation, criterion: Criterion, design: RegressionDesign,
     mae_r = clipped_mae(design, cells, real, fit_r[0], fit_r[1], criterion.bounds)
     mae_s = clipped_mae(design, cells, real, fit_s[0], fit_s[1], criterion.bounds)
     return abs(mae_r - mae_s)
+
+
+def model_pairs(_kind: Any, spec: Spec, criterion: Criterion) -> list[Clique]:
+    """Both kinds' ``marginals``: OLS coefficients, and so predictions, are functions of the
+    model's second moments, i.e. of every 2-way of its columns."""
+    target, feats = regression_columns(spec, criterion)
+    return pairs([c for c in spec.column_names if c == target or c in feats])
 
 
 def template_params(document: Mapping[str, Any]) -> dict[str, Any]:

@@ -17,11 +17,9 @@ from workbench.criteria.audit_case import BASE, AuditCase, replaced
 from workbench.criteria.kinds import _regression as shared
 from workbench.criteria.kinds.base import (
     CheckContext,
-    Clique,
     CriterionKind,
     Param,
     join_path,
-    pairs,
 )
 from workbench.criteria.kinds.tags import KindTags, Reads
 from workbench.criteria.regression import (
@@ -29,7 +27,6 @@ from workbench.criteria.regression import (
     RegressionDesign,
     RegressionRelease,
     dp_regression_coefficients,
-    regression_columns,
     regression_sensitivity,
 )
 from workbench.criteria.regression_fit import (
@@ -130,11 +127,7 @@ class RegressionCoefficients(CriterionKind):
         """The DP coefficients of R alone (:func:`dp_regression_coefficients`)."""
         return dp_regression_coefficients(spec, config, criterion, real_codes, ctx)
 
-    def marginals(self, spec: Spec, criterion: Criterion) -> list[Clique]:
-        """OLS coefficients are functions of second moments: every 2-way of the model's
-        columns."""
-        target, feats = regression_columns(spec, criterion)
-        return pairs([c for c in spec.column_names if c == target or c in feats])
+    marginals = shared.model_pairs
 
     def template(self, criterion_id: str, document: Mapping[str, Any]) -> dict[str, Any]:
         """Threshold 30 (standardised units), L1 norm."""

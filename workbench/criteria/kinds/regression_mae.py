@@ -19,13 +19,11 @@ from workbench.criteria.audit_case import AuditCase, rows
 from workbench.criteria.kinds import _regression as shared
 from workbench.criteria.kinds.base import (
     CheckContext,
-    Clique,
     CriterionKind,
-    pairs,
     template_target,
 )
 from workbench.criteria.kinds.tags import KindTags
-from workbench.criteria.regression import RegressionDesign, regression_columns
+from workbench.criteria.regression import RegressionDesign
 from workbench.criteria.regression_fit import ols_from_cells
 
 if TYPE_CHECKING:
@@ -93,10 +91,7 @@ class RegressionMae(CriterionKind):
         return self.laplace_result(ev, criterion, value, delta, criterion.bounds,
                                    details={"coefficients_from": release.criterion_id})
 
-    def marginals(self, spec: Spec, criterion: Criterion) -> list[Clique]:
-        """Predictions depend on the model's second moments: every 2-way of its columns."""
-        target, feats = regression_columns(spec, criterion)
-        return pairs([c for c in spec.column_names if c == target or c in feats])
+    marginals = shared.model_pairs
 
     def template(self, criterion_id: str, document: Mapping[str, Any]) -> dict[str, Any]:
         """[L, U] = the target's bounds; threshold 1% of their width."""

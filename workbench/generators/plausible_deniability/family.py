@@ -61,6 +61,7 @@ from workbench.generators.plausible_deniability.structure import (
     public_structure,
 )
 from workbench.generators.public_structure import (
+    PublicStructure,
     log_public_structure,
     structure_codes,
     structure_params,
@@ -125,7 +126,7 @@ def batch_size(n: int, cap: int) -> int:
     return max(1, min(int(cap), max(MIN_BATCH, BATCH_FACTOR * int(n))))
 
 
-class PlausibleDeniability(GeneratorFamily):
+class PlausibleDeniability(PublicStructure, GeneratorFamily):
     """Seeded partial resynthesis from a DP Bayesian network, released through Test 2."""
 
     name = "plausible_deniability"
@@ -188,11 +189,6 @@ class PlausibleDeniability(GeneratorFamily):
             return theorem1(self.k, self.gamma, self.epsilon_0, self.t)
         return smallest_epsilon(self.k, self.gamma, self.epsilon_0, self.delta_max)
 
-    @property
-    def public(self) -> bool:
-        """Whether the structure is learnt from the public proxy (``structure: public``)."""
-        return self.structure == "public"
-
     def structure_words(self) -> str:
         """Where the network's structure comes from, naming a public proxy and its digest."""
         return structure_words(self.get_params(), "noisy-entropy CFS on D_T")
@@ -251,12 +247,6 @@ class PlausibleDeniability(GeneratorFamily):
         """Keep the public spec and configuration: a public structure reads its proxy through
         them at fit time (not here: ``verify`` and ``describe`` bind without the file)."""
         self._bound = (spec, configuration)
-
-    def preflight(self, spec: Spec, configuration: Configuration) -> None:
-        """A public structure's proxy exists, has the pinned bytes and encodes under the
-        configuration, before any budget is spent (ValueError naming the field)."""
-        if self.public:
-            structure_codes(self, spec, configuration)
 
     def _network(self, codes: np.ndarray, sizes: list[int], maps: list[np.ndarray],
                  eps: float, privacy: PrivacyContext) -> list[tuple[int, tuple[int, ...]]]:

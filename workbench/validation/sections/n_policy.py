@@ -49,11 +49,13 @@ def _refusals(ctx: BuildContext) -> None:
             continue  # the criteria section names an unknown kind
         if kind.tags.reads is not Reads.S_ONLY and not kind.tags.dp_n_bound:
             ctx.problem(f"criteria[{i}].kind", f"criterion kind '{name}' {why}; use a kind "
-                        f"that has one ({', '.join(dp_kinds())}) or n_policy 'public'")
+                        f"that has one ({', '.join(sorted(kinds.dp_bound()))}) or n_policy "
+                        "'public'")
     family = ctx.doc["generator"].get("family")
     if family in FAMILIES and not family_class(family).dp_n_bound:
         ctx.problem("generator.family", f"generator family '{family}' {why}; use one of "
-                    f"{', '.join(dp_families())} or n_policy 'public'")
+                    f"{', '.join(sorted(n for n, c in FAMILIES.items() if c.dp_n_bound))} or "
+                    "n_policy 'public'")
     if ctx.doc.get("survey") is not None:
         ctx.problem("survey", "a survey's weights and margins use the exact n; n_policy 'dp' "
                     "has no bound for them")
@@ -62,14 +64,3 @@ def _refusals(ctx: BuildContext) -> None:
         ctx.problem("selection.max_iterations", "γ = 0 with T = ∞ is checked against the exact "
                     "cleaned n before the run (a forecast's sizes); under n_policy 'dp' set a "
                     "finite max_iterations")
-
-
-def dp_kinds() -> list[str]:
-    """Criterion kinds that read R and state a bound under ``dp`` (S-only kinds need none)."""
-    return sorted(k.name for k in kinds.registered() if k.tags.reads is not Reads.S_ONLY
-                  and k.tags.dp_n_bound)
-
-
-def dp_families() -> list[str]:
-    """Generator families that state a bound under ``dp``."""
-    return sorted(name for name, cls in FAMILIES.items() if cls.dp_n_bound)

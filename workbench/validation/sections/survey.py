@@ -22,10 +22,12 @@ from typing import Any
 from workbench.privacy import smooth
 from workbench.privacy.lattice import GAMMA_RANGE
 from workbench.specification.document import freeze_value
-from workbench.specification.model import Survey, SurveyMargin, WeightedCount
 from workbench.specification.survey import (
     DEFAULT_WEIGHT_CHECK_EPSILON,
     DEFAULT_WEIGHT_CHECK_TOLERANCE,
+    Survey,
+    SurveyMargin,
+    WeightedCount,
 )
 from workbench.survey.weight_check import false_refusal, needed_epsilon
 from workbench.validation.sections.context import BuildContext

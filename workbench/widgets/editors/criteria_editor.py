@@ -131,7 +131,7 @@ class CriterionRow:
             return []
         out = []
         for name, param in kind.params.items():
-            made = param_widget(param, name, self.editor.column_names)
+            made = param_widget(param, name, self.editor.session.column_names)
             if made is not None:
                 out.append((name, *made))
         return out
@@ -195,11 +195,6 @@ class CriteriaEditor(EditorBase):
         ])
         self.refresh()
 
-    def column_names(self) -> list[str]:
-        """Column names of the draft's schema (the options of column pickers)."""
-        return [c.get("name") for c in self.session.get("schema.columns", [])
-                if isinstance(c, dict) and isinstance(c.get("name"), str)]
-
     def row(self, criterion_id: str) -> CriterionRow:
         """The row of a criterion by id."""
         for r in self.rows:
@@ -227,7 +222,7 @@ class CriteriaEditor(EditorBase):
             self._hash = new_hash
             crits = self.session.get("criteria", [])
             structure = (tuple((c.get("id"), c.get("kind")) for c in crits if isinstance(c, dict)),
-                         tuple(self.column_names()))  # column pickers list the schema's names
+                         tuple(self.session.column_names()))  # the column pickers
             if structure != self._structure or len(structure[0]) != len(crits):
                 self._structure = structure
                 self.fields = []

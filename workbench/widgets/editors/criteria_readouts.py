@@ -3,8 +3,9 @@ criterion, rounded for reading (the exact numbers stay on ``CriterionRow.readout
 
 from __future__ import annotations
 
+from workbench.criteria.false_pass import FALSE_PASS_SENTENCE
 from workbench.widgets.editors.base import note
-from workbench.widgets.model.readouts import FALSE_PASS_SENTENCE, Readout, samples_label
+from workbench.widgets.model.readouts import Readout, samples_label
 
 
 def _fmt(x: float | None, pct: bool = False) -> str:

@@ -1,6 +1,6 @@
 """The design assistant's button in the Budget tab: derive every ε from the proxy at n.
 
-It calls the public :func:`workbench.design.design` on the session's spec and the lab's proxy
+It calls :func:`workbench.design.assistant.design` on the session's spec and the lab's proxy
 (at the low end of ``schema.expected_n`` when declared), shows the derivation as two formatted
 tables — the (ε_gen, K) alternatives, cheapest first, and each criterion's margin and ε for the
 chosen ε_gen — with every "∞" explained beneath, and "apply" replaces the draft by the designed
@@ -136,7 +136,7 @@ class DesignPanel:
         if not spec.criteria:
             self.output.value = "<i>add a criterion first: there is nothing to design ε for</i>"
             return None
-        from workbench.design import design
+        from workbench.design.assistant import design
         from workbench.evidence.prepare import as_evidence
         from workbench.evidence.published import read_published_tables
 

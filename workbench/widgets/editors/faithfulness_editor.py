@@ -148,12 +148,11 @@ class FaithfulnessEditor(EditorBase):
         if change is not None and not change.reset and new_hash == self._hash:
             return
         self._hash = new_hash
-        names = tuple(c.get("name") for c in self.session.get("schema.columns", [])
-                      if isinstance(c, dict))
+        names = tuple(self.session.column_names())
         if names != self._names:
             self._names = names
             self.fields = [self.alpha_field, self.must_field]
-            self.columns = {n: ColumnRule(self, n) for n in names if isinstance(n, str)}
+            self.columns = {n: ColumnRule(self, n) for n in names}
             self.rule_box.children = [r.widget for r in self.columns.values()]
         else:
             super().refresh(change)

@@ -105,11 +105,6 @@ class GeneratorEditor(EditorBase):
         self.session.edit(lambda doc: switched(doc, name), label=f"generator family {name}",
                           paths=("generator",))
 
-    def column_names(self) -> list[str]:
-        """The draft's column names (options of column controls)."""
-        return [c.get("name") for c in self.session.get("schema.columns", [])
-                if isinstance(c, dict) and isinstance(c.get("name"), str)]
-
     # --- refresh ---------------------------------------------------------------------------
     def refresh(self, change: Change | None = None) -> None:
         """Family, grid selector, one control per hyperparameter, messages and hints."""
@@ -143,7 +138,7 @@ class GeneratorEditor(EditorBase):
         grid = self.session.get(f"generator.search_space[{g}]", {})
         grid = grid if isinstance(grid, dict) else {}
         several = tuple(sorted(k for k, v in grid.items() if isinstance(v, list) and len(v) > 1))
-        structure = (family, g, several, tuple(self.column_names()))
+        structure = (family, g, several, tuple(self.session.column_names()))
         if structure == self._structure and not force:
             return
         self._structure = structure
@@ -158,7 +153,7 @@ class GeneratorEditor(EditorBase):
                 field = self.bind(path, widget, parse=_json_list,
                                   format=lambda v: "" if v is MISSING else json.dumps(v))
             else:
-                made = param_widget(param, name, self.column_names)
+                made = param_widget(param, name, self.session.column_names)
                 if made is None:
                     continue
                 widget, options = made

@@ -28,10 +28,6 @@ from typing import Any
 
 from workbench.criteria import kinds
 from workbench.criteria.dispatch import criterion_sensitivity
-from workbench.criteria.false_pass import (  # noqa: F401 - re-exported for the editors
-    FALSE_PASS_MARGIN,
-    FALSE_PASS_SENTENCE,
-)
 from workbench.privacy import laplace_sigma
 from workbench.specification.model import Criterion, Spec
 from workbench.transform import TableCodec

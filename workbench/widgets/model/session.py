@@ -137,6 +137,11 @@ class Session:
         """The draft's value at a JSON path (not a copy: do not mutate it)."""
         return get_at(self._draft, path, default)
 
+    def column_names(self) -> list[str]:
+        """The draft's column names (the options of every column picker)."""
+        return [c.get("name") for c in self.get("schema.columns", [])
+                if isinstance(c, dict) and isinstance(c.get("name"), str)]
+
     def errors_for(self, path: str, *, below: bool = True) -> list[str]:
         """Messages for ``path`` (and, with ``below``, for everything under it)."""
         out: list[str] = []
