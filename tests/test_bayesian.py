@@ -377,12 +377,16 @@ def test_the_frozen_example_runs_verifies_and_names_the_mcmc_caveat(tmp_path) ->
     released from MCMC', R̂ and ESS in diagnostics.json, the README says it."""
     from workbench.cli.main import main
 
-    # The release path is what this test checks, not the criteria: at 1,200 rows the example's
-    # thresholds fail (4 of 6), which used to end the test early with no assertion on a release,
-    # so the thresholds are widened fivefold here.
+    # The release path is what this test checks, not the criteria: at 1,200 rows and a short
+    # chain the example's quantile and avg-ECDF criteria fail most runs (their DP values swing
+    # by hundreds of grams and 0.1-0.25), which used to end the test early with no assertion on
+    # a release; the max-ECDF and mean criteria are kept, at three times their thresholds
+    # (8 of 8 runs released).
     doc = _quick(_doc())
+    doc["criteria"] = [c for c in doc["criteria"] if c["kind"] in ("max_ecdf", "mean_error")]
+    doc["budget"].pop("epsilon_criteria", None)
     for criterion in doc["criteria"]:
-        criterion["threshold"] *= 5
+        criterion["threshold"] *= 3
     spec_path = tmp_path / "wide.frozen.json"
     save_spec(doc, spec_path)
     assert load_spec(spec_path).frozen and doc["generator"]["family"] == "bayesian"
