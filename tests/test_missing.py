@@ -259,10 +259,11 @@ def test_missing_value_criteria_exact_values_and_sensitivities() -> None:
     gained = 40 - int((real[:40, w] == table.domain.sizes[w] - 1).sum())
     from workbench.criteria import exact_errors
 
-    assert exact_errors(spec, config, real, synth, PrivacyContext.simulation(0))[
+    assert exact_errors(spec, config, real, synth, PrivacyContext.simulation(0),
+                        table=spec.table_codec(config))[
         "missing_rates"] == pytest.approx(gained / 400)
     res = evaluate_criterion(spec, config, "missing_rates", real, synth,
-                             PrivacyContext.simulation(0))
+                             PrivacyContext.simulation(0), table=spec.table_codec(config))
     assert res.sensitivity == pytest.approx(1 / 400) and res.mechanism == "laplace"
 
 
