@@ -213,7 +213,7 @@ def test_strategies_spend_exactly_epsilon_and_keep_missing_rates(family, strateg
     codes = toy_codes(table)
     hyper = {"degree": 2} if family == "privbayes" else {"iters": 200}
     gen = make_generator(family, missing_strategy=strategy, **hyper)
-    gen.bind_spec(spec, config)
+    gen.bind_spec(spec, config, table)
     if family == "workload":  # the toy criteria ask for no 2-way marginal: measure all pairs
         from workbench.generators.workload import all_pairs_workload
 
