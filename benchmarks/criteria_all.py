@@ -95,7 +95,7 @@ def main(runs: int = 5) -> None:
         ctx = PrivacyContext.simulation(i)
         ctx.begin_iteration(1)
         t = time.perf_counter()
-        results = evaluate_all(spec, config, real, synth, ctx)
+        results = evaluate_all(spec, config, real, synth, ctx, table=spec.table_codec(config))
         times.append(time.perf_counter() - t)
     med = statistics.median(times)
     print(f"evaluate_all, {runs} runs: " + ", ".join(f"{t:.2f}" for t in times) + " s")
@@ -106,7 +106,7 @@ def main(runs: int = 5) -> None:
     ctx = PrivacyContext.simulation(99)
     for c in spec.criteria:
         t = time.perf_counter()
-        evaluate_criterion(spec, config, c.id, real, synth, ctx)
+        evaluate_criterion(spec, config, c.id, real, synth, ctx, table=spec.table_codec(config))
         print(f"  {c.id:<24} {time.perf_counter() - t:6.2f} s")
 
     print("\nCriteria table (paper Table 2 shape; DP values of the last run):")

@@ -189,7 +189,7 @@ def structure_comparison(reps: int, work: Path) -> None:
     sys.path.insert(0, str(REPO / "scripts"))
     from adult_data import load_adult, split_halves
 
-    from workbench.generators import generator_for
+    from workbench.trial import bind
     from workbench.validation import build_spec
 
     unseen, public = split_halves(load_adult(ADULT))
@@ -225,7 +225,7 @@ def structure_comparison(reps: int, work: Path) -> None:
                 synth = make_generator("independent").fit(real, table.domain, 1.0, ctx).sample(
                     len(real), ctx.rng)
             else:
-                gen = generator_for(spec, config).fit(real, table.domain, 1.0, ctx)
+                gen = bind(spec, config).generator().fit(real, table.domain, 1.0, ctx)
                 synth = gen.sample(len(real), ctx.rng)
                 found["pass"].append(gen.passed_ / gen.attempted_)
                 bound = gen.guarantee().parameters

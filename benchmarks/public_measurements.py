@@ -114,7 +114,7 @@ def one_run(method: str, trials: dict[str, Trial], codes, seed: int,
     generator = make_generator(method, trials, args)
     generator.fit(codes, trial.domain, trial.epsilon_generator, ctx)
     fit_seconds = time.perf_counter() - start
-    synth = sample_valid_for(spec, config, generator, codes.shape[0], ctx.rng, table=trial.table)
+    synth = sample_valid_for(spec, trial.table, generator, codes.shape[0], ctx.rng)
     synth = project_min_count(synth, config.min_count, ctx.rng)
     results = evaluate_all(spec, config, codes, synth, ctx, once_results=once, table=trial.table)
     seconds = time.perf_counter() - start

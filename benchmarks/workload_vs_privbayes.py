@@ -85,7 +85,7 @@ def one_rep(spec: Spec, config: Configuration, frame, real, seed: int) -> tuple[
     cand = run_iteration(bind(spec, config), frame, ctx, real_codes=real)
     if cand.codes is None:
         return {}, False, False
-    exact = exact_errors(spec, config, real, cand.codes, ctx)
+    exact = exact_errors(spec, config, real, cand.codes, ctx, table=spec.table_codec(config))
     limits = {r.id: r.effective_threshold for r in cand.results}
     exact_pass = all(exact[k] < limits[k] for k in exact)
     return exact, exact_pass, cand.passed
@@ -128,7 +128,7 @@ def lean(base: Spec, frame, real, eps_gen: float, reps: int, hyper: dict) -> Non
     for rep in range(reps):
         ctx = PrivacyContext.simulation(seed=100 + rep)
         cand = run_iteration(bind(spec, config), frame, ctx, real_codes=real)
-        errs = exact_errors(spec, config, real, cand.codes, ctx)
+        errs = exact_errors(spec, config, real, cand.codes, ctx, table=spec.table_codec(config))
         for r in cand.results:
             exact[r.id].append(errs[r.id])
             delta[r.id] = max(delta.get(r.id, 0.0), r.sensitivity or 0.0)
@@ -150,7 +150,8 @@ def lean(base: Spec, frame, real, eps_gen: float, reps: int, hyper: dict) -> Non
             values = []
             for seed in range(200):
                 ctx = PrivacyContext.simulation(seed=seed)
-                values.append(evaluate_criterion(spec, config, c.id, real, synth, ctx).value)
+                values.append(evaluate_criterion(spec, config, c.id, real, synth, ctx,
+                                                 table=spec.table_codec(config)).value)
             sigma_eps = statistics.stdev(values) * c.epsilon
             need = 10 * sigma_eps / margin
             scale = f"σ·ε {sigma_eps:.4g}"

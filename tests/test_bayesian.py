@@ -15,7 +15,7 @@ from scipy import stats
 from workbench.audits.posterior import censor_uw_audit
 from workbench.criteria import distribution as dist
 from workbench.engine import run_iteration, verify_bundle
-from workbench.generators import MCMC_KIND, generator_for
+from workbench.generators import MCMC_KIND
 from workbench.generators.bayesian import ADP, MCMC_LABEL, mcmc_guarantee
 from workbench.generators.bayesian import mechanisms as mech
 from workbench.generators.bayesian.fast import SortedCells, clamped_total
@@ -228,7 +228,7 @@ def test_beta_simulation_censors_about_as_many_records_as_the_paper() -> None:
 def test_guarantees_labels_and_asymptotic_dp_needs_the_budget_flag() -> None:
     spec = build_spec(_doc())
     config = next(spec.configurations())
-    promise = generator_for(spec, config).guarantee()
+    promise = bind(spec, config).generator().guarantee()
     assert promise == mcmc_guarantee(20000, 5000) and promise.kind == MCMC_KIND
     assert promise.label == MCMC_LABEL == ("ε-DP for an exact posterior draw; released from "
                                            "MCMC (R̂, ESS of a re-run on the released records "
@@ -246,7 +246,7 @@ def test_guarantees_labels_and_asymptotic_dp_needs_the_budget_flag() -> None:
     assert "budget.allow_asymptotic_dp" in str(err.value)
     doc["budget"]["allow_asymptotic_dp"] = True
     spec = build_spec(_quick(doc))
-    generator = generator_for(spec, next(spec.configurations()))
+    generator = bind(spec, next(spec.configurations())).generator()
     assert generator.guarantee() == ADP
     # even with the flag, the context decides nothing: only a spec that allows it may run
     denied = build_spec(_quick(_doc(), mechanism="weighted") | {"budget": {
@@ -267,7 +267,7 @@ def test_a_censored_draw_needs_the_mcmc_opt_in(tmp_path) -> None:
     assert MCMC_LABEL in problem.message and "set allow_mcmc_draw to true" in problem.message
     spec = build_spec(_quick(_doc()))
     config = next(spec.configurations())
-    generator = generator_for(spec, config)
+    generator = bind(spec, config).generator()
     generator._allow_mcmc = False  # as bound from a spec without the flag
     ctx = PrivacyContext.confidential(accountant=Accountant(10.0),
                                       ledger=Ledger(tmp_path / "ledger.jsonl"))
@@ -286,13 +286,13 @@ def test_release_diagnostics_rerun_the_sampler_on_the_released_records(tmp_path)
     codes = table.encode(clean(_frame(), spec))
     ledger = Ledger(tmp_path / "enclave.jsonl", run_id="r")
     ctx = PrivacyContext.simulation(3, noise=SeededNoise(3), ledger=ledger)
-    generator = generator_for(spec, config).fit(codes, table.domain, 5.0, ctx)
+    generator = bind(spec, config).generator().fit(codes, table.domain, 5.0, ctx)
     ledger.close()
     (event,) = [json.loads(x) for x in (tmp_path / "enclave.jsonl").read_text().splitlines()
                 if json.loads(x)["event"] == "posterior_diagnostics"]
     assert event["enclave_only"] and event["rhat_max"] > 0 and event["kept"] == 300
     released = generator.sample(len(codes), np.random.default_rng(0))
-    found = generator_for(spec, config).release_diagnostics(
+    found = bind(spec, config).generator().release_diagnostics(
         released, table.domain, 5.0, np.random.default_rng(1))
     assert found["kind"] == "mcmc" and found["chains"] == 2 and found["kept"] == 300
     assert found["burn_in"] == 300 and 1.0 <= found["rhat_max"] < 1.5 and found["ess_min"] > 0
@@ -301,7 +301,7 @@ def test_release_diagnostics_rerun_the_sampler_on_the_released_records(tmp_path)
 
 def test_a_confidential_fit_of_a_pseudo_posterior_is_refused_without_the_flag(tmp_path) -> None:
     spec = build_spec(_quick(_doc()))
-    generator = generator_for(spec, next(spec.configurations()))
+    generator = bind(spec, next(spec.configurations())).generator()
     generator.mechanism = "weighted"
     ctx = PrivacyContext.confidential(accountant=Accountant(10.0),
                                       ledger=Ledger(tmp_path / "ledger.jsonl"))
@@ -318,7 +318,7 @@ def test_the_family_spends_exactly_epsilon_and_releases_numbers_within_the_bound
     codes = table.encode(clean(_frame(), spec))
     for neighbour, half in (("replace_one", 1.0), ("add_remove", 2.0)):
         ctx = PrivacyContext.simulation(1, noise=SeededNoise(1), neighbour=neighbour)
-        generator = generator_for(spec, config).fit(codes, table.domain, 5.0, ctx)
+        generator = bind(spec, config).generator().fit(codes, table.domain, 5.0, ctx)
         assert ctx.epsilon_recorded() == pytest.approx(5.0)
         assert [r.mechanism for r in ctx.records] == ["discrete_laplace", "posterior_draw"]
         assert generator.posterior_.interval == (-half, half)  # ε_draw = 4, per relation
@@ -362,7 +362,7 @@ def test_perturbed_histogram_bins_number_columns_and_draws_inside_the_bin() -> N
     table = spec.table_codec(config)
     codes = table.encode(clean(_frame(), spec))
     ctx = PrivacyContext.simulation(0, noise=SeededNoise(0))
-    generator = generator_for(spec, config).fit(codes, table.domain, 5.0, ctx)
+    generator = bind(spec, config).generator().fit(codes, table.domain, 5.0, ctx)
     assert ctx.epsilon_recorded() == pytest.approx(5.0)
     assert generator.joint_.size == 6 * 2 * 3 * 68  # equal-width bins, not 6801 values
     synth = generator.sample(5000, np.random.default_rng(0))
@@ -440,7 +440,7 @@ def test_describe_datasheet_report_and_both_reviews_name_the_mcmc_caveat(
     from workbench.widgets.dashboards.release_review import budget_html as release_budget
 
     spec = load_spec(frozen_censor_uw)
-    promise = generator_for(spec, next(spec.configurations())).guarantee().as_dict()
+    promise = bind(spec, next(spec.configurations())).generator().guarantee().as_dict()
     assert MCMC_LABEL in describe_spec(spec)
     diagnostics = {"rhat_max": 1.0004, "ess_min": 12000.0, "acceptance": 0.27, "chains": 2,
                    "kept": 20000, "burn_in": 5000}

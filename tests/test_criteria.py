@@ -389,7 +389,8 @@ def run_trials(
         out.append(
             np.array(
                 [
-                    evaluate_criterion(spec, config, criterion_id, r, s, ctx).value
+                    evaluate_criterion(spec, config, criterion_id, r, s, ctx,
+                                       table=spec.table_codec(config)).value
                     for _ in range(trials)
                 ]
             )
@@ -406,7 +407,8 @@ def test_conditional_mean_audit_padded_group(
     config = paper_config(spec)
     s, r, r_prime = mean_audit_data(big_group=20)
     ctx = PrivacyContext.simulation(0)
-    first = evaluate_criterion(spec, config, "mean_parity", r, s, ctx)
+    first = evaluate_criterion(spec, config, "mean_parity", r, s, ctx,
+                               table=spec.table_codec(config))
     assert first.sensitivity == pytest.approx(9 / 26)
     assert first.details["m_hat_min"] == 26
     if bug:
@@ -654,7 +656,8 @@ def test_regression_once_outside_the_loop(example_document, real, synth) -> None
     assert spec.epsilon_once == 0.43
     before = len(ctx.records)
     ctx.begin_iteration(1)
-    results = {r.id: r for r in evaluate_all(spec, config, real, synth, ctx, once_results=once)}
+    results = {r.id: r for r in evaluate_all(spec, config, real, synth, ctx, once_results=once,
+                                             table=spec.table_codec(config))}
     loop = ctx.records[before:]
     assert all(rec.stage == "loop" for rec in loop)
     assert not any("regression_coefficients (regression" in rec.purpose for rec in loop)
@@ -663,7 +666,7 @@ def test_regression_once_outside_the_loop(example_document, real, synth) -> None
     assert coef.stage == "once" and coef.record is once["regression_coefficients"].record
     assert results["regression_mae"].details["coefficients_from"] == "regression_coefficients"
     with pytest.raises(ValueError, match="once_results"):
-        evaluate_all(spec, config, real, synth, ctx)
+        evaluate_all(spec, config, real, synth, ctx, table=spec.table_codec(config))
 
 
 def test_mae_needs_the_coefficients_criterion(example_document, real, synth) -> None:
@@ -673,7 +676,8 @@ def test_mae_needs_the_coefficients_criterion(example_document, real, synth) -> 
     spec = build_spec(doc)
     config = paper_config(spec)
     with pytest.raises(ValueError, match="regression_coefficients"):
-        evaluate_criterion(spec, config, "regression_mae", real, synth, PrivacyContext.simulation())
+        evaluate_criterion(spec, config, "regression_mae", real, synth, PrivacyContext.simulation(),
+                           table=spec.table_codec(config))
 
 
 # --- share criteria: ECDF, TV, faithfulness; and face privacy ---------------------------------
@@ -747,15 +751,15 @@ def test_faithfulness_audit(
     table = spec.table_codec(config)
     s, r, r_prime = faithfulness_audit_data(table)
     exact = kind_module.faithfulness_error
-    assert exact(spec, config, r, s) == 0.0
-    assert exact(spec, config, r_prime, s) == pytest.approx(1 / 20)
+    assert exact(spec, table, r, s) == 0.0
+    assert exact(spec, table, r_prime, s) == pytest.approx(1 / 20)
     # β_max is deterministic: compute it once per dataset, keep the release path real.
     cache: dict[bytes, float] = {}
 
-    def memo(spec_, config_, real_, synth_, table=None) -> float:
+    def memo(spec_, table_, real_, synth_) -> float:
         key = np.asarray(real_).tobytes() + np.asarray(synth_).tobytes()
         if key not in cache:
-            cache[key] = exact(spec_, config_, real_, synth_, table)
+            cache[key] = exact(spec_, table_, real_, synth_)
         return cache[key]
 
     monkeypatch.setattr(kind_module, "faithfulness_error", memo)
@@ -774,7 +778,7 @@ def test_faithfulness_audit(
 def test_evaluate_all_every_kind(full_spec, config, real, synth) -> None:
     ctx = PrivacyContext.simulation(3)
     ctx.begin_iteration(1)
-    results = evaluate_all(full_spec, config, real, synth, ctx)
+    results = evaluate_all(full_spec, config, real, synth, ctx, table=full_spec.table_codec(config))
     assert [r.id for r in results] == [c.id for c in full_spec.criteria]
     by_id = {r.id: r for r in results}
     n = real.shape[0]
@@ -820,8 +824,10 @@ def test_sensitivities_do_not_depend_on_r(full_spec, config, real, synth) -> Non
     """Replacing R entirely (same n) leaves every Δ, bound and threshold unchanged."""
     other = real[::-1].copy()
     other[: len(other) // 2] = synth[: len(other) // 2]
-    a = evaluate_all(full_spec, config, real, synth, PrivacyContext.simulation(1))
-    b = evaluate_all(full_spec, config, other, synth, PrivacyContext.simulation(1))
+    a = evaluate_all(full_spec, config, real, synth, PrivacyContext.simulation(1),
+                     table=full_spec.table_codec(config))
+    b = evaluate_all(full_spec, config, other, synth, PrivacyContext.simulation(1),
+                     table=full_spec.table_codec(config))
     for x, y in zip(a, b, strict=True):
         assert (x.sensitivity, x.sigma, x.bounds, x.epsilon) == (
             y.sensitivity,
@@ -835,8 +841,9 @@ def test_sensitivities_do_not_depend_on_r(full_spec, config, real, synth) -> Non
 def test_releases_noise_the_exact_errors(full_spec, config, real, synth, no_noise) -> None:
     """With the noise switched off, each DP value is the exact E (resizing aside)."""
     ctx = PrivacyContext.simulation(0, noise=no_noise)
-    exact = exact_errors(full_spec, config, real, synth, ctx)
-    results = {r.id: r for r in evaluate_all(full_spec, config, real, synth, ctx)}
+    exact = exact_errors(full_spec, config, real, synth, ctx, table=full_spec.table_codec(config))
+    results = {r.id: r for r in evaluate_all(full_spec, config, real, synth, ctx,
+                                             table=full_spec.table_codec(config))}
     for cid in ("marginals", "relative_1way", "faithfulness", "ecdf_weight", "tv_2way"):
         assert results[cid].value == pytest.approx(exact[cid], abs=1e-12), cid
     assert exact["marginals"] > 0 and exact["faithfulness"] > 0
@@ -853,11 +860,13 @@ def test_conditional_mean_release_value(example_document, no_noise) -> None:
     config = paper_config(spec)
     s, r, _ = mean_audit_data(big_group=20)
     ctx = PrivacyContext.simulation(0, noise=no_noise)
-    value = evaluate_criterion(spec, config, "mean_parity", r, s, ctx).value
+    value = evaluate_criterion(spec, config, "mean_parity", r, s, ctx,
+                               table=spec.table_codec(config)).value
     assert value == pytest.approx(224 / 26 - 1)
     s, r, _ = mean_audit_data(big_group=40)  # ≥35: one parity-1 row among 40, m̂ = 26
     values = np.array(
-        [evaluate_criterion(spec, config, "mean_parity", r, s, ctx).value for _ in range(2000)]
+        [evaluate_criterion(spec, config, "mean_parity", r, s, ctx,
+                            table=spec.table_codec(config)).value for _ in range(2000)]
     )
     with_row, without = 9 - 9 / 26, 9.0
     assert np.all(np.isclose(values, with_row) | np.isclose(values, without))
@@ -874,7 +883,8 @@ def test_identical_data_pass_every_criterion(example_document, config, real) -> 
         with_criteria(doc, **{c["id"]: 100 * c.get("epsilon", 0) for c in doc["criteria"]})
     )
     results = evaluate_all(spec, config, real, real,
-                           PrivacyContext.simulation(2, noise=SeededNoise(2)))
+                           PrivacyContext.simulation(2, noise=SeededNoise(2)),
+                           table=spec.table_codec(config))
     failing = [r.id for r in results if not r.passed and r.kind != "face_privacy_count"]
     assert failing == []
 
@@ -882,19 +892,22 @@ def test_identical_data_pass_every_criterion(example_document, config, real) -> 
 def test_guards(full_spec, config, real, synth, spec) -> None:
     with pytest.raises(ValueError, match="replace_one"):
         evaluate_all(
-            full_spec, config, real, synth, PrivacyContext.simulation(neighbour="add_remove")
+            full_spec, config, real, synth, PrivacyContext.simulation(neighbour="add_remove"),
+            table=full_spec.table_codec(config)
         )
     ctx = PrivacyContext.simulation()
     ctx.mode = PrivacyMode.CONFIDENTIAL  # as a confidential run would be
     with pytest.raises(ValueError, match="public"):
-        exact_errors(full_spec, config, real, synth, ctx)
+        exact_errors(full_spec, config, real, synth, ctx, table=full_spec.table_codec(config))
     bad = real.copy()
     bad[0, 2] = 777
     with pytest.raises(ValueError) as info:
-        evaluate_all(full_spec, config, bad, synth, PrivacyContext.simulation())
+        evaluate_all(full_spec, config, bad, synth, PrivacyContext.simulation(),
+                     table=full_spec.table_codec(config))
     assert "parity" in str(info.value) and "777" not in str(info.value)
     with pytest.raises(ValueError, match="same number of rows"):
-        evaluate_all(full_spec, config, real, synth[:-1], PrivacyContext.simulation())
+        evaluate_all(full_spec, config, real, synth[:-1], PrivacyContext.simulation(),
+                     table=full_spec.table_codec(config))
 
 
 def test_accountant_refusal_draws_nothing(full_spec, config, real, synth) -> None:
@@ -904,7 +917,7 @@ def test_accountant_refusal_draws_nothing(full_spec, config, real, synth) -> Non
     ctx = PrivacyContext.simulation(0, accountant=acc)
     ctx.begin_iteration(1)
     with pytest.raises(BudgetExceeded):
-        evaluate_all(full_spec, config, real, synth, ctx)
+        evaluate_all(full_spec, config, real, synth, ctx, table=full_spec.table_codec(config))
     assert [r.purpose for r in ctx.records] == ["criterion marginals (max_marginal_error)"]
 
 
@@ -930,7 +943,8 @@ def test_readout_and_engine_share_one_sensitivity_dispatch() -> None:
     synth = table.encode(clean(sample_proxy(len(real), seed=2), spec).iloc[: len(real)])
     real = real[: len(synth)]
     pc = PairedCells.from_codes(real, synth, table.domain)
-    results = evaluate_all(spec, config, real, synth, PrivacyContext.simulation(0))
+    results = evaluate_all(spec, config, real, synth, PrivacyContext.simulation(0),
+                           table=spec.table_codec(config))
     for criterion, result in zip(spec.criteria, results, strict=True):
         delta, _ = criterion_sensitivity(spec, table, criterion, pc)
         assert result.sensitivity == pytest.approx(delta, rel=1e-12), criterion.id

@@ -17,7 +17,8 @@ S = np.array([(0, 0, 0), (0, 1, 1), (0, 2, 2), (0, 0, 1)])  # all g = a; the pro
 def _value(real: np.ndarray, noise=None) -> tuple[object, PrivacyContext]:
     spec, config = case_spec("distinguisher")
     ctx = PrivacyContext.simulation(0, noise=noise)
-    result = evaluate_criterion(spec, config, "distinguisher", real, S, ctx)
+    result = evaluate_criterion(spec, config, "distinguisher", real, S, ctx,
+                                table=spec.table_codec(config))
     return result, ctx
 
 

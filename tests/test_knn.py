@@ -111,7 +111,8 @@ def test_release_is_a_laplace_count_then_a_smooth_cauchy_mean() -> None:
     real = np.column_stack([rng.integers(0, k, 400) for k in table.domain.sizes])
     cap = Capture()
     ctx = PrivacyContext.simulation(0, noise=cap)
-    res = evaluate_criterion(spec, config, "knn", real, real.copy(), ctx)
+    res = evaluate_criterion(spec, config, "knn", real, real.copy(), ctx,
+                             table=spec.table_codec(config))
     count, mean = ctx.records
     assert (count.mechanism, count.sensitivity) == ("laplace", 1.0)
     assert (mean.mechanism, mean.beta) == ("smooth_cauchy", math.log(2))
@@ -137,7 +138,8 @@ def test_small_epsilon_refused_and_warned() -> None:
     config = next(spec.configurations())
     real = np.zeros((50, len(spec.columns)), dtype=np.int64)
     with pytest.warns(NoFiniteVarianceWarning, match="no finite variance"):
-        evaluate_criterion(spec, config, "knn", real, real, PrivacyContext.simulation(0))
+        evaluate_criterion(spec, config, "knn", real, real, PrivacyContext.simulation(0),
+                           table=spec.table_codec(config))
     bad = _doc(8.0)
     bad["criteria"][0]["params"]["subgroup_column"] = "birth_weight"
     with pytest.raises(SpecError, match="subgroup_column"):
@@ -180,7 +182,8 @@ def test_imputes_an_allow_target_from_its_missing_code() -> None:
     real[rng.random(300) < 0.2, w] = gone
     cap = Capture()
     ctx = PrivacyContext.simulation(0, noise=cap)
-    res = evaluate_criterion(spec, config, "knn", real, real.copy(), ctx)
+    res = evaluate_criterion(spec, config, "knn", real, real.copy(), ctx,
+                             table=spec.table_codec(config))
     assert res.value == pytest.approx(0.0) and [r.mechanism for r in ctx.records] == [
         "laplace", "smooth_cauchy"]
     # the released mean is the imputed one: every hole filled by a complete record's value

@@ -213,7 +213,7 @@ def test_strategies_spend_exactly_epsilon_and_keep_missing_rates(family, strateg
     codes = toy_codes(table)
     hyper = {"degree": 2} if family == "privbayes" else {"iters": 200}
     gen = make_generator(family, missing_strategy=strategy, **hyper)
-    gen.bind_spec(spec, config)
+    gen.bind_spec(spec, config, table)
     if family == "workload":  # the toy criteria ask for no 2-way marginal: measure all pairs
         from workbench.generators.workload import all_pairs_workload
 
@@ -259,10 +259,11 @@ def test_missing_value_criteria_exact_values_and_sensitivities() -> None:
     gained = 40 - int((real[:40, w] == table.domain.sizes[w] - 1).sum())
     from workbench.criteria import exact_errors
 
-    assert exact_errors(spec, config, real, synth, PrivacyContext.simulation(0))[
+    assert exact_errors(spec, config, real, synth, PrivacyContext.simulation(0),
+                        table=spec.table_codec(config))[
         "missing_rates"] == pytest.approx(gained / 400)
     res = evaluate_criterion(spec, config, "missing_rates", real, synth,
-                             PrivacyContext.simulation(0))
+                             PrivacyContext.simulation(0), table=spec.table_codec(config))
     assert res.sensitivity == pytest.approx(1 / 400) and res.mechanism == "laplace"
 
 

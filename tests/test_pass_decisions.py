@@ -63,7 +63,8 @@ def _setup(kind: str, threshold: float):
 
 def _release(kind, spec, config, case, once, seed):
     ctx = PrivacyContext.simulation(seed, noise=SeededNoise(seed))
-    return evaluate_criterion(spec, config, kind, case.real, case.synth, ctx, once_results=once)
+    return evaluate_criterion(spec, config, kind, case.real, case.synth, ctx, once_results=once,
+                              table=spec.table_codec(config))
 
 
 def _thresholds(kind: str) -> list[float]:
@@ -72,7 +73,7 @@ def _thresholds(kind: str) -> list[float]:
     criterion = spec.criterion(kind)
     table = spec.table_codec(config)
     exact = exact_errors(spec, config, case.real, case.synth, PrivacyContext.simulation(0),
-                         once_results=once)[kind]
+                         once_results=once, table=spec.table_codec(config))[kind]
     pc = PairedCells.from_codes(case.real, case.synth, table.domain)
     delta, _ = criterion_sensitivity(spec, table, criterion, pc)
     scale = delta / criterion.epsilon if delta and criterion.epsilon > 0 else 1.0
@@ -95,7 +96,8 @@ def test_engine_decision_and_every_forecast_path_agree(kind: str) -> None:
         table = spec.table_codec(config)
         pc = PairedCells.from_codes(case.real, case.synth, table.domain)
         exact = exact_errors(spec, config, case.real, case.synth,
-                             PrivacyContext.simulation(0), once_results=once)[kind]
+                             PrivacyContext.simulation(0), once_results=once,
+                             table=spec.table_codec(config))[kind]
         delta, details = criterion_sensitivity(spec, table, criterion, pc)
         t_eff = k.effective_threshold(criterion, delta, details)
         forecast = k.pass_probability(criterion, exact, delta, t_eff)

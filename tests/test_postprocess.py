@@ -147,7 +147,7 @@ def test_sample_valid_meets_n_exactly_on_the_us_sample(us_setup) -> None:
     invalid, _ = reject_counts(raw, spec.constraints.synthetic, sem, spec.constraints.partial_bins)
     assert invalid.any()  # independent columns do produce implausible rows
     n = len(codes)
-    out = sample_valid_for(spec, config, gen, n, np.random.default_rng(2))
+    out = sample_valid_for(spec, spec.table_codec(config), gen, n, np.random.default_rng(2))
     assert out.shape == (n, codes.shape[1])
     again, _ = reject_counts(out, spec.constraints.synthetic, sem, spec.constraints.partial_bins)
     assert not again.any()

@@ -15,13 +15,14 @@ import numpy as np
 import pytest
 
 from workbench.cli.main import main
-from workbench.generators import generator_for, make_generator
+from workbench.generators import make_generator
 from workbench.generators.plausible_deniability.structure import bucket_maps, public_structure
 from workbench.generators.public_structure import proxy_codes
 from workbench.privacy import Ledger, PrivacyContext
 from workbench.privacy.noise import SeededNoise
 from workbench.specification import SpecError
 from workbench.specification.document import thaw
+from workbench.trial import bind
 from workbench.validation import build_spec, save_spec
 
 REPO = Path(__file__).resolve().parents[1]
@@ -78,7 +79,7 @@ def proxy(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _fit(spec, real: np.ndarray, epsilon: float, seed: int = 1, ledger: Ledger | None = None):
     config = next(spec.configurations())
     ctx = PrivacyContext.simulation(seed, noise=SeededNoise(seed), ledger=ledger)
-    gen = generator_for(spec, config)
+    gen = bind(spec, config).generator()
     return gen.fit(real, spec.table_codec(config).domain, epsilon, ctx), ctx
 
 
@@ -131,7 +132,7 @@ def test_a_proxy_whose_bytes_differ_from_the_pin_is_refused_before_any_budget(
     sizes = spec.table_codec(next(spec.configurations())).domain.sizes
     ctx = PrivacyContext.simulation(1, noise=SeededNoise(1))
     with pytest.raises(ValueError, match=r"generator structure_proxy_sha256: .* pins 0{64}"):
-        generator_for(spec, next(spec.configurations())).fit(
+        bind(spec, next(spec.configurations())).generator().fit(
             _codes(sizes, 500, 1), spec.table_codec(next(spec.configurations())).domain, 1.0,
             ctx)
     assert ctx.records == []

@@ -18,7 +18,6 @@ from workbench.evidence.sampler import sample_proxy
 from workbench.generators import (
     GeneratorFamily,
     family_class,
-    generator_for,
     make_generator,
     register,
     registered,
@@ -47,7 +46,7 @@ class ToyMarginals(GeneratorFamily):
         "order": Param("schema", one_of("schema", "reverse"), "the order columns are drawn"),
     })
 
-    def bind_spec(self, spec, configuration) -> None:
+    def bind_spec(self, spec, configuration, table=None) -> None:
         self.bound_columns = spec.column_names
 
     def describe(self, label: str, epsilon: float) -> list[str]:
@@ -128,7 +127,7 @@ def test_toy_family_is_fitted_used_by_run_iteration_and_shown_in_describe(toy_fa
 
     spec = build_spec(doc_with(LEAN, "toy_marginals", {"floor": [0.5], "epsilon": [2]}))
     config = next(spec.configurations())
-    generator = generator_for(spec, config)  # the engine's way: made, then bound to the spec
+    generator = bind(spec, config).generator()  # the engine's way: made, then bound to the spec
     assert generator.floor == 0.5 and generator.bound_columns == spec.column_names
     frame = clean(sample_proxy(3000, seed=4), spec)
     ctx = PrivacyContext.simulation(0)
@@ -183,7 +182,7 @@ def test_privbayes_defaults_apply_in_spec_and_constructor_alike() -> None:
     are hyperparameters the spec knows."""
     spec = build_spec(doc_with(PAPER, "privbayes", {"degree": [2], "max_cells": [5000],
                                                     "max_candidates": [50]}))
-    generator = generator_for(spec, next(spec.configurations()))
+    generator = bind(spec, next(spec.configurations())).generator()
     assert generator.epsilon_split == 0.5 == make_generator("privbayes", degree=2).epsilon_split
     assert (generator.max_cells, generator.max_candidates) == (5000, 50)
     assert "set exactly one of theta, degree" in problems(doc_with(PAPER, "privbayes", {}))
@@ -237,7 +236,7 @@ def test_a_family_that_is_not_pure_dp_says_so_in_describe(toy_family, monkeypatc
 
     spec = build_spec(doc_with(LEAN, "toy_marginals", {"floor": [0.5], "epsilon": [2]}))
     assert "guarantee:" not in describe_spec(spec)
-    assert generator_for(spec, next(spec.configurations())).guarantee() == PURE_EPSILON_DP
+    assert bind(spec, next(spec.configurations())).generator().guarantee() == PURE_EPSILON_DP
     promise = Guarantee("per-record (ε, δ)", dataset_level=False, explanation="toy words",
                         kind="toy_per_record", parameters={"epsilon": 1.5, "delta": 1e-9})
     monkeypatch.setattr(ToyMarginals, "guarantee", lambda self: promise)

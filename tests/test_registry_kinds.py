@@ -228,8 +228,9 @@ def test_toy_kind_is_evaluated_and_released_with_dp(toy_kind) -> None:
     real, synth = codes(spec, 1500, 1), codes(spec, 1500, 2)
     ctx = PrivacyContext.simulation(0)
     ctx.begin_iteration(1)
-    (result,) = evaluate_all(spec, config, real, synth, ctx)
-    exact = exact_errors(spec, config, real, synth, PrivacyContext.simulation(0))["toy"]
+    (result,) = evaluate_all(spec, config, real, synth, ctx, table=spec.table_codec(config))
+    exact = exact_errors(spec, config, real, synth, PrivacyContext.simulation(0),
+                         table=spec.table_codec(config))["toy"]
     table = spec.table_codec(config)
     i, j = table.names.index("mother_age"), table.names.index("parity")
     shape = (table.domain.sizes[i], table.domain.sizes[j])
@@ -335,7 +336,7 @@ def neighbour_check(criteria: list[dict[str, Any]], trials: int = 4) -> int:
             seen.clear()
             release_once(spec, config, data, PrivacyContext.simulation(0, noise=capture))
             ctx = PrivacyContext.simulation(0, noise=capture)
-            evaluate_all(spec, config, data, synth, ctx, once)
+            evaluate_all(spec, config, data, synth, ctx, once, table=spec.table_codec(config))
             runs.append(list(seen))
         assert len(runs[0]) == len(runs[1])
         for (a, da, norm), (b, db, _) in zip(runs[0], runs[1], strict=True):

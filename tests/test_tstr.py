@@ -81,7 +81,8 @@ def test_template_validates_and_release_is_post_processing_of_the_noisy_matrix()
     synth = real.copy()
     cap = Capture()
     res = evaluate_criterion(spec, config, "tstr", real, synth,
-                             PrivacyContext.simulation(0, noise=cap))
+                             PrivacyContext.simulation(0, noise=cap),
+                             table=spec.table_codec(config))
     (call,) = cap.calls
     k = sizes[spec.column_names.index("birth_sex")]
     assert call.values.size == k * k and call.values.sum() == 300 and call.sensitivity == 2.0
@@ -91,7 +92,8 @@ def test_template_validates_and_release_is_post_processing_of_the_noisy_matrix()
     assert res.sensitivity == 2.0 and res.details["classifier"] == "decision_tree"
     assert res.details["baseline"] == "majority"
     # with noise the value is computed from the noisy matrix and stays in [0, 1]
-    noisy = evaluate_criterion(spec, config, "tstr", real, synth, PrivacyContext.simulation(1))
+    noisy = evaluate_criterion(spec, config, "tstr", real, synth, PrivacyContext.simulation(1),
+                               table=spec.table_codec(config))
     assert 0.0 <= noisy.value <= 1.0 and noisy.mechanism == "laplace"
 
 
@@ -132,12 +134,14 @@ def test_a_release_that_taught_nothing_fails_the_majority_baseline() -> None:
     exact = {}
     for name, synth in (("useful", real), ("useless", useless)):
         exact[name] = evaluate_criterion(spec, config, "tstr", real, synth,
-                                         PrivacyContext.simulation(0, noise=cap)).value
+                                         PrivacyContext.simulation(0, noise=cap),
+                                         table=spec.table_codec(config)).value
     assert exact["useless"] == pytest.approx(1.0)  # the majority classifier: no gain
     assert exact["useful"] < 0.5
     old = dict(crit, threshold=0.3)
     old["params"] = {**crit["params"], "baseline": "none"}
     plain = evaluate_criterion(_spec(old), config, "tstr", real, useless,
-                               PrivacyContext.simulation(0, noise=Capture())).value
+                               PrivacyContext.simulation(0, noise=Capture()),
+                               table=_spec(old).table_codec(config)).value
     # without a baseline the useless release scores the minority share, however useless
     assert plain == pytest.approx(1 - np.bincount(real[:, sex]).max() / n)

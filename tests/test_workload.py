@@ -284,9 +284,10 @@ def test_run_iteration_binds_the_spec_before_fit(example_doc) -> None:
     class Probe(GeneratorFamily):
         name = "probe"
 
-        def bind_spec(self, spec, configuration) -> None:
+        def bind_spec(self, spec, configuration, table=None) -> None:
             calls.append("bind")
             assert spec.generator.family == "probe" and configuration.family == "probe"
+            assert table.domain == spec.table_codec(configuration).domain  # the Trial's codec
 
         def fit(self, codes, domain, epsilon, privacy):
             calls.append("fit")

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from workbench.criteria.kinds.faithfulness import rule_cliques as faithfulness_rule_cliques
-from workbench.generators import generator_for
 from workbench.generators.workload import derive_workload, size_factors
 from workbench.specification import Configuration, SpecError
+from workbench.trial import bind
 from workbench.validation import build_spec, load_spec
 
 REPO = Path(__file__).resolve().parents[1]
@@ -54,7 +54,7 @@ def test_bound_generator_weighs_wide_marginals_up_and_may_drop_the_one_way_share
     config = Configuration.from_dict({**next(lean.configurations()).to_dict(), "generator": {
         "family": "workload", "one_way_share": 0, "size_power": 0.5,
         "faithfulness_cliques": 2}})
-    gen = generator_for(lean, config)
+    gen = bind(lean, config).generator()
     items = {i.clique: i.weight for i in gen.workload.items}
     assert items[("birth_month", "birth_weight")] > 2 * items[("birth_month", "birth_sex")]
     allocation = gen.workload.allocate(2.0)

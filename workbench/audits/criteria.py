@@ -53,7 +53,7 @@ def _runner(case: AuditCase) -> Callable[[PrivacyContext, int], object]:
 
     def run(ctx: PrivacyContext, which: int) -> object:
         return evaluate_criterion(spec, config, case.kind, datasets[which], case.synth, ctx,
-                                  once_results=once)
+                                  once_results=once, table=spec.table_codec(config))
 
     return run
 
@@ -75,6 +75,7 @@ def noiseless_check(kind: str) -> tuple[float, float, int]:
     values, measured = [], 0
     for real in (case.real, case.real_prime):
         ctx = PrivacyContext.simulation(0)
-        values.append(evaluate_criterion(spec, config, kind, real, case.synth, ctx).value)
+        values.append(evaluate_criterion(spec, config, kind, real, case.synth, ctx,
+                                         table=spec.table_codec(config)).value)
         measured += len(ctx.records)
     return float(values[0]), float(values[1]), measured

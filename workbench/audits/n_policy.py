@@ -58,7 +58,7 @@ def add_remove_scenario(kind: str, move: str) -> Scenario:
 
     def run(ctx, which: int) -> object:
         return evaluate_criterion(spec, config, kind, datasets[which], synth, ctx,
-                                  once_results=once)
+                                  once_results=once, table=spec.table_codec(config))
 
     return scenario(f"{kind} ({move}, dp)", case.mechanism,
                     f"R′ = R with one record {'added' if move == 'add' else 'removed'}, S and "

@@ -65,11 +65,12 @@ def evaluate_all(
     synth_codes: np.ndarray,
     ctx: PrivacyContext,
     once_results: Mapping[str, Any] | None = None,
-    table: TableCodec | None = None,
+    *,
+    table: TableCodec,
 ) -> list[CriterionResult]:
     """DP results of every criterion of ``spec`` for candidate S against R, in spec order.
 
-    ``real_codes`` and ``synth_codes`` are (n, d) code matrices of ``spec.table_codec(config)``.
+    ``real_codes`` and ``synth_codes`` are (n, d) code matrices of ``table`` (the Trial's codec).
     ``once_results`` holds the releases of criteria marked ``once`` (from :func:`release_once`).
     Each in-loop criterion is one ε-DP measurement through ``ctx``.
     """
@@ -86,7 +87,8 @@ def evaluate_criterion(
     synth_codes: np.ndarray,
     ctx: PrivacyContext,
     once_results: Mapping[str, Any] | None = None,
-    table: TableCodec | None = None,
+    *,
+    table: TableCodec,
 ) -> CriterionResult:
     """The DP result of one criterion (an MAE criterion also releases its coefficients)."""
     _check_context(ctx)
@@ -113,7 +115,8 @@ def exact_errors(
     real_codes: np.ndarray,
     synth_codes: np.ndarray,
     ctx: PrivacyContext,
-    table: TableCodec | None = None,
+    *,
+    table: TableCodec,
     once_results: Mapping[str, Any] | None = None,
 ) -> dict[str, float]:
     """Exact E(R, S) of every criterion, for PUBLIC data only (refused in a confidential run).

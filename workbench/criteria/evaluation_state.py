@@ -34,13 +34,13 @@ class Evaluation:
         synth_codes: np.ndarray,
         ctx: PrivacyContext,
         once_results: Mapping[str, Any] | None,
-        table: TableCodec | None = None,
+        table: TableCodec,
     ) -> None:
-        """Reduce R and S once to paired cell counts over the configuration's domain
-        (``table``: the configuration's codec when the caller already holds it)."""
+        """Reduce R and S once to paired cell counts over the domain of ``table`` (the
+        configuration's codec, which the caller's Trial holds)."""
         self.spec = spec
         self.config = config
-        self.table = table if table is not None else spec.table_codec(config)
+        self.table = table
         self.once = dict(once_results or {})
         # n_policy dp: shares are of the public n̂ = |S|, never of R's confidential size
         self.pc = PairedCells.from_codes(real_codes, synth_codes, self.table.domain,

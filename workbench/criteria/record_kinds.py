@@ -5,22 +5,18 @@ from __future__ import annotations
 import numpy as np
 
 from workbench.specification.model import Spec
-from workbench.specification.space import Configuration
 from workbench.transform import TableCodec
 
 FACE_MEASURES = ("unique_rows", "below_min_count")
 
 
 def faithfulness_error(
-    spec: Spec, config: Configuration, real_codes: np.ndarray, synth_codes: np.ndarray,
-    table: TableCodec | None = None,
+    spec: Spec, table: TableCodec, real_codes: np.ndarray, synth_codes: np.ndarray
 ) -> float:
-    """Exact 1 − β_max(R, S) under the spec's cost rule (matching on distinct cells, §3.5.1);
-    ``table``: the configuration's codec when the caller holds it."""
+    """Exact 1 − β_max(R, S) under the spec's cost rule (matching on distinct cells, §3.5.1)."""
     from workbench.faithfulness import FaithfulnessCost, beta_max
 
-    cost = FaithfulnessCost.from_rule(spec.faithfulness,
-                                      table if table is not None else spec.table_codec(config))
+    cost = FaithfulnessCost.from_rule(spec.faithfulness, table)
     return 1.0 - float(beta_max(real_codes, synth_codes, cost))
 
 

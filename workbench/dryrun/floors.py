@@ -155,8 +155,7 @@ def floor_draw(trial: Trial, codes: np.ndarray,
     loop, e.g. a survey's raking and R's base weights)."""
     spec, configuration = trial.spec, trial.configuration
     sampler = _Bootstrap(codes) if generator == "bootstrap" else _Independent(codes)
-    synth = sample_valid_for(spec, configuration, sampler, codes.shape[0], ctx.rng,
-                             table=trial.table)
+    synth = sample_valid_for(spec, trial.table, sampler, codes.shape[0], ctx.rng)
     synth = project_min_count(synth, configuration.min_count, ctx.rng)
     ev = Evaluation(spec, configuration, codes, synth, ctx, once, trial.table)
     exact = {c.id: _exact(ev, c) for c in spec.criteria}

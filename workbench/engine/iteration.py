@@ -62,8 +62,7 @@ def synthesize_candidate(trial: Trial, codes: np.ndarray, ctx: PrivacyContext,
     generator = fit_generator(trial, codes, ctx)
     step("sample")
     rows = int(codes.shape[0]) if size is None else int(size)
-    synth = sample_valid_for(trial.spec, trial.configuration, generator, rows, ctx.rng,
-                             table=trial.table)
+    synth = sample_valid_for(trial.spec, trial.table, generator, rows, ctx.rng)
     step("project")
     return project_min_count(synth, trial.configuration.min_count, ctx.rng)
 

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from workbench.privacy import PrivacyContext
     from workbench.specification.model import Spec
     from workbench.specification.space import Configuration
-    from workbench.transform import Domain
+    from workbench.transform import Domain, TableCodec
 
 #: Hyperparameters every family accepts in a spec; the budget, not the family, reads them.
 COMMON: Mapping[str, Param] = MappingProxyType({
@@ -244,11 +244,12 @@ class GeneratorFamily(ABC):
         return []
 
     # --- hooks -------------------------------------------------------------------------------
-    def bind_spec(self, spec: Spec, configuration: Configuration | None) -> None:
+    def bind_spec(self, spec: Spec, configuration: Configuration | None,
+                  table: TableCodec | None = None) -> None:
         """Read what the family needs from the public spec before ``fit`` (nothing by default).
 
         This is the one way a family sees the spec; ``generators.generator_for`` (used by
-        ``engine.fit_generator``) calls it on every generator it makes.
+        ``Trial.generator``) calls it on every generator it makes, with the Trial's ``table``.
         """
         return  # an optional hook: nothing by default
 

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from workbench.privacy import PrivacyContext
     from workbench.specification.model import Spec
     from workbench.specification.space import Configuration
+    from workbench.transform import TableCodec
 
 
 class PerturbedHistogram(GeneratorFamily):
@@ -61,10 +62,10 @@ class PerturbedHistogram(GeneratorFamily):
     #: Number columns (from the bound spec) and their grid sizes.
     _numbers: Mapping[str, int] = MappingProxyType({})
 
-    def bind_spec(self, spec: Spec, configuration: Configuration | None) -> None:
+    def bind_spec(self, spec: Spec, configuration: Configuration | None,
+                  table: TableCodec | None = None) -> None:
         """Which columns are released as numbers (public: the configuration's codecs)."""
-        if configuration is not None:
-            table = spec.table_codec(configuration)
+        if table is not None:
             self._numbers = {n: c.size for n, c in table.codecs if isinstance(c, NumberCodec)}
 
     def _binned(self, domain: Domain) -> dict[str, int]:

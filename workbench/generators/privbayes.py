@@ -52,6 +52,7 @@ from workbench.transform.cells import CellCounts
 if TYPE_CHECKING:
     from workbench.privacy import PrivacyContext
     from workbench.specification import Configuration, Spec
+    from workbench.transform import TableCodec
 
 
 def candidate_parent_sets(
@@ -215,7 +216,8 @@ class PrivBayes(PublicStructure, GeneratorFamily):
         self.domain_ = domain
         return self
 
-    def bind_spec(self, spec: Spec, configuration: Configuration | None = None) -> None:
+    def bind_spec(self, spec: Spec, configuration: Configuration | None = None,
+                  table: TableCodec | None = None) -> None:
         """Keep the public spec (its 'allow' columns and their declared max missing rates) and
         the configuration (a public structure's proxy is encoded with it at fit time)."""
         self.bound_spec_ = spec

@@ -21,6 +21,7 @@ from workbench.generators.workload_generator import WorkloadGenerator
 if TYPE_CHECKING:
     from workbench.specification.model import Spec
     from workbench.specification.space import Configuration
+    from workbench.transform import TableCodec
 
 #: Registered families by name (read it through :func:`registered` / :func:`family_class`).
 FAMILIES: dict[str, type[GeneratorFamily]] = {}
@@ -77,11 +78,11 @@ def make_generator(family: str, **hyperparameters_: Any) -> GeneratorFamily:
     return generator
 
 
-def generator_for(spec: Spec, configuration: Configuration) -> GeneratorFamily:
-    """The configuration's unfitted generator, bound to the (public) spec: the one place where
-    a family reads the spec (:meth:`GeneratorFamily.bind_spec`)."""
+def generator_for(spec: Spec, configuration: Configuration, table: TableCodec) -> GeneratorFamily:
+    """The configuration's unfitted generator, bound to the (public) spec and its codec
+    ``table``: the one place where a family reads the spec (:meth:`GeneratorFamily.bind_spec`)."""
     generator = make_generator(configuration.family, **configuration.generator_params)
-    generator.bind_spec(spec, configuration)
+    generator.bind_spec(spec, configuration, table)
     return generator
 
 

@@ -74,6 +74,7 @@ from workbench.transform.cells import CellCounts
 if TYPE_CHECKING:
     from workbench.privacy import PrivacyContext
     from workbench.specification import Configuration, Spec
+    from workbench.transform import TableCodec
 
 ALGORITHMS = ("fixed", "aim")
 
@@ -176,14 +177,14 @@ class WorkloadGenerator(GeneratorFamily):
             "faithfulness": self.faithfulness_weight,
         }
 
-    def bind_spec(self, spec: Spec, configuration: Configuration | None = None) -> None:
-        """Derive the workload from the spec's criteria (public; the configuration is unused)."""
+    def bind_spec(self, spec: Spec, configuration: Configuration | None = None,
+                  table: TableCodec | None = None) -> None:
+        """Derive the workload from the spec's criteria, sized by the configuration's codec
+        ``table`` when given (public)."""
         self.bound_spec_ = spec
         self.bound_configuration_ = configuration
-        sizes = None
-        if configuration is not None:
-            domain = spec.table_codec(configuration).domain
-            sizes = dict(zip(domain.names, domain.sizes, strict=True))
+        sizes = (None if table is None
+                 else dict(zip(table.domain.names, table.domain.sizes, strict=True)))
         self.bind_workload(derive_workload(
             spec, one_way_share=self.one_way_share, multipliers=self.multipliers(),
             faithfulness_order=self.faithfulness_cliques, size_power=self.size_power,

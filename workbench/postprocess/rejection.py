@@ -21,7 +21,6 @@ from workbench.constraints.predicate import PARTIAL_POLICIES
 
 if TYPE_CHECKING:
     from workbench.specification.model import Rule, Spec
-    from workbench.specification.space import Configuration
     from workbench.transform import Codec, TableCodec
 
 #: Headroom on the estimated number of draws still needed, so one round usually suffices.
@@ -191,20 +190,19 @@ def sample_valid(
 
 def sample_valid_for(
     spec: Spec,
-    config: Configuration,
+    table: TableCodec,
     generator: _Sampler,
     n: int,
     rng: np.random.Generator,
-    table: TableCodec | None = None,
 ) -> np.ndarray:
     """``sample_valid`` with the spec's synthetic rules, partial-bin policy and round bound
-    (``table``: the configuration's codec when the caller already holds it)."""
+    over the bins of ``table`` (the configuration's codec, which the caller's Trial holds)."""
     return sample_valid(
         generator,
         n,
         rng,
         spec.constraints.synthetic,
-        semantics_for(table if table is not None else spec.table_codec(config)),
+        semantics_for(table),
         spec.constraints.max_sampling_rounds,
         partial=spec.constraints.partial_bins,
     )

@@ -100,7 +100,7 @@ class Trial:
 
     def generator(self) -> GeneratorFamily:
         """A fresh, unfitted generator of this configuration, bound to the public spec."""
-        return generator_for(self.spec, self.configuration)
+        return generator_for(self.spec, self.configuration, self.table)
 
     @property
     def guarantee(self) -> Guarantee:

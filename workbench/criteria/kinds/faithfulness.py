@@ -49,7 +49,7 @@ class Faithfulness(ShareKind):
 
     def exact(self, ev: Evaluation, criterion: Criterion) -> float:
         """Exact 1 − β_max(R, S) under the spec's cost rule."""
-        return faithfulness_error(ev.spec, ev.config, ev.real, ev.synth, ev.table)
+        return faithfulness_error(ev.spec, ev.table, ev.real, ev.synth)
 
     def sensitivity(self, spec: Spec, table: TableCodec, criterion: Criterion,
                     pc: PairedCells) -> tuple[float | None, dict[str, Any]]:

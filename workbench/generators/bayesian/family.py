@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from workbench.privacy import PrivacyContext
     from workbench.specification.model import Spec
     from workbench.specification.space import Configuration
-    from workbench.transform import Codec, Domain
+    from workbench.transform import Codec, Domain, TableCodec
 
 #: The censored mechanisms' label: the issue-24 words, shown everywhere through report.guarantee.
 MCMC_LABEL = ("ε-DP for an exact posterior draw; released from MCMC (R̂, ESS of a re-run on the "
@@ -148,12 +148,13 @@ class BayesianPosterior(GeneratorFamily):
             return mcmc_guarantee(self.iterations, self.burn_in)
         return ADP
 
-    def bind_spec(self, spec: Spec, configuration: Configuration | None) -> None:
+    def bind_spec(self, spec: Spec, configuration: Configuration | None,
+                  table: TableCodec | None = None) -> None:
         """The target's codec and public bounds, and whether aDP is allowed."""
         column = spec.column(self.target)
         if column.bounds is None:
             raise ValueError(f"bayesian: target {self.target!r} needs public bounds")
-        codec = (spec.table_codec(configuration).codec(self.target) if configuration
+        codec = (table.codec(self.target) if table is not None
                  else spec.transform(self.target).alternatives[0].codec)
         self.bind_target(codec, column.bounds,
                          allow_asymptotic_dp=spec.budget.allow_asymptotic_dp,

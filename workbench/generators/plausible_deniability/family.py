@@ -86,7 +86,7 @@ if TYPE_CHECKING:
     from workbench.privacy import PrivacyContext
     from workbench.specification.model import Spec
     from workbench.specification.space import Configuration
-    from workbench.transform import Domain
+    from workbench.transform import Domain, TableCodec
 
 LABEL = "per-record plausible deniability (ε, δ)"
 KIND = "per_record_plausible_deniability"
@@ -243,7 +243,8 @@ class PlausibleDeniability(PublicStructure, GeneratorFamily):
                 f"of R; structure and parameters each ε {epsilon:g}, charged max = "
                 f"{epsilon:g} (parallel composition); {records}"]
 
-    def bind_spec(self, spec: Spec, configuration: Configuration | None) -> None:
+    def bind_spec(self, spec: Spec, configuration: Configuration | None,
+                  table: TableCodec | None = None) -> None:
         """Keep the public spec and configuration: a public structure reads its proxy through
         them at fit time (not here: ``verify`` and ``describe`` bind without the file)."""
         self._bound = (spec, configuration)
