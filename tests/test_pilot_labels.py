@@ -239,3 +239,21 @@ def test_discovered_sides_audit() -> None:
     assert scn.d.values.tolist() == [1.0, 0.0, 0.0]
     assert scn.d_prime.values.tolist() == [0.0, 1.0, 0.0]
     assert_row(scn, seed=36)
+
+
+def test_a_run_refuses_a_spec_that_misstates_the_pilots_delta(tmp_path) -> None:
+    """``check_pilot``: the spec's pilot δ must be the one the store recorded for that pilot."""
+    from workbench.engine.guard import check_pilot
+    from workbench.engine.rundir import RunRefused
+    from workbench.privacy import Ledger
+
+    book = DatasetBudget(tmp_path, "test-own-data").open()
+    with Ledger(book.ledger_path) as ledger:
+        ledger.event("pilot_end", status="complete", facts_sha256="b" * 64, epsilon=2.0,
+                     delta=1e-6)
+    doc = small_doc()
+    doc["pilot"] = {"facts": "p.json", "sha256": "b" * 64, "epsilon": 2.0, "delta": 1e-6}
+    check_pilot(build_spec(doc), book)
+    del doc["pilot"]["delta"]
+    with pytest.raises(RunRefused, match="records δ = 1e-06"):
+        check_pilot(build_spec(doc), book)
