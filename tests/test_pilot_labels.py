@@ -257,3 +257,33 @@ def test_a_run_refuses_a_spec_that_misstates_the_pilots_delta(tmp_path) -> None:
     del doc["pilot"]["delta"]
     with pytest.raises(RunRefused, match="records δ = 1e-06"):
         check_pilot(build_spec(doc), book)
+
+
+def test_seeded_threshold_draws_follow_opendps_law() -> None:
+    """The seeded selection (tests, rehearsals) keeps a label as OpenDP does: at count = τ its
+    pass rate and noisy mean agree (a ≥/> slip would move the rate by P(Z = 0) ≈ 0.12)."""
+    from workbench.privacy.noise import OpenDPNoise
+
+    distance = sensitivity.partition_distance("replace_one")
+    scale, tau = mechanisms.partition_threshold(distance, 0.5, 1e-6)
+    rates = []
+    for source in (OpenDPNoise(), SeededNoise(7)):
+        kept = [source.laplace_threshold({"a": tau}, scale, tau, distance, 0.5, 1e-6)
+                for _ in range(3000)]
+        rates.append(np.mean([bool(k) for k in kept]))
+    assert abs(rates[0] - rates[1]) < 0.05 and 0.5 < rates[0] < 0.65
+
+
+def test_a_one_row_label_passes_with_probability_at_most_delta() -> None:
+    """Empirical δ at a measurable δ = 0.02: a label of one row passes at most δ of the time
+    (99.9% binomial upper margin), a label of τ rows about half the time."""
+    ctx = PrivacyContext.simulation(0, noise=SeededNoise(11))
+    passed = 0
+    trials = 20_000
+    for _ in range(trials // 500):  # 500 one-row labels per call: independent noise each
+        got = ctx.partition_select({f"l{i}": 1 for i in range(500)}, epsilon=1.0, delta=0.02,
+                                   purpose="t")
+        passed += len(got.value)
+    rate = passed / trials
+    assert rate <= 0.02 + 3.1 * np.sqrt(0.02 * 0.98 / trials)
+    assert rate > 0.001  # the threshold is tight, not far beyond what δ asks
