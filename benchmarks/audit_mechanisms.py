@@ -165,7 +165,7 @@ def release_rows(trials: int, support: Support) -> None:
     """Releases made before or around the loop: pilot, cleaning, histograms, workload,
     partial marginal, survey pipeline."""
     from workbench.audits.missing import partial_marginal_scenario
-    from workbench.audits.pilot import cleaning_scenario, pilot_scenario
+    from workbench.audits.pilot import cleaning_scenario, discovery_scenario, pilot_scenario
     from workbench.audits.release_mechanisms import (
         perturbed_histogram_scenario,
         workload_scenario,
@@ -186,7 +186,7 @@ def release_rows(trials: int, support: Support) -> None:
           "dataset and scale; Δ of a composed row = ΣΔ of its tables at Σε")
     print(HEADER)
     builds = (pilot_scenario, cleaning_scenario, perturbed_histogram_scenario, workload_scenario,
-              partial_marginal_scenario, table_scenario)
+              partial_marginal_scenario, table_scenario, discovery_scenario)
     for seed, build in enumerate(builds, start=200):
         print(line(audit_scenario(build(), trials=trials, seed=seed), "seeded", support))
     scn = binning_scenario()

@@ -29,12 +29,13 @@ import pandas as pd
 
 from workbench.audits.harness import Scenario, capture, joint_scenario, scenario
 from workbench.criteria.audit_case import GXY, design_document
-from workbench.engine import cleaning_counts
+from workbench.engine import cleaning_counts, pilot_labels
 from workbench.engine.cleaning_counts import CleaningTally
 from workbench.engine.pilot import SENSITIVITY, exact_tables, noisy_tables, pilot_columns
 from workbench.engine.run import load_confidential
 from workbench.privacy import PrivacyContext
 from workbench.specification import Spec
+from workbench.transform import ColumnSpec
 from workbench.transform.raw import read_raw
 from workbench.validation import build_spec
 
@@ -103,3 +104,23 @@ def cleaning_scenario() -> Scenario:
         "cleaning counts (K = 3)", "discrete Laplace on the count vector, Δ₁ = min(K, 2m)",
         "row (zzz, 2, 0) recoded and removed by x > 1 → (a, 0, 10) removed by y > 5: "
         "(−1, −1, +1), L1 = 3", float(cleaning_counts.sensitivity(spec)), run)
+
+
+#: The discovered numeric column and its replace-one pair (module doc).
+SIDES_COLUMN = ColumnSpec("h", "integer", None, (0.0, 10.0), "forbid", "error")
+SIDES_DATA = ([-3.0, 2.0, 1.0, 5.0, 7.0], [15.0, 2.0, 1.0, 5.0, 7.0])
+SIDES_EPSILON = 1.0
+
+
+def discovery_scenario() -> Scenario:
+    """The pilot's side counts of one numeric column on D and D′ (replace-one, Δ₁ = 2)."""
+    discovery = pilot_labels.Discovery((SIDES_COLUMN,), SIDES_EPSILON, 0.0)
+    inputs = [pilot_labels.exact_inputs(pd.DataFrame({"h": rows}), discovery)
+              for rows in SIDES_DATA]
+
+    def run(ctx: PrivacyContext, which: int) -> object:
+        return pilot_labels.release(inputs[which], discovery, ctx)
+
+    return scenario(
+        "pilot sides (below, above, other)", "discrete Laplace on the side vector, Δ₁ = 2",
+        "row h = −3 (below) → h = 15 (above): (1, 0, 0) → (0, 1, 0), L1 = 2", 2.0, run)

@@ -381,7 +381,8 @@ def build_parser() -> argparse.ArgumentParser:
         "A DP pilot on CONFIDENTIAL data when no public table exists: measure 1-way marginals, "
         "missing rates, out-of-domain counts and --pairs 2-way tables with ε = --epsilon "
         "(charged to the dataset's budget store like a run) and write a public FACTS file for "
-        "`workbench proxy build`.",
+        "`workbench proxy build`; --discover-labels also releases frequent unknown labels and "
+        "out-of-range sides with (ε, δ)-DP.",
         _pilot,
     )
     _describe_n_policy_on_help(p)

@@ -59,22 +59,43 @@ def add_pilot_arguments(p: argparse.ArgumentParser) -> None:
                    help="allow a pilot on a dataset that already has spend (cumulative ε)")
     p.add_argument("--budget-store", default=None, metavar="DIR",
                    help="root of the budget store (as for `workbench run`)")
+    p.add_argument("--discover-labels", nargs="+", action="extend", default=[],
+                   metavar="COL[,COL]",
+                   help="also release, with DP, the frequent unknown labels of these label "
+                        "columns (thresholded selection) and the out-of-range counts below and "
+                        "above the bounds of these numeric columns (docs/facts.md)")
+    p.add_argument("--discover-epsilon", type=float, default=None, metavar="E",
+                   help="ε of the label discovery, split evenly over its columns, charged on "
+                        "top of --epsilon")
+    p.add_argument("--discover-delta", type=float, default=None, metavar="D",
+                   help="δ of the label discovery (≤ 0.001), split over its label columns: the "
+                        "chance that a label held by one row is released")
 
 
 def run_pilot(args: argparse.Namespace) -> int:
     """Run the pilot and print its DP summary and the spec section that names it."""
     from workbench.engine.pilot import pilot
+    from workbench.engine.pilot_labels import format_section, parse_discovery
     from workbench.validation import load_spec
 
     spec = load_spec(args.spec)
+    discover = parse_discovery(spec, args.discover_labels, args.discover_epsilon,
+                               args.discover_delta)
     out = pilot(spec, args.data, args.epsilon, args.out, pairs=args.pairs,
-                budget_store=args.budget_store, spend_again=args.spend_again)
-    print(f"pilot: ε = {out.epsilon:g} charged to dataset {out.dataset!r} (budget store "
-          f"{out.budget_store}); the dataset's cumulative ε is {out.epsilon_cumulative:g}")
+                budget_store=args.budget_store, spend_again=args.spend_again,
+                discover=discover)
+    delta = f", δ = {out.delta:g}" if out.delta > 0 else ""
+    cumulative = f", δ {out.delta_cumulative:g}" if out.delta_cumulative > 0 else ""
+    print(f"pilot: ε = {out.epsilon:g}{delta} charged to dataset {out.dataset!r} (budget store "
+          f"{out.budget_store}); the dataset's cumulative ε is {out.epsilon_cumulative:g}"
+          f"{cumulative}")
     print(f"FACTS written (DP values only): {out.facts_path} (sha256 {out.facts_sha256})")
-    print("out-of-domain cells per column (DP counts; the labels are never measured):")
+    print("out-of-domain cells per column (DP counts; no label is named unless "
+          "--discover-labels released it):")
     for name, (count, sigma) in out.out_of_domain.items():
         print(f"  {name:<24} {count:>8,}  (σ ≈ {sigma:.3g})")
+    if out.discovered is not None:
+        print("\n".join(format_section(out.discovered)))
     k = max(1, len(out.forbidden_missing))
     for name, (count, sigma) in out.forbidden_missing.items():
         # Laplace tail (scale σ/√2): pure noise passes this with probability ≤ 0.1% over k columns
@@ -84,6 +105,8 @@ def run_pilot(args: argparse.Namespace) -> int:
                   "them")
     section = {"pilot": {"facts": str(out.facts_path), "sha256": out.facts_sha256,
                          "epsilon": out.epsilon}}
+    if out.delta > 0:
+        section["pilot"]["delta"] = out.delta
     print("name the pilot in the spec of the release (describe and the datasheet show it):")
     print("  " + json.dumps(section, ensure_ascii=False))
     print("a later run on this dataset needs --spend-again (the pilot's ε is earlier spend)")

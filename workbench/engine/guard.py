@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 
 from workbench.engine.once import OnceStatistics, load_once
@@ -110,6 +111,11 @@ def check_pilot(spec: Spec, book: DatasetBudget) -> None:
         raise RunRefused(
             f"the spec states the pilot spent ε = {spec.pilot.epsilon:g}, but the budget store "
             f"records ε = {float(ends[-1].get('epsilon', 0)):g} for it. Nothing was run")
+    recorded = float(ends[-1].get("delta", 0.0))
+    if not math.isclose(recorded, spec.pilot.delta, rel_tol=1e-9, abs_tol=1e-18):
+        raise RunRefused(
+            f"the spec states the pilot's δ = {spec.pilot.delta:g}, but the budget store "
+            f"records δ = {recorded:g} for it (its label discovery). Nothing was run")
 
 
 def data_warnings(spec: Spec, book: DatasetBudget, fingerprint: str,

@@ -29,7 +29,11 @@ tables are made consistent by Private-PGM's estimate (``generators.mbi_model``),
 column's shares among its declared values, its missing rate and its out-of-domain count
 (never the labels: they are not measured), and each pair's shares; every number rounded to
 0.01% or a whole count. Nothing exact about the data leaves the pilot: not n, not a label.
-What a later run publishes about n is the spec's ``metadata.n_policy``, in the words of
+With ``--discover-labels`` the pilot also releases, at its own ε and δ, the frequent unknown
+labels of label columns and the side (below, above) of numeric columns' out-of-range values
+(:mod:`workbench.engine.pilot_labels`), in the FACTS file's ``discovered`` section; the pilot
+is then (E + ε_d, δ)-DP and its ledger lines carry δ. What a later run publishes about n is
+the spec's ``metadata.n_policy``, in the words of
 :func:`workbench.specification.n_policy.pilot_words` (the pilot's help says it too).
 """
 
@@ -45,7 +49,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from workbench.engine import pilot_labels
 from workbench.engine.guard import check_pilot_budget, dataset_budget
+from workbench.engine.pilot_labels import Discovery
 from workbench.engine.rundir import RunRefused, write_json_atomic
 from workbench.privacy import Accountant, Ledger, PrivacyContext
 from workbench.privacy.budget_store import BudgetStoreError
@@ -189,13 +195,17 @@ class PilotOutcome:
     budget_store: Path
     out_of_domain: dict[str, tuple[int, float]]  # DP count and its σ, per column
     forbidden_missing: dict[str, tuple[int, float]]  # DP missing counts of 'forbid' columns
+    delta: float = 0.0  # δ of the label discovery (0: the pilot is pure ε-DP)
+    delta_cumulative: float = 0.0  # the dataset's δ after the pilot
+    discovered: dict[str, Any] | None = None  # the FACTS file's ``discovered`` section
 
 
 def pilot(spec: Spec, data_path: str | os.PathLike[str], epsilon: float,
           out: str | os.PathLike[str], *, pairs: Sequence[str] = (),
           budget_store: str | os.PathLike[str] | None = None,
-          spend_again: bool = False) -> PilotOutcome:
-    """Measure, charge and write the FACTS file (module doc); refusals spend nothing."""
+          spend_again: bool = False, discover: Discovery | None = None) -> PilotOutcome:
+    """Measure, charge and write the FACTS file (module doc); refusals spend nothing.
+    ``discover`` adds label discovery (:mod:`workbench.engine.pilot_labels`) at its own ε, δ."""
     if isinstance(epsilon, bool) or not isinstance(epsilon, int | float) or \
             not (np.isfinite(epsilon) and epsilon > 0):
         raise RunRefused(f"--epsilon must be a number > 0, got {epsilon!r}")
@@ -205,46 +215,66 @@ def pilot(spec: Spec, data_path: str | os.PathLike[str], epsilon: float,
         raise RunRefused(f"data file {os.fspath(data_path)!r} does not exist")
     try:
         with book.locked():
-            prior = check_pilot_budget(spec, book, float(epsilon), spend_again)
+            extra = discover.epsilon if discover is not None else 0.0
+            prior = check_pilot_budget(spec, book, float(epsilon) + extra, spend_again)
             frame = read_raw(data_path, spec.columns, spec.file_format)
             if len(frame) == 0:
                 raise EncodingError(f"the data {public_name(data_path)!r} has a header but "
                                     "no records; nothing was run and no budget was spent")
-            return _measure(spec, frame, float(epsilon), Path(out), declared, book, prior)
+            return _measure(spec, frame, float(epsilon), Path(out), declared, book, prior,
+                            discover)
     except BudgetStoreError as exc:
         raise RunRefused(str(exc)) from None
 
 
 def _measure(spec: Spec, frame: pd.DataFrame, epsilon: float, out: Path,
-             pairs: list[tuple[str, str]], book: Any, prior: float) -> PilotOutcome:
+             pairs: list[tuple[str, str]], book: Any, prior: float,
+             discover: Discovery | None) -> PilotOutcome:
     """Under the dataset's lock: the ledger, the noisy tables, the FACTS file."""
     from workbench.engine.pilot_facts import facts_document
 
     columns = pilot_columns(spec)
     tables = exact_tables(frame, columns, pairs)
+    inputs = pilot_labels.exact_inputs(frame, discover) if discover is not None else {}
     del frame  # from here on only the tables, then only their noisy versions
+    extra_eps, extra_delta = (discover.epsilon, discover.delta) if discover else (0.0, 0.0)
+    prior_delta = book.delta_spent()
     ledger = Ledger(book.ledger_path, run_id=uuid.uuid4().hex)
     ledger.event("pilot_start", spec_sha256=spec.sha256, dataset=book.dataset,
-                 epsilon_planned=epsilon, pairs=[f"{a}:{b}" for a, b in pairs])
+                 epsilon_planned=epsilon + extra_eps, delta_planned=extra_delta,
+                 pairs=[f"{a}:{b}" for a, b in pairs],
+                 discover=[c.name for c in discover.columns] if discover else [])
     try:
-        ctx = PrivacyContext.confidential(
-            accountant=Accountant(prior + epsilon, prior_spent=prior), ledger=ledger,
-            neighbour=spec.budget.neighbour)
+        accountant = Accountant(prior + epsilon + extra_eps, prior_spent=prior,
+                                delta_budget=prior_delta + extra_delta, prior_delta=prior_delta)
+        ctx = PrivacyContext.confidential(accountant=accountant, ledger=ledger,
+                                          neighbour=spec.budget.neighbour)
         each = epsilon / len(tables)
         noisy = noisy_tables(tables, epsilon, ctx)
         del tables
         doc, summary = facts_document(spec, columns, noisy, epsilon, each, pairs)
+        discovered = pilot_labels.release(inputs, discover, ctx) if discover else None
+        del inputs
+        if discovered is not None:
+            doc["discovered"] = discovered
+            doc["pilot"] |= {"epsilon": epsilon + extra_eps, "epsilon_tables": epsilon,
+                             "delta": extra_delta}
+            doc["about"] = doc["about"].replace("never named.", "named only in 'discovered', "
+                                                "by (ε, δ)-DP thresholded selection.")
         out.parent.mkdir(parents=True, exist_ok=True)
         write_json_atomic(out, doc)
         from workbench.specification.document import file_sha256
 
         digest = file_sha256(out)
         spent = ctx.epsilon_recorded()
-        ledger.event("pilot_end", status="complete", facts_sha256=digest, epsilon=spent)
+        delta = accountant.delta_spent() - prior_delta
+        ledger.event("pilot_end", status="complete", facts_sha256=digest, epsilon=spent,
+                     **({"delta": delta} if delta > 0 else {}))
     except BaseException as exc:
         ledger.event("pilot_end", status="failed", error=type(exc).__name__)
         raise
     finally:
         ledger.close()
     return PilotOutcome(out, digest, spent, prior + spent, book.dataset, book.root,
-                        summary["out_of_domain"], summary["forbidden_missing"])
+                        summary["out_of_domain"], summary["forbidden_missing"], delta,
+                        prior_delta + delta, discovered)

@@ -6,7 +6,11 @@ Charging rules (pure ε-DP):
 * "loop" measurements belong to private selection: each iteration may spend at most the
   planned ε₁, and the whole loop is charged 2ε₁ + ε₀ once (paper Thm. 3), from the moment a
   selection is planned (a reservation) — so ``epsilon_total`` is Σ once + 2ε₁ + ε₀;
-* ``epsilon_spent`` counts the loop only once a loop measurement has actually been made.
+* ``epsilon_spent`` counts the loop only once a loop measurement has actually been made;
+* δ (issue 36): an (ε, δ)-DP "once" measurement (thresholded partition selection) is charged
+  its ε as above and its δ against a separate δ budget, by basic composition of (ε, δ)-DP
+  (Σε, Σδ). The δ budget is 0 unless the caller gives one, so every pure-ε run refuses a δ
+  measurement; δ is not accepted in the selection loop or a parallel group.
 
 Earlier runs logged to the same ledger can be charged too (:meth:`Accountant.from_ledger`).
 Totals are composed by :mod:`workbench.privacy.budget_plan`, the one place
@@ -23,7 +27,7 @@ from dataclasses import dataclass
 from workbench.privacy import _checks
 from workbench.privacy.budget_plan import BudgetPlan, compose, price_ledger
 from workbench.privacy.ledger import Ledger
-from workbench.privacy.records import MeasurementRecord, ParallelTracker
+from workbench.privacy.records import MeasurementRecord, ParallelTracker, charged_delta
 from workbench.privacy.selection import check_selection_parameters
 
 _TOL = 1e-9  # absolute slack for float sums such as 0.01 + 0.30 + … = 0.99
@@ -86,12 +90,20 @@ def plan_epsilon_total(
 class Accountant:
     """Tracks ε for one run against a total budget and refuses what does not fit."""
 
-    def __init__(self, total_budget: float, *, prior_spent: float = 0.0) -> None:
-        """Budget for everything, including ``prior_spent`` by earlier runs on the same data."""
+    def __init__(self, total_budget: float, *, prior_spent: float = 0.0,
+                 delta_budget: float = 0.0, prior_delta: float = 0.0) -> None:
+        """Budget for everything, including ``prior_spent`` by earlier runs on the same data;
+        ``delta_budget`` (including ``prior_delta``) caps Σδ of (ε, δ) measurements."""
         self.total_budget = _checks.positive_finite("total_budget", total_budget)
         if isinstance(prior_spent, bool) or not math.isfinite(prior_spent) or prior_spent < 0:
             raise ValueError("prior_spent must be a finite number ≥ 0")
+        for name, value in (("delta_budget", delta_budget), ("prior_delta", prior_delta)):
+            if isinstance(value, bool) or not math.isfinite(value) or not 0 <= value < 1:
+                raise ValueError(f"{name} must be a number in [0, 1)")
         self.prior_spent = float(prior_spent)
+        self.delta_budget = float(delta_budget)
+        self.prior_delta = float(prior_delta)
+        self._once_delta: list[float] = []
         self._once: list[float] = []
         self._loop: dict[int, list[float]] = {}
         self._plan: SelectionPlan | None = None
@@ -145,9 +157,25 @@ class Accountant:
         A record of a parallel group (``privacy.parallel``) costs only what it adds to the
         group's max over its disjoint parts.
         """
+        self._check_delta(record)
         eps = self._parallel.increment(record)
         self._charge(record, eps)
         self._parallel.add(record)
+        if record.dp_delta > 0:
+            self._once_delta.append(record.dp_delta)
+
+    def _check_delta(self, record: MeasurementRecord) -> None:
+        """Refuse an (ε, δ) measurement in the loop, in a parallel group or over the δ budget."""
+        if record.dp_delta <= 0:
+            return
+        if record.stage != "once" or record.group is not None:
+            raise BudgetExceeded(f"{record.purpose!r}: a δ > 0 measurement must be a 'once' "
+                                 "measurement outside any parallel group")
+        if self.delta_spent() + record.dp_delta > self.delta_budget * (1 + 1e-9):
+            raise BudgetExceeded(
+                f"{record.purpose!r}: δ = {record.dp_delta:g} exceeds the "
+                f"{max(0.0, self.delta_budget - self.delta_spent()):g} left of "
+                f"δ = {self.delta_budget:g}")
 
     def _charge(self, record: MeasurementRecord, eps: float) -> None:
         """Charge ``eps`` for ``record`` to the once-spend or to its iteration."""
@@ -183,6 +211,10 @@ class Accountant:
         loop = self._plan.cost if self._plan is not None else 0.0
         return compose(loop, math.fsum(self._once), self.prior_spent)
 
+    def delta_spent(self) -> float:
+        """δ consumed: prior + Σ δ of accepted (ε, δ) measurements (basic composition)."""
+        return math.fsum([self.prior_delta, *self._once_delta])
+
     def remaining(self) -> float:
         """Budget not yet committed."""
         return max(0.0, self.total_budget - self.epsilon_total())
@@ -201,6 +233,8 @@ class Accountant:
                 f"T = {cap}, ε₀ = {p.epsilon_0:g} → selection costs {p.cost:g}"
             )
         lines.append(f"ε_total = {self.epsilon_total():g}; ε_spent = {self.epsilon_spent():g}")
+        if self.delta_budget > 0:
+            lines.append(f"δ budget = {self.delta_budget:g}; δ spent = {self.delta_spent():g}")
         return "\n".join(lines)
 
     # --- ledger ----------------------------------------------------------------------------
@@ -211,7 +245,10 @@ class Accountant:
         if self._ledger is not None:
             raise ValueError("ledger: this accountant already writes to another ledger")
         self._ledger = ledger
-        ledger.event("accountant", total_budget=self.total_budget, prior_spent=self.prior_spent)
+        extra = ({"delta_budget": self.delta_budget, "prior_delta": self.prior_delta}
+                 if self.delta_budget > 0 else {})
+        ledger.event("accountant", total_budget=self.total_budget, prior_spent=self.prior_spent,
+                     **extra)
         self._log_plan()
 
     def _log_plan(self) -> None:
@@ -231,6 +268,11 @@ class Accountant:
     def spent_in_ledger(path: str | os.PathLike[str]) -> float:
         """ε spent by all runs in a ledger file (priced by ``budget_plan.price_ledger``)."""
         return price_ledger(Ledger.read(path))
+
+    @staticmethod
+    def delta_in_ledger(path: str | os.PathLike[str]) -> float:
+        """δ spent by all runs in a ledger file (Σ δ of its measurement lines)."""
+        return charged_delta(e for e in Ledger.read(path) if e.get("event") == "measurement")
 
     @classmethod
     def from_ledger(cls, path: str | os.PathLike[str], total_budget: float) -> Accountant:

@@ -37,6 +37,7 @@ import pandas as pd
 
 from workbench.privacy.budget_plan import price_ledger
 from workbench.privacy.ledger import Ledger
+from workbench.privacy.records import charged_delta
 
 ENV_VAR = "WORKBENCH_BUDGET_STORE"
 DATASET_PATTERN = r"^[a-z0-9][a-z0-9._-]{0,99}$"
@@ -147,6 +148,10 @@ class DatasetBudget:
             return price_ledger(self.entries())
         except ValueError as exc:
             raise BudgetStoreError(f"dataset {self.dataset!r}: {exc}") from None
+
+    def delta_spent(self) -> float:
+        """δ spent on the dataset by every (ε, δ) measurement so far (0 when all were pure ε)."""
+        return charged_delta(e for e in self.entries() if e.get("event") == "measurement")
 
     def runs_with_spend(self) -> int:
         """How many earlier runs made at least one measurement on the dataset."""

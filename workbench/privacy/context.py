@@ -271,6 +271,30 @@ class PrivacyContext:
         return self._release(record,
                              lambda: self.noise.discrete_laplace_vector(arr, delta, eps))
 
+    def partition_select(
+        self, counts: dict[str, int], *, epsilon: float, delta: float, purpose: str
+    ) -> Noisy[dict[str, int]]:
+        """(ε, δ)-DP: the labels of a label → count map (one label per record) whose count +
+        discrete Laplace(b) reaches τ, with those noisy counts (OpenDP, Rogers 2023); b and τ
+        from the relation's (L0, L1, L∞) (``sensitivity.partition_distance``), ε and δ."""
+        purpose = _checks.purpose(purpose)
+        eps = _checks.positive_finite("epsilon", epsilon)
+        dlt = _checks.probability("delta", delta)
+        if not 0 < dlt < 1:
+            raise ValueError("delta must be in (0, 1): a threshold cannot hide a label at δ = 0")
+        draw = getattr(self.noise, "laplace_threshold", None)
+        if draw is None:
+            raise ValueError("noise: this source has no thresholded partition selection")
+        if any(isinstance(v, bool) or int(v) != v or v < 0 for v in counts.values()):
+            raise ValueError("counts must be integers >= 0")
+        distance = sensitivity.partition_distance(self.neighbour)
+        scale, tau = mechanisms.partition_threshold(distance, eps, dlt)
+        record = self._record(purpose, "laplace_threshold", eps, float(distance[1]), scale,
+                              discrete_laplace_sigma(distance[1], eps), dp_delta=dlt,
+                              threshold=tau)
+        clean = {str(k): int(v) for k, v in counts.items() if v > 0}
+        return self._release(record, lambda: draw(clean, scale, tau, distance, eps, dlt))
+
     def exponential(
         self, scores: object, *, sensitivity: float, epsilon: float, purpose: str
     ) -> Noisy[int]:

@@ -17,6 +17,11 @@ Nothing here is seedable: numpy's generators are never used for noise.
   like the exponential mechanism and never worse in expected score, but its selection
   probabilities are not ∝ exp(ε·score/(2Δ)). (Gumbel noise, i.e. the textbook exponential
   mechanism, is only offered under zCDP, whose map cannot certify pure ε.)
+* ``laplace_threshold``: OpenDP's ``make_laplace_threshold`` (Rogers 2023): discrete Laplace
+  at scale b = L1/ε on every count of a label → count map with unknown keys, and only the
+  labels whose noisy count reaches a threshold τ are released. (ε, δ)-DP at input distance
+  (L0, L1, L∞): ε = L1/b, and δ is the chance that a label held by at most L∞ records passes
+  τ, over L0 labels; :func:`partition_threshold` finds the smallest τ whose δ fits.
 """
 
 from __future__ import annotations
@@ -123,3 +128,50 @@ def noisy_max_index(scores: np.ndarray, sensitivity: float, epsilon: float) -> i
     if not 0 <= index < flat.size or math.isnan(flat[index]):
         raise RuntimeError("noisy max returned an invalid index")
     return index
+
+
+def _threshold_measurement(scale: float, threshold: int) -> Any:
+    """OpenDP's thresholded partition selection over str labels with i64 counts."""
+    dp = _opendp()
+    domain = dp.map_domain(dp.atom_domain(T=str), dp.atom_domain(T=dp.i64))
+    metric = dp.l01inf_distance(dp.absolute_distance(T=dp.i64))
+    return dp.m.make_laplace_threshold(domain, metric, scale=scale, threshold=threshold)
+
+
+def partition_threshold(distance: tuple[int, int, int], epsilon: float, delta: float
+                        ) -> tuple[float, int]:
+    """(b, τ) of an (ε, δ)-DP thresholded selection at ``distance`` = (L0, L1, L∞): b = L1/ε
+    and the smallest integer τ ≥ L∞ + 1 whose δ, by OpenDP's own privacy map, is ≤ ``delta``.
+
+    Public: only ε, δ and the distance enter (never the data). δ falls as τ grows, so a
+    doubling search then a bisection on τ; the first guess is L∞ + b·ln(L0/(2δ)), the
+    continuous-Laplace tail.
+    """
+    l0, l1, linf = distance
+    scale = l1 / epsilon
+
+    def fits(tau: int) -> bool:
+        eps, dlt = _threshold_measurement(scale, tau).map((l0, l1, linf))
+        return float(eps) <= epsilon * (1.0 + _SLACK) and float(dlt) <= delta
+
+    lo = linf  # τ = L∞ never fits: a label of L∞ records passes half the time
+    hi = max(linf + 1, math.ceil(linf + scale * math.log(max(l0, 1) / (2.0 * delta))))
+    while not fits(hi):
+        lo, hi = hi, 2 * hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if fits(mid) else (mid, hi)
+    return scale, hi
+
+
+def laplace_threshold(counts: dict[str, int], scale: float, threshold: int,
+                      distance: tuple[int, int, int], epsilon: float, delta: float
+                      ) -> dict[str, int]:
+    """The labels whose count + discrete Laplace(b) reaches τ, with those noisy counts;
+    OpenDP's map is checked to give at most (ε, δ) at ``distance`` before drawing."""
+    meas = _threshold_measurement(scale, threshold)
+    eps, dlt = meas.map(distance)
+    if float(eps) > epsilon * (1.0 + _SLACK) or float(dlt) > delta * (1.0 + _SLACK):
+        raise RuntimeError("privacy map exceeds the requested (epsilon, delta); noise not drawn")
+    released = meas({str(k): int(v) for k, v in counts.items()})
+    return {str(k): int(v) for k, v in released.items()}

@@ -30,6 +30,11 @@ uniform and a sign bit, rounded to the nearest grid point). OpenDP 0.16 has no s
 so both sources run the same transform: :class:`OpenDPNoise` takes its bits from the OS
 CSPRNG (``secrets``), :class:`SeededNoise` from its Generator. The raw float f + s·z is never
 released: its lattice depends on the data (the lattice module derives the exact ε).
+
+A fifth, outside the :class:`NoiseSource` protocol (only the pilot's label discovery asks for
+it, through ``PrivacyContext.partition_select``): ``laplace_threshold``, OpenDP's thresholded
+partition selection; :class:`SeededNoise` draws the same discrete Laplace per label and keeps
+the labels whose noisy count reaches the threshold, as OpenDP does.
 """
 
 from __future__ import annotations
@@ -69,6 +74,10 @@ class NoiseSource(Protocol):
         """values + scale·Z per entry, Z ∝ 1/(1 + |z|^γ) (smooth sensitivity: scale = S/α),
         snapped to the public ``grid`` (:mod:`workbench.privacy.lattice`)."""
         ...
+
+
+#: (L0, L1, L∞) of a label → count map (:func:`workbench.privacy.sensitivity.partition_distance`)
+Distance = tuple[int, int, int]
 
 
 class SamplerStream:
@@ -116,6 +125,11 @@ class OpenDPNoise:
     def noisy_max_index(self, scores: np.ndarray, sensitivity: float, epsilon: float) -> int:
         """OpenDP's ``make_noisy_max`` (permute-and-flip), certified before drawing."""
         return mechanisms.noisy_max_index(scores, sensitivity, epsilon)
+
+    def laplace_threshold(self, counts: dict[str, int], scale: float, threshold: int,
+                          distance: Distance, epsilon: float, delta: float) -> dict[str, int]:
+        """OpenDP's thresholded partition selection, its (ε, δ) map checked before drawing."""
+        return mechanisms.laplace_threshold(counts, scale, threshold, distance, epsilon, delta)
 
     def generalized_cauchy_vector(self, values: np.ndarray, scale: float, gamma: float,
                                   grid: SnapGrid) -> np.ndarray:
@@ -183,6 +197,17 @@ class SeededNoise:
         order = self._rng.permuted(np.tile(np.arange(k), (size, 1)), axis=1)
         hit = self._rng.random((size, k)) < accept[order]  # the max always hits: accept = 1
         return order[np.arange(size), np.argmax(hit, axis=1)]
+
+    def laplace_threshold(self, counts: dict[str, int], scale: float, threshold: int,
+                          distance: Distance, epsilon: float, delta: float) -> dict[str, int]:
+        """OpenDP's law: count + discrete Laplace(b) per label, kept when it reaches τ."""
+        del distance, epsilon, delta  # the caller calibrated (b, τ); nothing to certify here
+        labels = sorted(counts)
+        p = -math.expm1(-1.0 / scale)
+        size = len(labels)
+        noise = self._rng.geometric(p, size=size) - self._rng.geometric(p, size=size)
+        noisy = np.asarray([counts[k] for k in labels], dtype=np.int64) + noise
+        return {k: int(v) for k, v in zip(labels, noisy, strict=True) if v >= threshold}
 
     def generalized_cauchy_vector(self, values: np.ndarray, scale: float, gamma: float,
                                   grid: SnapGrid) -> np.ndarray:

@@ -83,6 +83,11 @@ class MeasurementRecord:
     #: … the public grid's intervals over ``bounds`` and the ε set aside for the float lattice
     grid_cells: int | None = None
     lattice_allowance: float | None = None
+    #: δ of an (ε, δ)-DP measurement (thresholded partition selection); 0 for pure ε-DP. The
+    #: ledger line carries it as "delta" only when it is > 0, so pure-ε lines are unchanged.
+    dp_delta: float = 0.0
+    #: … and its public threshold τ: a label is released when its noisy count reaches τ
+    threshold: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready fields (bounds as a list; an infinite σ as "inf") for ledger and report."""
@@ -104,6 +109,10 @@ class MeasurementRecord:
             out.update(beta=self.beta, gamma=self.gamma)
         if self.grid_cells is not None:
             out.update(grid_cells=self.grid_cells, lattice_allowance=self.lattice_allowance)
+        if self.dp_delta > 0:
+            out["delta"] = self.dp_delta
+        if self.threshold is not None:
+            out["threshold"] = self.threshold
         return out
 
 
@@ -135,6 +144,16 @@ def charged_epsilon(entries: Iterable[Mapping[str, Any]]) -> float:
                 float(e["epsilon"]))
     maxima = [max(math.fsum(v) for v in parts.values()) for parts in groups.values()]
     return math.fsum(plain + maxima)
+
+
+def charged_delta(entries: Iterable[Mapping[str, Any]]) -> float:
+    """δ of measurements (ledger lines or record dicts): basic composition of (ε, δ)-DP adds
+    the δ of every measurement (pure-ε lines carry none).
+
+    >>> charged_delta([{"epsilon": 0.5}, {"epsilon": 1, "delta": 1e-6}])
+    1e-06
+    """
+    return math.fsum(float(e.get("delta", 0.0)) for e in entries)
 
 
 class ParallelTracker:

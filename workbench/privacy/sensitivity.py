@@ -102,3 +102,19 @@ def entropy(n: int) -> float:
     """
     n = _checks.positive_integer("n", n)
     return (2.0 + 1.0 / math.log(2.0) + 2.0 * math.log2(n)) / n
+
+
+def partition_distance(neighbour: str) -> tuple[int, int, int]:
+    """(L0, L1, L∞) distance of a label → count map (each record adds 1 to at most one label),
+    the input distance of OpenDP's thresholded partition selection (``L01InfDistance``).
+
+    Adding or removing a record changes one label's count by 1: (1, 1, 1). Replacing a record
+    takes 1 from its old label and gives 1 to its new one: two labels move, each by 1, so
+    (2, 2, 1) — a replaced record is an add and a remove, so L0 and L1 double, L∞ does not.
+    Labels the spec declares, and missing cells, are left out of the map by a public rule,
+    which can only shrink the distance.
+
+    >>> partition_distance("replace_one"), partition_distance("add_remove")
+    ((2, 2, 1), (1, 1, 1))
+    """
+    return (2, 2, 1) if _checks.neighbour(neighbour) == "replace_one" else (1, 1, 1)

@@ -14,6 +14,14 @@ def _num(x: float) -> str:
     return f"{x:.6g}"
 
 
+def _delta_words(delta: float) -> str:
+    """The pilot's δ when its label discovery spent one ((ε, δ)-DP), else nothing."""
+    if delta <= 0:
+        return ""
+    return (f" and δ = {_num(delta)} (its label discovery: unknown labels released by "
+            "thresholded DP selection, and out-of-range counts per side)")
+
+
 def pilot_markdown(spec: Spec) -> list[str]:
     """The datasheet's line naming the pilot and its ε (nothing when the spec names none)."""
     pilot = spec.pilot
@@ -21,7 +29,7 @@ def pilot_markdown(spec: Spec) -> list[str]:
         return []
     return [f"- Before this design, a DP pilot (`workbench pilot`) measured the dataset's 1-way "
             "marginals, missing rates, out-of-domain counts (and any declared 2-way tables) with "
-            f"ε = {_num(pilot.epsilon)}; its FACTS file "
+            f"ε = {_num(pilot.epsilon)}{_delta_words(pilot.delta)}; its FACTS file "
             f"(`{pilot.facts}`, SHA-256 `{pilot.sha256}`) holds only DP values and drove the "
             "public proxy. Its ε is part of the dataset's earlier spend, not of ε_total. "
             + pilot_words()]
@@ -32,7 +40,8 @@ def pilot_describe_lines(spec: Spec, epsilon_total: float) -> list[str]:
     pilot = spec.pilot
     if pilot is None:
         return []
-    return [f"  pilot (DP, spent before this design) epsilon = {_num(pilot.epsilon)} "
+    delta = f" delta = {_num(pilot.delta)}" if pilot.delta > 0 else ""
+    return [f"  pilot (DP, spent before this design) epsilon = {_num(pilot.epsilon)}{delta} "
             f"(FACTS {pilot.facts}, sha256 {pilot.sha256[:12]}...)",
             f"  pilot + this run: {_num(pilot.epsilon)} + {_num(epsilon_total)} = "
             f"{_num(pilot.epsilon + epsilon_total)} on dataset "

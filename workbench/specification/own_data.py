@@ -20,11 +20,13 @@ CLEANING_RELEASES = ("dp", "public")
 
 @dataclass(frozen=True)
 class PilotRef:
-    """The DP pilot behind this design: its FACTS file, the file's SHA-256 and its ε."""
+    """The DP pilot behind this design: its FACTS file, the file's SHA-256, its ε and δ."""
 
     facts: str
     sha256: str
     epsilon: float
+    #: δ of the pilot's label discovery (issue 36); 0 when the pilot was pure ε-DP
+    delta: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -18,4 +18,5 @@ def build(ctx: BuildContext) -> PilotRef | None:
     raw = ctx.doc.get("pilot")
     if raw is None:
         return None
-    return PilotRef(str(raw["facts"]), str(raw["sha256"]), float(raw["epsilon"]))
+    return PilotRef(str(raw["facts"]), str(raw["sha256"]), float(raw["epsilon"]),
+                    float(raw.get("delta", 0.0)))
