@@ -210,12 +210,47 @@ def check_column(ctx: CheckContext, path: str, column: Any) -> bool:
     return True
 
 
+#: The kinds whose params declare an exposure–outcome pair.
+PAIR_KINDS = ("relative_risk", "odds_ratio", "risk_difference")
+
+
+def check_declared_pairs(ctx: CheckContext, pairs: Sequence[Mapping[str, Any]]) -> None:
+    """``metadata.associations``: known, distinct columns and valid level sets."""
+    for i, pair in enumerate(pairs):
+        path = f"metadata.associations[{i}]"
+        exposure, outcome = pair.get("exposure"), pair.get("outcome")
+        if check_column(ctx, f"{path}.exposure", exposure):
+            check_levels(ctx, f"{path}.exposed", exposure, pair.get("exposed"))
+        if check_column(ctx, f"{path}.outcome", outcome):
+            check_levels(ctx, f"{path}.positive", outcome, pair.get("positive"))
+        if exposure == outcome:
+            ctx.problem(f"{path}.outcome", "the exposure and the outcome must be different "
+                        "columns")
+
+
+def declared_pairs(spec: Any) -> list[dict[str, Any]]:
+    """Every exposure–outcome pair the spec declares: ``metadata.associations`` and the
+    params of its relative-risk, odds-ratio and risk-difference criteria (one per
+    (exposure, outcome) pair of columns, the first declaration wins), each with ``source``."""
+    out: dict[tuple[str, str], dict[str, Any]] = {}
+    found = [(dict(p), "metadata.associations") for p in spec.metadata.associations]
+    found += [({k: c.params[k] for k in ("exposure", "exposed", "outcome", "positive")},
+               f"criterion {c.id}") for c in spec.criteria if c.kind in PAIR_KINDS]
+    for pair, source in found:
+        key = (str(pair["exposure"]), str(pair["outcome"]))
+        out.setdefault(key, {**pair, "source": source})
+    return list(out.values())
+
+
 __all__ = [
     "CUTS",
+    "PAIR_KINDS",
     "SMOOTHING",
     "cell_flags",
     "check_column",
+    "check_declared_pairs",
     "check_levels",
+    "declared_pairs",
     "domain_keys",
     "group_keys",
     "group_table",
