@@ -120,6 +120,7 @@ def test_planted_standin_has_rr_about_1_8_at_8_percent(standin: Path) -> None:
 
 
 # --- must-show 4 --------------------------------------------------------------------------------
+@pytest.mark.slow  # one whole confidential run of the workload family (about a minute)
 def test_with_rr_criterion_releases_inside_its_threshold_or_is_bottom(
         standin: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     """The spec with the relative-risk criterion either publishes a release whose risk ratio
