@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 LEVELS_DOC = ("values counted as 'yes': a list of the column's values, or {'below': x} / "
               "{'at_least': x} for a numeric column")
 OUTCOME = Param(None, doc="the yes/no outcome column", control="column", label="outcome")
-POSITIVE = Param(None, doc="outcome " + LEVELS_DOC, label="outcome present")
+POSITIVE = Param(None, doc="outcome " + LEVELS_DOC, control="json", label="outcome present")
 SMOOTHING_PARAM = Param(assoc.SMOOTHING, positive, "c added to every cell before a rate or "
                         "ratio (0.5: Haldane–Anscombe)", control="optional_number",
                         label="smoothing", placeholder="0.5")
@@ -124,7 +124,8 @@ class PairKind(TableKind):
 
     params = MappingProxyType({
         "exposure": Param(None, doc="the exposure column", control="column", label="exposure"),
-        "exposed": Param(None, doc="exposure " + LEVELS_DOC, label="exposed"),
+        "exposed": Param(None, doc="exposure " + LEVELS_DOC, control="json",
+                         label="exposed"),
         "outcome": OUTCOME,
         "positive": POSITIVE,
         "smoothing": SMOOTHING_PARAM,
