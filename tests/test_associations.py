@@ -164,6 +164,8 @@ def test_without_rr_describe_proxy_warns_the_association_can_be_reversed(
     assert main(["describe", str(with_rr), "--proxy", str(standin), "--floor-draws", "2"]) == 0
     printed = capsys.readouterr().out
     assert "WARNING" not in printed
+    floor_row = next(line for line in printed.splitlines() if line.startswith("smoking_lbw"))
+    assert "False" in floor_row  # its feasibility floor is below its threshold at n
     assert "smoking → birth_weight (declared in metadata.associations)" in printed
     assert "fails at least one criterion" in printed
 
@@ -286,3 +288,19 @@ def test_bad_declared_pair_names_the_field(tmp_path: Path,
     assert main(["validate", str(path)]) == 2
     assert ("metadata.associations[0].outcome: unknown column 'birth_wieght' (did you mean "
             "'birth_weight'?)") in capsys.readouterr().err
+
+
+def test_a_cut_inside_a_bin_is_refused_by_validate_naming_the_column(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """A cut that falls inside a bin of a configuration validates by shape but fails the
+    stand-in rehearsal that ``validate`` runs, before any budget, naming the column."""
+    doc = _document(with_rr=True)
+    doc["generator"] = {"family": "independent", "search_space": [{}]}
+    doc["criteria"][1]["params"]["positive"] = {"below": 2400}
+    path = tmp_path / "straddle.json"
+    path.write_text(json.dumps(doc))
+    assert main(["validate", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert ("column 'birth_weight': a bin of this configuration holds values on both sides "
+            "of 2400; put 2400 at a bin edge") in err
+    assert "Traceback" not in err
