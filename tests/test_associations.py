@@ -256,6 +256,11 @@ def test_levels_map_codes_and_missing_rows_are_left_out() -> None:
     assert assoc.yes_codes(table, "birth_weight", LBW).tolist() == [1, 1, 1, 0, 0, 0, 0]
     with pytest.raises(ValueError, match=r"column .birth_weight.*both sides of 2400"):
         assoc.yes_codes(table, "birth_weight", {"below": 2400})
+    # rows: (age, parity, gestation, weight, smoking); smoking code 2 is "missing"
+    real = np.array([[0, 0, 0, 0, 1], [0, 0, 0, 5, 0], [0, 0, 0, 1, 2], [0, 0, 0, 6, 2]])
+    pc = PairedCells.from_codes(real, real, table.domain)
+    r, s = assoc.two_by_two(pc, table, PAIR)
+    assert r.tolist() == s.tolist() == [[1, 0], [0, 1]]  # the two missing rows left out
 
 
 BAD = [
