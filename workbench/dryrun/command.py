@@ -16,6 +16,7 @@ from workbench.dryrun.excess import excess_words
 from workbench.dryrun.executors import make_executor
 from workbench.dryrun.files import write_records, write_result
 from workbench.dryrun.floors import FloorTable, floors_at, floors_words
+from workbench.dryrun.reversal import reversal_check
 from workbench.dryrun.run import select_configurations
 from workbench.dryrun.size import DEFAULT_DRAWS, SizeSpec, spec_n
 from workbench.dryrun.sized import SizedDryRun, dry_run_at
@@ -204,6 +205,9 @@ def describe_floors(args: argparse.Namespace, spec: Spec) -> int:
             raise ValueError("--floor-draws must be at least 2 with --proxy")
         configs = select_configurations(spec)
         print_floors(spec, args.proxy, configs, spec_n(spec, args.n), args.floor_draws, 0)
+        for reversal in reversal_check(spec, args.proxy, spec_n(spec, args.n),
+                                       args.floor_draws, 0):  # issue 36
+            print(reversal.words())
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

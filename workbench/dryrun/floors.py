@@ -148,13 +148,16 @@ def _exact(ev: Evaluation, criterion: Criterion) -> float:
 
 def floor_draw(trial: Trial, codes: np.ndarray,
                ctx: PrivacyContext, once: Mapping[str, Any] | None = None,
-               generator: str = "bootstrap") -> tuple[dict[str, float], dict[str, float]]:
+               generator: str = "bootstrap", sampler: Any = None
+               ) -> tuple[dict[str, float], dict[str, float]]:
     """(exact errors, effective thresholds) of one release of ``codes`` (R at its size) by the
     ideal generator (``bootstrap``) or the trivial one (``independent``), through the synthetic
     rules and the projection, against R itself (``once``: what a run releases before its
-    loop, e.g. a survey's raking and R's base weights)."""
+    loop, e.g. a survey's raking and R's base weights); ``sampler`` replaces both (e.g. the
+    reversed-association release of :mod:`workbench.dryrun.reversal`)."""
     spec, configuration = trial.spec, trial.configuration
-    sampler = _Bootstrap(codes) if generator == "bootstrap" else _Independent(codes)
+    if sampler is None:
+        sampler = _Bootstrap(codes) if generator == "bootstrap" else _Independent(codes)
     synth = sample_valid_for(spec, trial.table, sampler, codes.shape[0], ctx.rng)
     synth = project_min_count(synth, configuration.min_count, ctx.rng)
     ev = Evaluation(spec, configuration, codes, synth, ctx, once, trial.table)

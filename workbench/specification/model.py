@@ -174,6 +174,9 @@ class Metadata:
     description: str
     intended_uses: tuple[str, ...] = ()
     unintended_uses: tuple[str, ...] = ()
+    #: declared exposure–outcome pairs ({exposure, exposed, outcome, positive}: issue 36);
+    #: ``describe --proxy`` warns when the criteria would pass a release with one reversed
+    associations: tuple[Mapping[str, Any], ...] = ()
     privacy_unit: str = "one record"
     #: ``public``, ``dp`` or (older specs) a sentence read as ``public``; the parsed relation
     #: is :attr:`Spec.n_policy` (:mod:`workbench.specification.n_policy`)

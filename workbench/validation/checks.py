@@ -4,6 +4,7 @@ configurations inside the space, ε_gen equal to the largest selectable alternat
 
 from __future__ import annotations
 
+from workbench.criteria.associations import check_declared_pairs
 from workbench.specification.model import Spec
 from workbench.specification.space import Configuration
 from workbench.validation.sections.context import BuildContext
@@ -15,6 +16,7 @@ def whole_spec_problems(ctx: BuildContext, spec: Spec) -> None:
     _guarantee_opt_ins(ctx, spec)
     _single_attempt(ctx, spec)
     _bound_generators(ctx, spec)
+    check_declared_pairs(ctx, spec.metadata.associations)
     cap = spec.budget.epsilon_total_max
     if cap is not None and spec.epsilon_total > cap:
         ctx.problem("budget.epsilon_total_max",

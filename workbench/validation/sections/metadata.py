@@ -17,6 +17,7 @@ def build(ctx: BuildContext) -> Metadata:
         description=raw["description"],
         intended_uses=tuple(raw.get("intended_uses", ())),
         unintended_uses=tuple(raw.get("unintended_uses", ())),
+        associations=tuple(dict(a) for a in raw.get("associations", ())),
         privacy_unit=raw.get("privacy_unit", "one record"),
         n_policy=raw.get("n_policy", ""),
         n_epsilon=raw.get("n_epsilon"),
