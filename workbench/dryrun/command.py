@@ -200,8 +200,11 @@ def describe_floors(args: argparse.Namespace, spec: Spec) -> int:
     """``describe SPEC --proxy P [--n N]``: the floors beside each threshold; 2 on bad input."""
     try:
         args.floor_draws = _draws(args)
-        if args.floor_draws < 2:
-            raise ValueError("--floor-draws must be at least 2 with --proxy")
+        if args.floor_draws < 0 or args.floor_draws == 1:
+            raise ValueError("--floor-draws must be 0 (no floors) or at least 2")
+        if args.floor_draws == 0:
+            print("feasibility floors: none computed (--floor-draws 0: no floors)")
+            return 0
         configs = select_configurations(spec)
         print_floors(spec, args.proxy, configs, spec_n(spec, args.n), args.floor_draws, 0)
     except ValueError as exc:
