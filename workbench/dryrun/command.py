@@ -22,6 +22,7 @@ from workbench.dryrun.sized import SizedDryRun, dry_run_at
 from workbench.evidence.core import Evidence
 from workbench.evidence.prepare import as_evidence
 from workbench.evidence.published import read_published_tables
+from workbench.generators.model_size import check_model_size
 from workbench.specification import Configuration, Spec
 from workbench.validation import load_spec, save_spec
 
@@ -127,6 +128,7 @@ def run_command(args: argparse.Namespace) -> int:
         return 2
     try:
         spec = load_spec(args.spec)
+        check_model_size(spec)  # before any fit: a model above generator.model_limit (exit 2)
         if getattr(args, "survey_plots", None):
             from workbench.dryrun.survey import print_survey_report, survey_dry_run
 

@@ -232,3 +232,16 @@ def size_refusal(spec: Spec, size: ModelSize | None = None) -> str | None:
     return (f"generator.model_limit: the model is too large to fit; {size.words(limit)}. "
             f"{advice(spec, size, limit)} Nothing was fitted or spent; raise "
             "generator.model_limit only on a machine with the memory for it")
+
+
+class ModelTooLarge(ValueError):
+    """A design whose model is above ``generator.model_limit`` (refused before any fit)."""
+
+
+def check_model_size(spec: Spec) -> ModelSize:
+    """The spec's model size; ModelTooLarge (a ValueError, exit 2) above its limit."""
+    size = model_size(spec)
+    problem = size_refusal(spec, size)
+    if problem:
+        raise ModelTooLarge(problem)
+    return size
