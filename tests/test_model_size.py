@@ -155,3 +155,16 @@ def test_the_budget_tab_shows_the_estimate_and_warns_above_the_limit() -> None:
     planner.refresh()
     assert "model too large" not in planner.model_size.value
     assert "5.9e+14 cells" in planner.model_size.value
+
+
+def test_privbayes_theta_tables_follow_expected_n() -> None:
+    """With θ, a table holds at most n·ε/(d·θ) cells: declaring expected_n shrinks the bound."""
+    doc = wide_doc(30, 30)
+    doc["generator"] = {"family": "privbayes", "search_space": [{"theta": [4.0]}]}
+    doc["budget"]["epsilon_generator"] = 2.0
+    doc["schema"].pop("expected_n", None)
+    text = size_refusal(build_spec(doc))  # 30 tables of up to 1e6 cells (max_cells)
+    assert text is not None and "Declare schema.expected_n" in text
+    doc["schema"]["expected_n"] = [40_000, 48_000]
+    size = model_size(build_spec(doc))
+    assert size.largest[1] == 800 and size_refusal(build_spec(doc)) is None  # 48e3·2/(30·4)

@@ -60,6 +60,10 @@ def advice(spec: Spec, size: ModelSize, limit: ModelLimit) -> str:
     sizes = _sizes(spec, config) if config is not None else {}
     coarser = _coarser(size, sizes)
     clique, _ = size.largest
+    if size.family == "privbayes":
+        return (f"Declare schema.expected_n (with θ, PrivBayes's tables are then bounded by "
+                f"n·ε/(d·θ)), or set a smaller degree or max_cells, or coarser bins (widest: "
+                f"{coarser}).")
     if size.family != "workload" or not size.sources:
         return (f"Use fewer columns or coarser bins (widest: {coarser}), or a generator "
                 "setting with smaller tables (privbayes: a smaller degree or max_cells).")
