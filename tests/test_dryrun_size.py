@@ -162,6 +162,14 @@ def test_cli_describe_with_proxy_shows_floors(files, capsys) -> None:
     assert "--n needs --proxy" in capsys.readouterr().err
 
 
+def test_cli_describe_with_proxy_and_no_floor_draws_says_no_floors(files, capsys) -> None:
+    assert main(["describe", files[0], "--proxy", files[1], "--floor-draws", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "--floor-draws 0: no floors" in out and "feasibility floors at n" not in out
+    assert main(["describe", files[0], "--proxy", files[1], "--floor-draws", "1"]) == 2
+    assert "0 (no floors) or at least 2" in capsys.readouterr().err
+
+
 def test_without_n_the_spec_expected_n_is_the_size(cheap_spec) -> None:
     from workbench.dryrun import spec_n
 

@@ -102,7 +102,7 @@ def test_release_holds_n_labelled_rows_and_passing_criteria(released: Path) -> N
     summary = Ledger.read(released / "release" / "ledger.jsonl")[-1]
     assert summary["event"] == "summary" and len(frame) == summary["n_records"]
     assert frame["mother_age"].isin(["<18", "18-19", "20-24", "25-29", "30-34", "35-39",
-                                     "40-42", "43-44", "44<"]).all()
+                                     "40-42", "43-44", "45+"]).all()
     criteria = json.loads((released / "release" / "criteria.json").read_text())
     assert criteria["all_passed"] and len(criteria["criteria"]) == 3
     for row in criteria["criteria"]:

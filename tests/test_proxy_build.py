@@ -11,7 +11,7 @@ import pytest
 from own_data_helpers import ROOT, facts_of, small_doc, small_frame
 
 from workbench.cli.main import main as cli
-from workbench.evidence.build import build_proxy, format_report, write_proxy
+from workbench.evidence.build import ProxyBuild, build_proxy, format_report, within, write_proxy
 from workbench.evidence.draw import BinGrid
 from workbench.evidence.fact_list import FactsError, load_fact_file, parse_facts
 from workbench.evidence.maxent import build_problem, fit
@@ -178,3 +178,20 @@ def test_the_shipped_adult_facts_name_a_source_and_rounding_for_each_fact() -> N
     assert len(facts) == 22 and all(f.source and f.rounding > 0 for f in facts)
     assert load_spec(ROOT / "examples" / "adult_own_data.json").cleaning_counts is not None
 
+
+
+def test_a_fact_at_its_edge_is_met_within_the_fit_tolerance() -> None:
+    # issue 36: a missing rate of 0.0000 (rounding 0.001) fitted as 0.0005 was marked "NO"
+    assert within(0.000502, 0.0, 0.0005)
+    assert within(np.array([0.2, 0.000504]), np.array([0.2, 0.0]), 0.0005)
+    assert not within(0.0006, 0.0, 0.0005)  # a tenth of ± at most: below the stated digit
+    assert within(0.0006, 0.0, 0.0005, grain=1e-4)  # the rows' grain, 1/n
+
+
+def test_the_exit_follows_the_proxy_rows(built) -> None:
+    from dataclasses import replace
+
+    rows = [replace(r, fit_ok=False) for r in built.rows]  # rows met, the fit a hair off
+    assert ProxyBuild(built.frame, rows, built.facts).all_met
+    rows[0] = replace(rows[0], proxy_ok=False)
+    assert not ProxyBuild(built.frame, rows, built.facts).all_met

@@ -80,7 +80,7 @@ def test_domain_sizes_of_the_paper(example_spec):
         "37-39",
         "40-42",
         "43-44",
-        "44<",
+        "45+",
     )
 
 

@@ -25,12 +25,12 @@ def test_paper_labels_and_numbers():
     assert (
         weight.labels[0] == "<1500"
         and weight.labels[1] == "1500-1599"
-        and weight.labels[-1] == "4499<"
+        and weight.labels[-1] == "4500+"
     )
     nums = weight.numbers()
     assert nums[0] == 1500 and nums[1] == 1549.5 and nums[-1] == 4499
     parity = BinsCodec((1, 2, 4, 7, 11), open_below=False)
-    assert parity.labels == ("1", "2-3", "4-6", "7-10", "10<")
+    assert parity.labels == ("1", "2-3", "4-6", "7-10", "11+")
     assert parity.numbers().tolist() == [1, 2.5, 5, 8.5, 10]
 
 

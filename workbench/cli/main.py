@@ -44,9 +44,19 @@ def _stand_in_problem(spec: Spec) -> str | None:
     return None
 
 
+def _model_size_problem(spec: Spec) -> str | None:
+    """Print the model-size estimate (``generators.model_size``; public, no fit); the refusal
+    when it is above ``generator.model_limit``, else None."""
+    from workbench.generators.model_size import ModelLimit, model_size, size_refusal
+
+    size = model_size(spec)
+    print(size.words(ModelLimit.of(spec)), flush=True)
+    return size_refusal(spec, size)
+
+
 def _validate(args: argparse.Namespace) -> int:
     spec = load_spec(args.spec)
-    problem = _stand_in_problem(spec)
+    problem = _model_size_problem(spec) or _stand_in_problem(spec)
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return EXIT_USAGE
@@ -69,6 +79,9 @@ def _describe(args: argparse.Namespace) -> int:
 
     spec = load_spec(args.spec)
     print(describe_spec(spec))
+    too_large = _model_size_problem(spec)
+    if too_large:  # describe shows it; validate, freeze, run, dryrun and design refuse
+        print(f"WARNING: {too_large}")
     if args.proxy is None:
         if args.n is not None:
             print("error: --n needs --proxy (the public proxy to resample)", file=sys.stderr)
@@ -105,7 +118,8 @@ def _freeze(args: argparse.Namespace) -> int:
     from workbench.specification.document import read_document
     from workbench.validation import save_spec
 
-    problem = _stand_in_problem(load_spec(args.spec))
+    spec = load_spec(args.spec)
+    problem = _model_size_problem(spec) or _stand_in_problem(spec)
     if problem:
         print(f"error: {problem}; nothing was written", file=sys.stderr)
         return EXIT_USAGE

@@ -28,7 +28,8 @@ def add_proxy_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_proxy(args: argparse.Namespace) -> int:
-    """Build, write and report; exit 0 when the fit meets every fact within its rounding."""
+    """Build, write and report; exit 0 when the proxy's rows meet every fact (rounding, the
+    fit's tolerance and the rows' grain), else 1 naming the facts that are not met."""
     from workbench.evidence.build import build_proxy, format_report, write_proxy
     from workbench.evidence.fact_list import FactsError
     from workbench.validation import load_spec
@@ -43,7 +44,12 @@ def run_proxy(args: argparse.Namespace) -> int:
     print(f"facts: {args.facts} ({build.facts.form} form, sha256 {build.facts.sha256[:12]}…)")
     print(format_report(build))
     print(f"proxy written: {path} ({len(build.frame):,} rows, seed {args.seed})")
-    return 0 if build.all_met else 1
+    if build.all_met:
+        return 0
+    unmet = [r.fact for r in build.rows if not r.proxy_ok]
+    print(f"not met by the proxy's rows: {', '.join(unmet)} (exit 1: check these facts' values "
+          "and rounding, or whether they contradict each other)", file=sys.stderr)
+    return 1
 
 
 def add_pilot_arguments(p: argparse.ArgumentParser) -> None:

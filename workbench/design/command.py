@@ -53,6 +53,9 @@ def run_command(args: argparse.Namespace) -> int:
 
     try:
         spec = load_spec(args.spec)
+        from workbench.generators.model_size import check_model_size
+
+        check_model_size(spec)  # before any candidate is fitted (issue 36's size guards)
         n = low_end(parse_n(args.n)) if args.n is not None else None
         kwargs = {} if args.divisors is None else {"divisors": tuple(args.divisors)}
         kwargs |= {"target_p": args.target_p, "epsilon_generators": tuple(args.eps_gen),

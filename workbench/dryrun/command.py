@@ -23,6 +23,7 @@ from workbench.dryrun.sized import SizedDryRun, dry_run_at
 from workbench.evidence.core import Evidence
 from workbench.evidence.prepare import as_evidence
 from workbench.evidence.published import read_published_tables
+from workbench.generators.model_size import check_model_size
 from workbench.specification import Configuration, Spec
 from workbench.validation import load_spec, save_spec
 
@@ -128,6 +129,7 @@ def run_command(args: argparse.Namespace) -> int:
         return 2
     try:
         spec = load_spec(args.spec)
+        check_model_size(spec)  # before any fit: a model above generator.model_limit (exit 2)
         if getattr(args, "survey_plots", None):
             from workbench.dryrun.survey import print_survey_report, survey_dry_run
 
@@ -201,8 +203,11 @@ def describe_floors(args: argparse.Namespace, spec: Spec) -> int:
     """``describe SPEC --proxy P [--n N]``: the floors beside each threshold; 2 on bad input."""
     try:
         args.floor_draws = _draws(args)
-        if args.floor_draws < 2:
-            raise ValueError("--floor-draws must be at least 2 with --proxy")
+        if args.floor_draws < 0 or args.floor_draws == 1:
+            raise ValueError("--floor-draws must be 0 (no floors) or at least 2")
+        if args.floor_draws == 0:
+            print("feasibility floors: none computed (--floor-draws 0: no floors)")
+            return 0
         configs = select_configurations(spec)
         print_floors(spec, args.proxy, configs, spec_n(spec, args.n), args.floor_draws, 0)
         for reversal in reversal_check(spec, args.proxy, spec_n(spec, args.n),

@@ -22,6 +22,16 @@ def check_public_inputs(spec: Spec) -> None:
         raise RunRefused(problem)
 
 
+def check_model_fits(spec: Spec) -> None:
+    """Refuse, before the stand-in rehearsal and any budget, a design whose model is above
+    ``generator.model_limit`` (``generators.model_size``: no fit, no data)."""
+    from workbench.generators.model_size import size_refusal
+
+    problem = size_refusal(spec)
+    if problem:
+        raise RunRefused(problem)
+
+
 def preflight_problem(spec: Spec) -> str | None:
     """What :func:`check_public_inputs` refuses (a public file missing or changed), or None."""
     from workbench.criteria import kinds

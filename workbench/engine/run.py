@@ -34,7 +34,11 @@ from workbench.engine.iteration import (
     run_iteration,
 )
 from workbench.engine.once import OnceStatistics, save_once
-from workbench.engine.preflight import check_public_inputs, rehearse_before_budget
+from workbench.engine.preflight import (
+    check_model_fits,
+    check_public_inputs,
+    rehearse_before_budget,
+)
 from workbench.engine.progress import RunProgress
 from workbench.engine.rehearsal import rehearsal_context, rehearsal_run_id, rehearsal_seed
 from workbench.engine.rundir import RunDirectory, RunRefused
@@ -142,6 +146,7 @@ def run(
     if problem:  # before any budget: the forecast must be this design's (issue 26)
         raise RunRefused(problem)
     check_bounded(spec, allow_unbounded)
+    check_model_fits(spec)
     check_public_inputs(spec)
     if rehearsal is None:  # a rehearsal is itself on public data and spends no real budget
         rehearse_before_budget(spec, quiet)

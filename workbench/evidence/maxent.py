@@ -309,13 +309,16 @@ def _lipschitz(problem: Problem, cliques: Sequence[tuple[str, ...]], total: floa
     return max(blocks.values())
 
 
-def fitted_values(problem: Problem, model: Any, total: float) -> list[tuple[np.ndarray, bool]]:
-    """Per constraint: its numbers under the model, and whether every one is within rounding."""
+def fitted_values(problem: Problem, model: Any, total: float,
+                  tolerance: float = 1e-9) -> list[tuple[np.ndarray, bool]]:
+    """Per constraint: its numbers under the model, and whether every one is within rounding
+    (widened by ``tolerance``, a fraction of the half-rounding: the report's FIT_TOLERANCE)."""
     out = []
     for c in problem.constraints:
         mu = np.asarray(model.project(c.clique).datavector(flatten=False), dtype=np.float64)
         diff, allowed = c.gap(mu, total)
-        out.append((c.value(mu, total), bool(np.all(np.abs(diff) <= allowed * (1 + 1e-9)))))
+        out.append((c.value(mu, total),
+                    bool(np.all(np.abs(diff) <= allowed * (1 + tolerance)))))
     return out
 
 

@@ -184,7 +184,8 @@ def datasheet_markdown(
         "",
         "## What this release is",
         f"- {n_rows:,} synthetic records over the columns "
-        f"{', '.join(spec.column_names)}, decoded to the spec's bin labels.",
+        f"{', '.join(spec.column_names)}, decoded to the spec's bin labels (an open top bin "
+        "of whole numbers reads `20+`: 20 and above; `<18`: below 18).",
         "- Made once, by the spec with SHA-256 "
         f"`{spec.sha256}`, under private selection (all criteria below passed with DP).",
         f"- {n_statement(spec.n_policy)}",

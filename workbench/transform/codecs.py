@@ -78,11 +78,13 @@ class BinsCodec(LabelledCodec):
 
     With ``open_below=False`` the first edge is the inclusive lower end of the
     first bin; with ``open_above=False`` the last edge is the exclusive upper end
-    of the last bin. For integer columns the labels follow the paper:
+    of the last bin. Integer labels follow the paper except the open top bin, which reads
+    ``25+`` (25 and above; the paper's ``24<`` was read as "less than", issue 36); its
+    number stays the paper's, the value below the bin:
 
     >>> c = BinsCodec((18, 20, 25), integer=True)
     >>> c.labels
-    ('<18', '18-19', '20-24', '24<')
+    ('<18', '18-19', '20-24', '25+')
     >>> c.numbers().tolist()
     [18.0, 18.5, 22.0, 24.0]
     >>> c.encode([17, 18, 19, 20, 99]).tolist()
@@ -148,7 +150,7 @@ class BinsCodec(LabelledCodec):
             if lo == -math.inf:
                 labels.append(f"<{_fmt(hi + 1 if self.integer else self.edges[0])}")
             elif hi == math.inf:
-                labels.append(f"{_fmt(lo - 1)}<" if self.integer else f">={_fmt(lo)}")
+                labels.append(f"{_fmt(lo)}+" if self.integer else f">={_fmt(lo)}")
             elif self.integer:
                 labels.append(_fmt(lo) if lo == hi else f"{_fmt(lo)}-{_fmt(hi)}")
             else:

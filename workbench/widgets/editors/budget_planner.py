@@ -27,6 +27,7 @@ from workbench.widgets.editors.fields import error_html, message_widget
 from workbench.widgets.editors.plots import BudgetBarFigure, SigmaFigure
 from workbench.widgets.model.budget import nice_epsilon, rebalance, segments
 from workbench.widgets.model.lab import ProxyLab, digest
+from workbench.widgets.model.model_size import model_size_html
 from workbench.widgets.model.readouts import Readout
 from workbench.widgets.model.sampling import PreviewError
 from workbench.widgets.model.session import Change, Session
@@ -56,6 +57,8 @@ class BudgetPlanner(EditorBase):
         self.locked_total = widgets.FloatText(description="locked at", disabled=True,
                                               layout=widgets.Layout(width="200px"))
         self.total = widgets.HTML().add_class("wb-budget-total")
+        self.model_size = widgets.HTML().add_class("wb-model-size")
+        self._size_key: str | None = None
         self.header = widgets.HTML().add_class("wb-budget-formula")
         self.accept = widgets.Button(description="use this budget",
                                      tooltip="the ε's as they are are my choice",
@@ -80,6 +83,7 @@ class BudgetPlanner(EditorBase):
             self.slider_box,
             widgets.HBox([self.lock, self.locked_total]),
             widgets.HBox([self.total, self.accept]),
+            self.model_size,
             self.message,
             heading("Parts of ε_total"),
             self.bar,
@@ -146,6 +150,7 @@ class BudgetPlanner(EditorBase):
         self._sync_sliders(items)
         self._show_total(doc)
         self._show_parts(doc)
+        self._show_model_size()
         self.draw_plots()
 
     def refresh_preview(self) -> None:
@@ -216,6 +221,15 @@ class BudgetPlanner(EditorBase):
             text += ("<br><span style='color:#b00020'>the draft is invalid: this is ε_total of "
                      "the last valid design</span>")
         self.total.value = text
+
+    def _show_model_size(self) -> None:
+        """The model-size estimate of the last valid design, with a warning above its limit
+        (recomputed only when the design's hash changes)."""
+        spec = self.session.spec
+        key = None if spec is None else spec.sha256
+        if key != self._size_key:
+            self._size_key = key
+            self.model_size.value = model_size_html(spec)
 
     def _show_parts(self, doc: dict[str, Any]) -> None:
         """The bar's parts in words, each with its value (they sum to ε_total)."""
