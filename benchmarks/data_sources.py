@@ -2,9 +2,9 @@
 from CSV, DuckDB and PostgreSQL — peak RSS and wall time of each, in one run.
 
 Each source runs in its own fresh process (so its peak RSS, ``ru_maxrss``, is its own): read
-and clean the data as a run does (``prepare_proxy`` → ``engine.run.load_confidential`` →
-``transform.stream``: chunks read, cleaned and compacted one at a time; "read peak" is the
-peak RSS once the data are in), then one iteration of the lean design
+and clean the data as a run does (``engine.run.load_confidential`` → ``transform.stream``:
+chunks read, cleaned and compacted one at a time; "read peak" is the peak RSS once the data
+are in), then one iteration of the lean design
 (examples/israel_births_2014_lean.json) in simulation mode, as
 ``benchmarks/_lean_iteration.py`` runs it. PostgreSQL is a throw-away cluster (tests/pg_server.py:
 Debian's binaries, a temporary directory, 127.0.0.1 only).
@@ -43,14 +43,14 @@ def one_source(data: str, read_only: bool) -> dict:
     """In this process: read + clean DATA, then one lean iteration; times and peak RSS."""
     from workbench.criteria import release_once
     from workbench.engine import run_iteration
-    from workbench.evidence.prepare import prepare_proxy
+    from workbench.engine.run import load_confidential
     from workbench.privacy import PrivacyContext
     from workbench.trial import bind
     from workbench.validation import load_spec
 
     spec = load_spec(LEAN)
     t0 = time.perf_counter()
-    frame = prepare_proxy(spec, data)
+    frame = load_confidential(spec, data)
     read = time.perf_counter() - t0
     read_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB → GiB
     iteration = 0.0

@@ -191,3 +191,9 @@ def load_clean(path: str | os.PathLike[str], spec: Spec, file_format: FileFormat
         check_missing(loaded.frame, spec.columns)
     return loaded
 
+
+def as_read(frame: pd.DataFrame) -> pd.DataFrame:
+    """The compact table with its Categoricals as text, the dtypes ``read_raw`` gives (for
+    public data, whose consumers compute on the values, not only on the codes)."""
+    text = [c for c in frame.columns if isinstance(frame[c].dtype, pd.CategoricalDtype)]
+    return frame.astype({c: "string" for c in text}) if text else frame
