@@ -2,10 +2,12 @@
 from CSV, DuckDB and PostgreSQL — peak RSS and wall time of each, in one run.
 
 Each source runs in its own fresh process (so its peak RSS, ``ru_maxrss``, is its own): read
-and clean the data as a run does (``prepare_proxy`` → ``transform.raw.read_raw`` → the
-seam), then one iteration of the lean design (examples/israel_births_2014_lean.json) in
-simulation mode, as ``benchmarks/_lean_iteration.py`` runs it. PostgreSQL is a throw-away
-cluster (tests/pg_server.py: Debian's binaries, a temporary directory, 127.0.0.1 only).
+and clean the data as a run does (``engine.run.load_confidential`` → ``transform.stream``:
+chunks read, cleaned and compacted one at a time; "read peak" is the peak RSS once the data
+are in), then one iteration of the lean design
+(examples/israel_births_2014_lean.json) in simulation mode, as
+``benchmarks/_lean_iteration.py`` runs it. PostgreSQL is a throw-away cluster (tests/pg_server.py:
+Debian's binaries, a temporary directory, 127.0.0.1 only).
 
     python benchmarks/data_sources.py [--rows 4000000] [--sources csv duckdb postgresql]
                                       [--read-only]
@@ -41,15 +43,16 @@ def one_source(data: str, read_only: bool) -> dict:
     """In this process: read + clean DATA, then one lean iteration; times and peak RSS."""
     from workbench.criteria import release_once
     from workbench.engine import run_iteration
-    from workbench.evidence.prepare import prepare_proxy
+    from workbench.engine.run import load_confidential
     from workbench.privacy import PrivacyContext
     from workbench.trial import bind
     from workbench.validation import load_spec
 
     spec = load_spec(LEAN)
     t0 = time.perf_counter()
-    frame = prepare_proxy(spec, data)
+    frame = load_confidential(spec, data)
     read = time.perf_counter() - t0
+    read_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB → GiB
     iteration = 0.0
     if not read_only:
         config = next(iter(spec.configurations()))
@@ -61,7 +64,7 @@ def one_source(data: str, read_only: bool) -> dict:
         iteration = time.perf_counter() - t1
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB → GiB
     return {"rows": len(frame), "read_s": read, "iteration_s": iteration,
-            "total_s": read + iteration, "peak_rss_gb": rss}
+            "total_s": read + iteration, "read_rss_gb": read_rss, "peak_rss_gb": rss}
 
 
 def prepare(rows: int, kinds: list[str], folder: Path) -> tuple[dict[str, str], object]:
@@ -116,7 +119,7 @@ def main() -> None:
               "(not part of the figures)", flush=True)
         try:
             print(f"{'source':<11} {'rows':>10} {'read+clean s':>12} {'iteration s':>11} "
-                  f"{'total s':>8} {'peak RSS GB':>11}")
+                  f"{'total s':>8} {'read peak GB':>12} {'peak RSS GB':>11}")
             for kind in args.sources:
                 cmd = [sys.executable, __file__, "--one", data[kind]]
                 cmd += ["--read-only"] if args.read_only else []
@@ -125,7 +128,7 @@ def main() -> None:
                 r = json.loads(done.stdout.strip().splitlines()[-1])
                 print(f"{kind:<11} {r['rows']:>10,} {r['read_s']:>12.1f} "
                       f"{r['iteration_s']:>11.1f} {r['total_s']:>8.1f} "
-                      f"{r['peak_rss_gb']:>11.2f}", flush=True)
+                      f"{r['read_rss_gb']:>12.2f} {r['peak_rss_gb']:>11.2f}", flush=True)
         finally:
             if cluster is not None:
                 from pg_server import remove

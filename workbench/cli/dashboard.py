@@ -27,6 +27,8 @@ REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = REPO / "notebooks" / "dashboards"
 DEFAULT_PROXY = REPO / "data_public" / "proxy_sample_166k.csv.gz"
 DEFAULT_SPEC = REPO / "examples" / "israel_births_2014.json"
+#: Where ``workbench dashboard codesign --proxy URL`` hands a database URL to the kernels.
+PROXY_ENV = "WORKBENCH_DASHBOARD_PROXY"
 #: Idle kernels of abandoned page loads are culled (each kernel holds about 200 MB).
 #: Flags for headless Debian chromium driven by Playwright (no sandbox in containers, no
 #: background requests, so nothing leaves 127.0.0.1).
@@ -222,11 +224,38 @@ def parameters_from_args(args: argparse.Namespace) -> dict[str, str | Path | Non
     params: dict[str, str | Path | None] = {}
     if args.path is not None:
         params[board.path_parameter] = Path(args.path)
-    if args.proxy is not None:
+    if args.proxy is not None and not _is_url(args.proxy):  # a URL: proxy_environment
         params["proxy"] = "none" if args.proxy.lower() == "none" else Path(args.proxy)
     if getattr(args, "dryrun", None) is not None:
         params["dryrun"] = Path(args.dryrun)
     return params
+
+
+def _is_url(text: str) -> bool:
+    """Whether a --proxy is a database URL (``workbench.sources``), not a file."""
+    from workbench.sources import is_url
+
+    return is_url(text)
+
+
+def proxy_environment(args: argparse.Namespace) -> dict[str, str]:
+    """A database URL given as --proxy reaches the kernels through the server's environment
+    (:data:`PROXY_ENV`), never through the page's address, which would show its password."""
+    proxy = getattr(args, "proxy", None)
+    return {PROXY_ENV: proxy} if proxy is not None and _is_url(proxy) else {}
+
+
+def proxy_location(params: Mapping[str, str], default: Path | None = DEFAULT_PROXY
+                   ) -> str | Path | None:
+    """The co-design page's proxy: ``?proxy=PATH`` (a file; a URL there is ignored, the page
+    offers its proxy source field instead), else the server's :data:`PROXY_ENV` URL, else
+    ``default``."""
+    value = params.get("proxy", "")
+    if value.strip() and _is_url(value):
+        return None
+    if not value.strip() and os.environ.get(PROXY_ENV):
+        return os.environ[PROXY_ENV]
+    return resolve_path(value, default)
 
 
 def run_dashboard(args: argparse.Namespace) -> int:
@@ -241,7 +270,8 @@ def run_dashboard(args: argparse.Namespace) -> int:
             return 2
     port = args.port or free_port()
     query = dashboard_query(parameters_from_args(args))
-    process = start_voila(board.notebook_path, port)
+    process = start_voila(board.notebook_path, port, env={**os.environ,
+                                                           **proxy_environment(args)})
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     try:
         if not wait_for_port(port, process, timeout=args.timeout):
@@ -271,8 +301,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("path", nargs="?",
                         help="the spec (codesign, spec; default: the Israeli example) or the "
                         "run directory / release bundle (release)")
-    parser.add_argument("--proxy", help="a PUBLIC proxy CSV (default: the bundled proxy; "
-                        "'none' for no proxy)")
+    parser.add_argument("--proxy", help="a PUBLIC proxy: a file (CSV, Parquet, Stata, SAS, "
+                        "SPSS) or a database URL, which stays out of the page's address "
+                        "(default: the bundled proxy; 'none' for no proxy)")
     parser.add_argument("--dryrun", help="spec review: the file of `workbench dryrun "
                         "--write-result` (or --records), for the expected number of iterations")
     parser.add_argument("--port", type=int, default=0, help="port (default: a free one)")

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.criteria import kinds
+from workbench.sources import column_names
 from workbench.specification import Spec
 from workbench.survey.design import Design, crossover_epsilon
 from workbench.survey.plots import method_boxplots, paired_boxplots, what_if_table
@@ -34,7 +35,7 @@ EPSILONS = (0.1, 0.5, 1.0, 2.0)
 def proxy_population(spec: Spec, proxy: str | Path) -> pd.DataFrame:
     """The cleaned proxy (schema columns, plus the weight column when the file has it)."""
     assert spec.survey is not None
-    header = pd.read_csv(proxy, nrows=0, skipinitialspace=True).columns
+    header = column_names(proxy)  # a CSV's header, or a file's or table's columns
     extra = [spec.survey.weight_column] if spec.survey.weight_column in header else []
     frame = read_raw(proxy, spec.columns, extra=extra)
     return clean(apply_domain_policy(frame, spec.columns), spec).dropna().reset_index(drop=True)

@@ -58,8 +58,8 @@ from workbench.specification import Spec
 from workbench.specification.forecast import forecast_problem
 from workbench.survey.weight_check import WeightCheckFailed
 from workbench.transform import EncodingError
-from workbench.transform.clean import clean
-from workbench.transform.raw import apply_domain_policy, check_missing, read_raw
+from workbench.transform.raw import read_raw
+from workbench.transform.stream import load_clean
 from workbench.trial import Trial, bind
 from workbench.validation import load_spec
 
@@ -90,21 +90,24 @@ def load_confidential(spec: Spec, data_path: str | os.PathLike[str],
                       tally: CleaningTally | None = None):
     """Read only the spec's columns, apply the domain policies, check missing, clean.
 
-    An empty or header-only file, or one with fewer than :data:`MIN_RECORDS` records after
-    cleaning, is refused here with an EncodingError, before the ledger opens. ``tally``
-    receives the confidential counts of what each policy and rule removed or recoded.
+    Read in chunks, each cleaned and compacted before the next (``transform.stream``: text
+    categorical columns as Categoricals over the declared domain), so the peak holds one raw
+    chunk and the compact table. An empty or header-only file, or one with fewer than
+    :data:`MIN_RECORDS` records after cleaning, is refused here with an EncodingError, before
+    the ledger opens. ``tally`` receives the confidential counts of what each policy and rule
+    removed or recoded, summed over the chunks.
     """
-    frame = read_raw(data_path, spec.columns, spec.file_format, extra=extra_columns(spec))
-    if len(frame) == 0:
+    loaded = load_clean(data_path, spec, spec.file_format, extra=extra_columns(spec))
+    if loaded.raw_rows == 0:
         raise EncodingError(f"the data {public_name(data_path)!r} has a header but no "
                             "records; nothing was run and no budget was spent")
-    frame = apply_domain_policy(frame, spec.columns, None if tally is None else tally.policies)
-    frame = clean(frame, spec, None if tally is None else tally.rules)
-    check_missing(frame, spec.columns)
-    if len(frame) < MIN_RECORDS:
+    if tally is not None:
+        tally.policies.update(loaded.policies)
+        tally.rules.update(loaded.rules)
+    if len(loaded.frame) < MIN_RECORDS:
         raise EncodingError(f"fewer than {MIN_RECORDS} records remain after cleaning; nothing "
                             "was run and no budget was spent")
-    return frame
+    return loaded.frame
 
 
 def run(

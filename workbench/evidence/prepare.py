@@ -17,6 +17,7 @@ from workbench.survey.weight_check import WeightCheckFailed, proxy_check
 from workbench.transform import EncodingError
 from workbench.transform.clean import clean
 from workbench.transform.raw import apply_domain_policy, check_missing
+from workbench.transform.stream import as_read
 
 
 def _as_read(frame: pd.DataFrame, spec: Spec) -> pd.DataFrame:
@@ -44,7 +45,7 @@ def prepare_proxy(spec: Spec, proxy: pd.DataFrame | str | os.PathLike[str]) -> p
     if isinstance(proxy, str | os.PathLike):
         if not exists(proxy):  # a database URL is checked when it is read
             raise EncodingError(f"proxy file {os.fspath(proxy)!r} does not exist")
-        return load_confidential(spec, proxy)
+        return as_read(load_confidential(spec, proxy))  # public: text columns as text
     frame = apply_domain_policy(_as_read(proxy, spec), spec.columns)
     frame = clean(frame, spec)
     check_missing(frame, spec.columns)

@@ -115,5 +115,8 @@ def project_min_count(codes: np.ndarray, min_count: int, rng: np.random.Generato
     arr = np.asarray(codes)
     cells, counts, _ = distinct_rows(arr)
     new = project_counts(counts, min_count, rng)
-    out = np.repeat(cells, new, axis=0)
-    return out[rng.permutation(len(out))].astype(arr.dtype, copy=False)
+    # the rows np.repeat(cells, new, axis=0)[permutation] without that n × d intermediate: the
+    # permutation is drawn alike (its length is new.sum()) and indexes the repeated cell numbers
+    order = np.repeat(np.arange(len(cells), dtype=np.int64), new)
+    order = order[rng.permutation(len(order))]
+    return cells[order].astype(arr.dtype, copy=False)

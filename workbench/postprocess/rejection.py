@@ -170,11 +170,13 @@ def sample_valid(
         reject, tallies = reject_counts(batch, constraints, semantics, partial)
         for name, count in tallies.items():
             rejected_by[name] = rejected_by.get(name, 0) + count
-        good = batch[~reject]
+        good = batch[~reject] if reject.any() else batch  # no copy when nothing is rejected
+        del batch  # memory: one batch-sized matrix at a time (issue 38, registry scale)
         kept.append(good)
         tally.drawn += draw
         tally.valid += len(good)
         tally.rounds += 1
+        del good
     if tally.valid < n:
         raise SamplingError(
             wanted=int(n),
@@ -185,6 +187,8 @@ def sample_valid(
         )
     if not kept:
         return np.zeros((0, d), dtype=np.int64)
+    if len(kept) == 1:  # the same rows without a second n × d copy
+        return kept[0][:n]
     return np.concatenate(kept)[:n]
 
 

@@ -11,14 +11,15 @@ This package sits below ``transform`` (which it feeds) and imports nothing else 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import pandas as pd
 
-from workbench.sources.convert import Want, assemble, check_columns
+from workbench.sources.convert import Want, assemble, check_columns, convert_chunk
 from workbench.sources.location import SourceError, is_url, parse, public_name
 
-__all__ = ["SourceError", "Want", "exists", "is_source", "is_url", "public_name", "read_source"]
+__all__ = ["SourceError", "Want", "column_names", "exists", "is_source", "is_url",
+           "public_name", "read_source", "source_chunks"]
 
 
 def is_source(location: str | os.PathLike[str]) -> bool:
@@ -54,17 +55,52 @@ def _open(location: str | os.PathLike[str]):
                       "transform.raw.read_raw")
 
 
-def read_source(location: str | os.PathLike[str], wants: Sequence[Want],
-                markers: Sequence[str] = ()) -> pd.DataFrame:
-    """The wanted columns under spec names, typed as a CSV read gives them; refuses a missing
-    column or a type that cannot match before reading a row. ``markers``: the spec's declared
-    missing markers (a value spelled like one becomes missing)."""
+def _checked(location: str | os.PathLike[str], wants: Sequence[Want]):
+    """The opened source, its columns checked against ``wants`` before any row is read."""
     try:
         source = _open(location)
     except ImportError as exc:
         raise SourceError(f"reading {public_name(location)!r} needs the optional packages of "
                           f"workbench[sources] ({exc.name} is not installed)") from None
     check_columns(wants, source.columns, public_name(location))
+    return source
+
+
+def column_names(location: str | os.PathLike[str]) -> list[str]:
+    """The columns DATA holds (a CSV's header; a file's, table's or query's columns), read
+    before any row, e.g. to see whether an optional column (a survey weight) is there."""
+    if not is_source(location):
+        return [str(c).strip() for c in pd.read_csv(location, nrows=0).columns]
+    try:
+        source = _open(location)
+    except ImportError as exc:
+        raise SourceError(f"reading {public_name(location)!r} needs the optional packages of "
+                          f"workbench[sources] ({exc.name} is not installed)") from None
+    names = list(source.columns)
+    con = getattr(source, "con", None)
+    if con is not None:  # DuckDB: the read-only connection is not needed any more
+        con.close()
+    return names
+
+
+def read_source(location: str | os.PathLike[str], wants: Sequence[Want],
+                markers: Sequence[str] = ()) -> pd.DataFrame:
+    """The wanted columns under spec names, typed as a CSV read gives them; refuses a missing
+    column or a type that cannot match before reading a row. ``markers``: the spec's declared
+    missing markers (a value spelled like one becomes missing)."""
+    source = _checked(location, wants)
     names = list(dict.fromkeys(w.source for w in wants))
     return assemble(source.chunks(names), wants, source.columns, source.labels, markers,
                     public_name(location))
+
+
+def source_chunks(location: str | os.PathLike[str], wants: Sequence[Want],
+                  markers: Sequence[str] = ()) -> Iterator[pd.DataFrame]:
+    """:func:`read_source`'s frame chunk by chunk (each as it arrives, never all at once), so a
+    caller can reduce every chunk before the next is read."""
+    source = _checked(location, wants)
+    names = list(dict.fromkeys(w.source for w in wants))
+    shown = public_name(location)
+    for chunk in source.chunks(names):
+        yield pd.DataFrame(convert_chunk(chunk, wants, source.columns, source.labels, markers,
+                                         shown), copy=False)

@@ -47,11 +47,21 @@ def _missing_mask(values: pd.Series) -> np.ndarray:
     return values.isna().to_numpy()
 
 
+def text_codes(labels: Any, values: Any) -> np.ndarray:
+    """Index of each text value in ``labels`` (-1: missing or not a label); a Categorical (the
+    compact table of ``transform.stream``) is looked up by its categories, not row by row."""
+    series = pd.Series(values, copy=False)
+    index = pd.Index(list(labels))
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        known = index.get_indexer(pd.Index(series.cat.categories).astype("string"))
+        codes = series.cat.codes.to_numpy()
+        return np.where(codes >= 0, known[np.maximum(codes, 0)], -1).astype(np.int64)
+    return index.get_indexer(series.astype("string").fillna("\x00")).astype(np.int64)
+
+
 def _label_index(labels: tuple[str, ...], given: Any) -> np.ndarray:
     """Map label strings to codes; unknown labels become INVALID."""
-    series = pd.Series(given, copy=False)
-    idx = pd.Index(labels).get_indexer(series.astype("string").fillna("\x00"))
-    return idx.astype(np.int64)
+    return text_codes(labels, given)
 
 
 class LabelledCodec:
@@ -237,7 +247,7 @@ class IdentityCodec(LabelledCodec):
                 x.to_numpy(dtype=np.float64, na_value=np.nan)
             )
         else:
-            codes = pd.Index(self.labels).get_indexer(series.astype("string").fillna("\x00"))
+            codes = text_codes(self.labels, series)
         codes = codes.astype(np.int64)
         codes[missing] = MISSING
         return codes
@@ -286,7 +296,7 @@ class GroupsCodec(LabelledCodec):
         missing = _missing_mask(series)
         members = [str(m) for _, ms in self.groups for m in ms]
         owner = np.array([i for i, (_, ms) in enumerate(self.groups) for _ in ms], dtype=np.int64)
-        idx = pd.Index(members).get_indexer(series.astype("string").fillna("\x00"))
+        idx = text_codes(members, series)
         codes = np.where(idx >= 0, owner[np.maximum(idx, 0)], INVALID).astype(np.int64)
         codes[missing] = MISSING
         return codes

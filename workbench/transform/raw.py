@@ -96,29 +96,42 @@ def _read_typed(path: str | os.PathLike[str], columns: Sequence[ColumnSpec],
                 fmt: FileFormat, extra: Sequence[str] = ()) -> pd.DataFrame:
     """``read_raw`` of a typed source: text for categorical or non-numeric columns, float64
     for the others, under the spec's names; declared markers only, as for a CSV."""
-    from workbench.sources import SourceError, Want, read_source
+    from workbench.sources import SourceError, read_source
+
+    try:
+        frame = read_source(path, typed_wants(columns, extra),
+                            fmt.missing_markers if fmt.declared else ())
+    except SourceError as exc:
+        raise EncodingError(str(exc)) from None
+    refuse_undeclared(frame, columns, fmt)
+    return frame
+
+
+def typed_wants(columns: Sequence[ColumnSpec], extra: Sequence[str] = ()) -> list[Any]:
+    """What a typed source must supply: spec columns (text or number) and extra numbers."""
+    from workbench.sources import Want
 
     names = {c.name for c in columns}
     wants = [Want(c.name, c.source or c.name, c.type == "categorical" or not c.numeric, c.type)
              for c in columns]
-    wants += [Want(e, e, False, "numeric (survey weight)") for e in extra if e not in names]
-    try:
-        frame = read_source(path, wants, fmt.missing_markers if fmt.declared else ())
-    except SourceError as exc:
-        raise EncodingError(str(exc)) from None
+    return wants + [Want(e, e, False, "numeric (survey weight)") for e in extra
+                    if e not in names]
+
+
+def refuse_undeclared(frame: pd.DataFrame, columns: Sequence[ColumnSpec],
+                      fmt: FileFormat) -> None:
+    """Fail naming the columns that hold an undeclared marker-like token (no value shown)."""
     bad = undeclared_markers(frame, columns, fmt)
     if bad:
         raise EncodingError(
             f"column(s) {', '.join(repr(b) for b in bad)} hold a token that looks like a "
             "missing-value marker but schema.file_format.missing_markers does not declare it")
-    return frame
 
 
 def _read_declared(path: str | os.PathLike[str], columns: Sequence[ColumnSpec],
                    fmt: FileFormat, extra: Sequence[str] = ()) -> pd.DataFrame:
     """``read_raw`` under a declared file format: declared markers only, source names."""
-    source = {c.name: (c.source or c.name) for c in columns}
-    source |= {e: e for e in extra if e not in source}
+    source = declared_source(columns, extra)
     kwargs = fmt.read_kwargs()
     header = _header(path, **kwargs)
     absent = [name for name, src in source.items() if src not in header]
@@ -130,12 +143,22 @@ def _read_declared(path: str | os.PathLike[str], columns: Sequence[ColumnSpec],
         raise EncodingError(
             f"cannot read data file {os.fspath(path)!r} ({type(exc).__name__})"
         ) from None
+    return declared_frame(text, columns, fmt, extra)
+
+
+def declared_source(columns: Sequence[ColumnSpec], extra: Sequence[str] = ()) -> dict[str, str]:
+    """Spec (and extra) column names to the file's column names under a declared format."""
+    source = {c.name: (c.source or c.name) for c in columns}
+    return source | {e: e for e in extra if e not in source}
+
+
+def declared_frame(text: pd.DataFrame, columns: Sequence[ColumnSpec], fmt: FileFormat,
+                   extra: Sequence[str] = ()) -> pd.DataFrame:
+    """A text read under a declared format, renamed to spec names; numeric columns as float64
+    where every present cell is a number (else the domain check names the column)."""
+    source = declared_source(columns, extra)
     frame = text.rename(columns={src: name for name, src in source.items()})[list(source)]
-    bad = undeclared_markers(frame, columns, fmt)
-    if bad:
-        raise EncodingError(
-            f"column(s) {', '.join(repr(b) for b in bad)} hold a token that looks like a "
-            "missing-value marker but schema.file_format.missing_markers does not declare it")
+    refuse_undeclared(frame, columns, fmt)
     for col in columns:
         if col.type != "categorical" and col.numeric:
             as_number = pd.to_numeric(frame[col.name], errors="coerce")

@@ -11,6 +11,7 @@ its sign-off to the same folder by default, and offers the spec as a link the br
 from __future__ import annotations
 
 import base64
+import os
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ import ipywidgets as widgets
 from workbench.specification import SpecError, read_document
 from workbench.widgets.dashboards.app import CoDesignApp
 from workbench.widgets.dashboards.pages import esc, message_page, page
+from workbench.widgets.dashboards.proxy_source import ProxySource, safe_message, shown_name
 from workbench.widgets.editors.fields import error_html
 from workbench.widgets.model.drafts import DraftStore
 from workbench.widgets.model.session import Change, Session
@@ -96,14 +98,33 @@ class Autosaver:
         self.app.tabs.observe(lambda _c: self.save(), names="selected_index")
 
 
-def codesign_dashboard(spec_path: Path, proxy_path: Path | None = None,
+def codesign_dashboard(spec_path: Path, proxy_path: str | os.PathLike[str] | None = None,
                        export_dir: Path | None = None) -> widgets.Widget:
-    """The app for a draft spec (and proxy), or a page saying why it cannot start."""
+    """The app for a draft spec (and a PUBLIC proxy: a file or a database URL), or a page
+    saying why it cannot start. The page's proxy source field reads another proxy in place
+    (the draft is autosaved, so the rebuilt app reopens it)."""
     try:
         session = Session.from_files(spec_path, proxy_path)
     except (SpecError, OSError, ValueError) as exc:
+        where = "" if proxy_path is None else os.fspath(proxy_path)
         return message_page("cannot start the co-design session",
-                            f"<code>{esc(spec_path)}</code>: {esc(exc)}", "fail")
+                            f"<code>{esc(spec_path)}</code>: {esc(safe_message(exc, where))}",
+                            "fail")
+    root = widgets.VBox([]).add_class("wb-codesign")
+
+    def reopen(location: str) -> None:
+        _mount(root, Session.from_files(spec_path, location), spec_path, location, export_dir,
+               source)
+
+    source = ProxySource(reopen, shown_name(proxy_path) if session.proxy is not None else None)
+    _mount(root, session, spec_path, proxy_path, export_dir, source)
+    return root
+
+
+def _mount(root: widgets.VBox, session: Session, spec_path: Path,
+           proxy: str | os.PathLike[str] | None, export_dir: Path | None,
+           source: ProxySource) -> None:
+    """Build the app on ``session`` into ``root`` (the proxy recorded by its public name)."""
     store = DraftStore(spec_path)
     export = (export_dir / store.export_path.name) if export_dir else store.export_path
     app = CoDesignApp(session, export_path=str(export))
@@ -115,15 +136,14 @@ def codesign_dashboard(spec_path: Path, proxy_path: Path | None = None,
                            tooltip="discard the autosaved draft (undo brings it back)",
                            layout=widgets.Layout(width="auto")).add_class("wb-start-again")
     again.on_click(lambda _b: saver.start_again(spec_path))
-    proxy_text = ("no proxy: readouts are off" if proxy_path is None or session.proxy is None
-                  else f"public proxy <code>{esc(proxy_path.name)}</code>")
+    proxy_text = ("no proxy: readouts are off" if proxy is None or session.proxy is None
+                  else f"public proxy <code>{esc(shown_name(proxy))}</code>")
     title = page(f"<p><b>Co-design</b> · {esc(session.get('metadata.title', ''))} · draft "
                  f"<code>{esc(spec_path.name)}</code> · {proxy_text}</p>", "codesign-title")
-    root = widgets.VBox([title, widgets.HBox([saver.status, again]), app.widget]
-                        ).add_class("wb-codesign")
+    root.children = (title, widgets.HBox([saver.status, again]), source.widget, app.widget)
     root.autosaver = saver  # type: ignore[attr-defined]  # tests and scripts reach it here
+    root.proxy_source = source  # type: ignore[attr-defined]
     _keep_title(app.session, title, spec_path, proxy_text)
-    return root
 
 
 def _keep_title(session: Session, title: widgets.HTML, spec_path: Path, proxy_text: str) -> None:
