@@ -46,7 +46,6 @@ from workbench.transform.cells import CellCounts
 if TYPE_CHECKING:
     from workbench.privacy import PrivacyContext
     from workbench.specification.model import Spec
-    from workbench.specification.space import Configuration
     from workbench.transform import Codec, Domain, TableCodec
 
 #: The censored mechanisms' label: the issue-24 words, shown everywhere through report.guarantee.
@@ -148,8 +147,7 @@ class BayesianPosterior(GeneratorFamily):
             return mcmc_guarantee(self.iterations, self.burn_in)
         return ADP
 
-    def bind_spec(self, spec: Spec, configuration: Configuration | None,
-                  table: TableCodec | None = None) -> None:
+    def bind_spec(self, spec: Spec, table: TableCodec | None = None) -> None:
         """The target's codec and public bounds, and whether aDP is allowed."""
         column = spec.column(self.target)
         if column.bounds is None:
