@@ -209,7 +209,7 @@ def toy_codes(table, n: int = 3000, seed: int = 0) -> np.ndarray:
 @pytest.mark.parametrize("strategy", ["complete_rows", "partial", "impute"])
 @pytest.mark.parametrize("family", ["privbayes", "workload"])
 def test_strategies_spend_exactly_epsilon_and_keep_missing_rates(family, strategy) -> None:
-    spec, config, table = toy_spec()
+    spec, _, table = toy_spec()
     codes = toy_codes(table)
     hyper = {"degree": 2} if family == "privbayes" else {"iters": 200}
     gen = make_generator(family, missing_strategy=strategy, **hyper)

@@ -8,7 +8,8 @@ Charging rules (pure ε-DP):
   selection is planned (a reservation) — so ``epsilon_total`` is Σ once + 2ε₁ + ε₀;
 * ``epsilon_spent`` counts the loop only once a loop measurement has actually been made.
 
-Earlier runs logged to the same ledger can be charged too (:meth:`Accountant.from_ledger`).
+Earlier runs logged to the same ledger can be charged too (``prior_spent`` =
+:meth:`Accountant.spent_in_ledger`).
 Totals are composed by :mod:`workbench.privacy.budget_plan`, the one place
 ε_total is computed.
 """
@@ -215,7 +216,7 @@ class Accountant:
         self._log_plan()
 
     def _log_plan(self) -> None:
-        """Write the plan before any loop measurement, so from_ledger can price the loop."""
+        """Write the plan before any loop measurement, so spent_in_ledger can price the loop."""
         if self._ledger is not None and self._plan is not None:
             p = self._plan
             self._ledger.event(
@@ -231,8 +232,3 @@ class Accountant:
     def spent_in_ledger(path: str | os.PathLike[str]) -> float:
         """ε spent by all runs in a ledger file (priced by ``budget_plan.price_ledger``)."""
         return price_ledger(Ledger.read(path))
-
-    @classmethod
-    def from_ledger(cls, path: str | os.PathLike[str], total_budget: float) -> Accountant:
-        """An accountant whose budget already carries what earlier runs in ``path`` spent."""
-        return cls(total_budget, prior_spent=cls.spent_in_ledger(path))
