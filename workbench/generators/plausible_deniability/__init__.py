@@ -6,10 +6,9 @@ on D_P, seeded synthesis, the group-by index of D_S), ``family`` (the registered
 """
 
 from workbench.generators.plausible_deniability.family import (
-    KIND,
     LABEL,
     PlausibleDeniability,
     split_indices,
 )
 
-__all__ = ["KIND", "LABEL", "PlausibleDeniability", "split_indices"]
+__all__ = ["LABEL", "PlausibleDeniability", "split_indices"]
