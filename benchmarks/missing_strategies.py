@@ -103,7 +103,7 @@ def one_run(truth, rate: float, strategy: str, seed: int) -> dict[str, float]:
     codes = table.encode(masked)
     real = table.encode(truth)
     gen = make_generator("privbayes", theta=4.0, missing_strategy=strategy)
-    gen.bind_spec(spec, config)
+    gen.bind_spec(spec, table)
     ctx = PrivacyContext.simulation(seed)
     gen.fit(codes, table.domain, EPSILON, ctx)
     gen.pattern_ = None  # the value model: compare values with G, not the mask

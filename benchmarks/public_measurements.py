@@ -98,7 +98,7 @@ def make_generator(method: str, trials: dict[str, Trial], args: argparse.Namespa
     if method == "aim":
         return OpenDPAim(workload)
     joint = trials["joint"]
-    public = proxy_counts(joint.spec, joint.configuration, PROXY, file_hash(REPO / PROXY))
+    public = proxy_counts(joint.spec, joint.table, PROXY, file_hash(REPO / PROXY))
     return JamPgm([item.clique for item in workload.items if item.weight > 0], public,
                   rounds=args.jam_rounds)
 

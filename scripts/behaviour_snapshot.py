@@ -26,8 +26,9 @@ SHARED = REPO.parent / "shared" / "data"
 TIMING_KEYS = ("seconds", "elapsed", "duration", "time_s", "wall")
 
 
-def _head(source: Path, target: Path, rows: int) -> Path:
-    """The first ``rows`` records of a (gzipped) CSV, header kept."""
+def head(source: Path, target: Path, rows: int) -> Path:
+    """The first ``rows`` records of a (gzipped) CSV, header kept (tests/test_rehearsal.py
+    uses it too)."""
     opener = gzip.open if source.suffix == ".gz" else open
     with opener(source, "rt", encoding="utf-8") as fh, open(target, "w", encoding="utf-8") as out:
         for i, line in enumerate(fh):
@@ -42,9 +43,9 @@ def _proxy(example: str, work: Path) -> Path:
     if example.startswith(("israel_births", "births_")):
         return REPO / "data_public" / "proxy_sample_166k.csv.gz"
     if example.startswith("us_birth"):
-        return _head(SHARED / "us_births_2019_singleton_sample160k.csv.gz", work / "us.csv", 6_000)
+        return head(SHARED / "us_births_2019_singleton_sample160k.csv.gz", work / "us.csv", 6_000)
     if example == "adult_empty_draft":  # the raw extract's own names and format
-        return _head(SHARED / "adult" / "adult_train.csv.gz", work / "adult_head.csv", 6_000)
+        return head(SHARED / "adult" / "adult_train.csv.gz", work / "adult_head.csv", 6_000)
     if example == "adult_survey":
         return _adult_weighted(work)
     out = work / "out" / "adult"

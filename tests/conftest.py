@@ -164,6 +164,25 @@ def write_adult_halves(work: Path) -> Path:
     return out
 
 
+@pytest.fixture(scope="module")
+def spec():
+    """test_dryrun's cheap births design (the evidence and robust-forecast tests)."""
+    from test_dryrun import _cheap_document
+
+    from workbench.validation import build_spec
+
+    return build_spec(_cheap_document())
+
+
+@pytest.fixture(scope="module")
+def proxy(spec):
+    """6,000 public proxy records cleaned for ``spec``; a module's own ``proxy`` overrides."""
+    from workbench.evidence.prepare import prepare_proxy
+    from workbench.evidence.sampler import sample_proxy
+
+    return prepare_proxy(spec, sample_proxy(6_000, seed=11))
+
+
 @pytest.fixture(scope="session")
 def adult_halves(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A working directory holding out/adult/ (the halves), made once per session."""

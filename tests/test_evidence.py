@@ -14,16 +14,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from test_dryrun import _cheap_document
 
 from workbench.design.assistant import design
 from workbench.dryrun import InlineExecutor, dry_run
 from workbench.dryrun.floors import feasibility_floors
 from workbench.evidence.core import Evidence, EvidenceKind, register, registered, unregister
-from workbench.evidence.prepare import prepare_proxy
 from workbench.evidence.published import published_tables, read_published_tables
-from workbench.evidence.sampler import sample_proxy
-from workbench.validation import build_spec
 
 REPO = Path(__file__).resolve().parents[1]
 #: Where each one of a kind lives; anything like it elsewhere is a second one.
@@ -145,16 +141,6 @@ def test_the_guard_fails_on_a_planted_second_one(tmp_path: Path, kind: str) -> N
 
 
 # --- the reader: the tables form is a subset of the list form -----------------------------------
-@pytest.fixture(scope="module")
-def spec():
-    return build_spec(_cheap_document())
-
-
-@pytest.fixture(scope="module")
-def proxy(spec) -> pd.DataFrame:
-    return prepare_proxy(spec, sample_proxy(6_000, seed=11))
-
-
 def _labels(spec, column: str) -> list[str]:
     from workbench.trial import bind
 

@@ -163,7 +163,7 @@ def test_generators_refuse_a_rate_above_the_declared_bound() -> None:
     j = domain.index("workclass")
     codes[:20, j] = domain.sizes[j] - 1  # 40% > 20% declared
     gen = make_generator("privbayes", degree=1)
-    gen.bind_spec(spec, config)
+    gen.bind_spec(spec, spec.table_codec(config))
     ctx = PrivacyContext.simulation(0)
     with pytest.raises(ValueError, match="'workclass'") as err:
         gen.fit(codes, domain, 1.0, ctx)
@@ -209,11 +209,11 @@ def toy_codes(table, n: int = 3000, seed: int = 0) -> np.ndarray:
 @pytest.mark.parametrize("strategy", ["complete_rows", "partial", "impute"])
 @pytest.mark.parametrize("family", ["privbayes", "workload"])
 def test_strategies_spend_exactly_epsilon_and_keep_missing_rates(family, strategy) -> None:
-    spec, config, table = toy_spec()
+    spec, _, table = toy_spec()
     codes = toy_codes(table)
     hyper = {"degree": 2} if family == "privbayes" else {"iters": 200}
     gen = make_generator(family, missing_strategy=strategy, **hyper)
-    gen.bind_spec(spec, config, table)
+    gen.bind_spec(spec, table)
     if family == "workload":  # the toy criteria ask for no 2-way marginal: measure all pairs
         from workbench.generators.workload import all_pairs_workload
 

@@ -49,7 +49,6 @@ from workbench.privacy.audit import (
     audit_counts,
     audit_events,
     clopper_pearson,
-    select_events,
     threshold_events,
 )
 from workbench.privacy.noise import NoiseSource, OpenDPNoise, SeededNoise
@@ -249,8 +248,6 @@ def _bad_calls(ctx: PrivacyContext) -> list[tuple[str, Callable[[], object]]]:
             lambda: ctx.exponential([SECRET, 1.0], sensitivity=1, epsilon=np.nan, purpose="p"),
         ),
         ("empty purpose", lambda: ctx.laplace([SECRET], sensitivity=1, epsilon=1, purpose=" ")),
-        ("bounded_mean n", lambda: sensitivity.bounded_mean(0, 1, SECRET)),
-        ("bounded_mean inf", lambda: sensitivity.bounded_mean(0, 1, np.inf)),
     ]
 
 
@@ -318,13 +315,6 @@ def test_threshold_events_and_intersections() -> None:
         ge3(np.zeros(3))  # column given but scalar outputs
     with pytest.raises(ValueError):
         audit_events(np.zeros(3), np.zeros(3), [lambda s: s], 1.0)  # not boolean
-
-
-def test_select_events_prefers_the_informative_event() -> None:
-    d = np.array([0] * 50 + [1] * 50)
-    d_prime = np.array([0] * 95 + [1] * 5)
-    useless, useful = Threshold(5, ">="), Threshold(1, ">=")
-    assert select_events(d, d_prime, [useless, useful], 1) == [useful]
 
 
 # --- empirical DP: count wrapper -------------------------------------------------------------
@@ -596,7 +586,7 @@ def test_accountant_from_ledger_sums_all_runs(tmp_path: Path) -> None:
         ctx.discrete_laplace([1], sensitivity=1, epsilon=0.3, purpose="once")
     assert acc1.epsilon_spent() == pytest.approx(2.5)
     assert Accountant.spent_in_ledger(path) == pytest.approx(2.8)
-    later = Accountant.from_ledger(path, total_budget=3.0)
+    later = Accountant(3.0, prior_spent=Accountant.spent_in_ledger(path))
     assert later.prior_spent == pytest.approx(2.8)
     assert later.remaining() == pytest.approx(0.2)
     with pytest.raises(BudgetExceeded):
@@ -862,8 +852,6 @@ def test_stage_is_loop_inside_an_iteration_and_once_outside() -> None:
 def test_histogram_sensitivity_follows_the_neighbour_relation() -> None:
     assert PrivacyContext.simulation(neighbour="replace_one").histogram_sensitivity() == 2
     assert PrivacyContext.simulation(neighbour="add_remove").histogram_sensitivity() == 1
-    assert sensitivity.bounded_sum(1, 11, "replace_one") == 10
-    assert sensitivity.bounded_sum(-2, 5, "add_remove") == 5
 
 
 

@@ -17,12 +17,7 @@ from conftest import shared_data
 
 from workbench.evidence import facts as facts_module
 from workbench.evidence.facts import build_facts, load_facts, validate_facts
-from workbench.evidence.realism import (
-    CLEANING_RULES,
-    removed_shares,
-    total_variation,
-    weight_bins_100g,
-)
+from workbench.evidence.realism import CLEANING_RULES, removed_shares
 from workbench.evidence.records import csv_gz_bytes, record_sample
 from workbench.evidence.sampler import sample_proxy
 from workbench.evidence.us_natality import PROXY_COLUMNS, to_schema
@@ -292,6 +287,17 @@ def test_committed_facts_name_the_real_source() -> None:
 def test_facts_rebuild_identically_from_source(real: pd.DataFrame) -> None:
     rebuilt = build_facts(real, source_file=SOURCE.name, source_sha256=file_sha256(SOURCE))
     assert facts_module.facts_to_json(rebuilt) == FACTS_PATH.read_text(encoding="utf-8")
+
+
+def total_variation(a: pd.Series, b: pd.Series) -> float:
+    """Total-variation distance between the empirical distributions of two columns."""
+    p, q = a.value_counts(normalize=True).align(b.value_counts(normalize=True), fill_value=0.0)
+    return 0.5 * float(np.abs(p.to_numpy() - q.to_numpy()).sum())
+
+
+def weight_bins_100g(weight: pd.Series) -> pd.Series:
+    """Birth weight floored to 100 g bins, the resolution at which marginals are compared."""
+    return pd.Series(weight.to_numpy(dtype=np.int64) // 100 * 100, index=weight.index)
 
 
 @pytest.mark.parametrize(

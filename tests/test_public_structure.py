@@ -113,8 +113,8 @@ def test_the_network_is_a_function_of_the_public_proxy_only(proxy: Path) -> None
     a, _ = _fit(spec, _codes(sizes, 800, seed=2), 1.0, seed=3)
     b, _ = _fit(spec, np.random.default_rng(4).integers(0, sizes, (800, len(sizes))), 1.0,
                 seed=5)
-    expected = public_structure(proxy_codes(spec, config, str(proxy), _sha(proxy)),
-                                bucket_maps(list(sizes), a.buckets), a.maxcost)
+    codes = proxy_codes(spec, spec.table_codec(config), str(proxy), _sha(proxy))
+    expected = public_structure(codes, bucket_maps(list(sizes), a.buckets), a.maxcost)
     assert a.network_ == b.network_
     assert [(c, tuple(p)) for c, p in zip(a.order_, [n.parents for n in a.nodes_],
                                           strict=True)] == expected

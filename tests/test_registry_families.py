@@ -46,7 +46,7 @@ class ToyMarginals(GeneratorFamily):
         "order": Param("schema", one_of("schema", "reverse"), "the order columns are drawn"),
     })
 
-    def bind_spec(self, spec, configuration, table=None) -> None:
+    def bind_spec(self, spec, table=None) -> None:
         self.bound_columns = spec.column_names
 
     def describe(self, label: str, epsilon: float) -> list[str]:

@@ -7,7 +7,7 @@ statistics, the survey's raking), the same iteration function and the same seede
 
 from __future__ import annotations
 
-import gzip
+import importlib.util
 import json
 from pathlib import Path
 
@@ -27,14 +27,12 @@ ROWS = 6_000  # each example rehearses on this many public records (speed, not r
 
 
 def _head(source: Path, target: Path, rows: int) -> Path:
-    """The first ``rows`` records of a (gzipped) CSV, header kept."""
-    opener = gzip.open if source.suffix == ".gz" else open
-    with opener(source, "rt", encoding="utf-8") as fh, open(target, "w", encoding="utf-8") as out:
-        for i, line in enumerate(fh):
-            if i > rows:
-                break
-            out.write(line)
-    return target
+    """The first ``rows`` records of a (gzipped) CSV: scripts/behaviour_snapshot.py's."""
+    spec = importlib.util.spec_from_file_location("behaviour_snapshot",
+                                                  REPO / "scripts" / "behaviour_snapshot.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module.head(source, target, rows)
 
 
 def _adult_halves(work: Path) -> Path:

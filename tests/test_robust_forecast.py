@@ -24,7 +24,6 @@ from workbench.evidence.prepare import prepare_proxy
 from workbench.evidence.published import published_tables
 from workbench.evidence.sampler import sample_proxy
 from workbench.trial import bind
-from workbench.validation import build_spec
 
 
 def scenario_frames(evidence: Evidence, *, seed: int = 0, size: int | None = None,
@@ -33,16 +32,6 @@ def scenario_frames(evidence: Evidence, *, seed: int = 0, size: int | None = Non
     m = len(evidence.frame) if size is None else size
     return {name: evidence.population(m, size_seed(seed, m), weights)
             for name, weights in evidence.scenario_weights(**options).items()}
-
-
-@pytest.fixture(scope="module")
-def spec():
-    return build_spec(_cheap_document())
-
-
-@pytest.fixture(scope="module")
-def proxy(spec) -> pd.DataFrame:
-    return prepare_proxy(spec, sample_proxy(6_000, seed=11))
 
 
 def _one_ways(spec, frame: pd.DataFrame) -> list[np.ndarray]:
@@ -288,8 +277,6 @@ def test_cli_records_a_forecast_anchored_on_published_tables(tmp_path, spec, pro
     scenarios and says the proxy was raked; without --robust, or with a table that does not
     fit the spec, it refuses naming why."""
     import json
-
-    from test_dryrun import _cheap_document
 
     from workbench.cli.main import main
 

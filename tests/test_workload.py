@@ -284,10 +284,10 @@ def test_run_iteration_binds_the_spec_before_fit(example_doc) -> None:
     class Probe(GeneratorFamily):
         name = "probe"
 
-        def bind_spec(self, spec, configuration, table=None) -> None:
+        def bind_spec(self, spec, table=None) -> None:
             calls.append("bind")
-            assert spec.generator.family == "probe" and configuration.family == "probe"
-            assert table.domain == spec.table_codec(configuration).domain  # the Trial's codec
+            assert spec.generator.family == "probe"
+            assert table is trial.table  # the Trial's codec, not a re-derived one
 
         def fit(self, codes, domain, epsilon, privacy):
             calls.append("fit")
@@ -303,8 +303,9 @@ def test_run_iteration_binds_the_spec_before_fit(example_doc) -> None:
         spec = build_spec(example_doc)
         config = next(spec.configurations())
         codes = np.zeros((3, len(COLUMNS)), dtype=np.int64)
+        trial = bind(spec, config)
         with pytest.raises(RuntimeError, match="stop here"):
-            iteration.run_iteration(bind(spec, config), None, PrivacyContext.simulation(seed=0),
+            iteration.run_iteration(trial, None, PrivacyContext.simulation(seed=0),
                                     real_codes=codes)
     finally:
         unregister("probe")

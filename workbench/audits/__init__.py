@@ -34,11 +34,10 @@ from workbench.audits.harness import (
     Scenario,
     audit_scenario,
     capture,
-    draw,
     neighbour_events,
     primitive_scenarios,
 )
-from workbench.audits.loop import VARIANTS, LoopAudit, LoopVariant, audit_loop, exact_loss
+from workbench.audits.loop import VARIANTS, audit_loop, exact_loss
 
 __all__ = [
     "CRITERION_KINDS",
@@ -47,8 +46,6 @@ __all__ = [
     "AuditRow",
     "Call",
     "Capture",
-    "LoopAudit",
-    "LoopVariant",
     "ScaledNoise",
     "Scenario",
     "aim_score_scenario",
@@ -56,7 +53,6 @@ __all__ = [
     "audit_scenario",
     "capture",
     "criterion_scenario",
-    "draw",
     "exact_loss",
     "neighbour_events",
     "noiseless_check",

@@ -14,18 +14,16 @@ from workbench.criteria.dispatch import (
     release_once,
 )
 from workbench.criteria.marginals import max_marginal_error
-from workbench.criteria.regression import RegressionRelease, dp_regression_coefficients
-from workbench.criteria.result import CriterionResult, format_table
+from workbench.criteria.regression import RegressionRelease
+from workbench.criteria.result import CriterionResult
 
 __all__ = [
     "CriterionResult",
     "RegressionRelease",
     "criterion_sensitivity",
-    "dp_regression_coefficients",
     "evaluate_all",
     "evaluate_criterion",
     "exact_errors",
-    "format_table",
     "kinds",
     "max_marginal_error",
     "release_once",

@@ -8,54 +8,33 @@ draws the heat map, narrows the space and forecasts private selection. Dry-run f
 and the pass-rate summary) are written and read only in :mod:`workbench.dryrun.files`.
 """
 
-from workbench.dryrun.cache import DryRunCache, default_cache_dir, iteration_digest
-from workbench.dryrun.executors import (
-    DaskExecutor,
-    Executor,
-    InlineExecutor,
-    LocalExecutor,
-    make_executor,
-)
+from workbench.dryrun.cache import DryRunCache, iteration_digest
+from workbench.dryrun.executors import DaskExecutor, InlineExecutor, LocalExecutor, make_executor
 from workbench.dryrun.files import (
-    RESULT_FORMAT,
     PassRates,
     read_pass_rates,
     read_records,
-    result_document,
     write_records,
     write_result,
 )
-from workbench.dryrun.forecast import SelectionForecast, forecast, wilson_interval
+from workbench.dryrun.forecast import forecast, wilson_interval
 from workbench.dryrun.noise import noise_source
 from workbench.dryrun.result import ALL, DryRunResult
 from workbench.dryrun.run import dry_run, pick_configurations, select_configurations
-from workbench.dryrun.size import (
-    SizeSpec,
-    low_end,
-    parse_n,
-    size_ends,
-    spec_n,
-)
-from workbench.dryrun.sized import SizedDryRun, dry_run_at
-from workbench.dryrun.tasks import CriterionOutcome, Task, TaskRecord, task_seed
+from workbench.dryrun.size import low_end, parse_n, spec_n
+from workbench.dryrun.sized import dry_run_at
+from workbench.dryrun.tasks import CriterionOutcome, TaskRecord, task_seed
 
 __all__ = [
     "ALL",
-    "RESULT_FORMAT",
     "CriterionOutcome",
     "DaskExecutor",
     "DryRunCache",
     "DryRunResult",
-    "Executor",
     "InlineExecutor",
     "LocalExecutor",
     "PassRates",
-    "SelectionForecast",
-    "SizeSpec",
-    "SizedDryRun",
-    "Task",
     "TaskRecord",
-    "default_cache_dir",
     "dry_run",
     "dry_run_at",
     "forecast",
@@ -67,9 +46,7 @@ __all__ = [
     "pick_configurations",
     "read_pass_rates",
     "read_records",
-    "result_document",
     "select_configurations",
-    "size_ends",
     "spec_n",
     "task_seed",
     "wilson_interval",

@@ -20,12 +20,10 @@ The range is [lowest p, highest p]; `workbench design` aims at its low end. Publ
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
 import pandas as pd
 
 from workbench.dryrun.result import DryRunResult
@@ -80,7 +78,7 @@ def robust_forecast(spec: Spec, proxy: Evidence | pd.DataFrame | str | os.PathLi
                     names: Sequence[str] | None = None, tolerance: float | None = None,
                     stop_below: float | None = None, **options: object) -> RobustForecast:
     """Seeded dry runs of ``spec`` at n on the proxy and each scenario; p per scenario is the
-    mean P(all pass) over ``configurations`` (at the low end of a range of n).
+    dry run's forecast, the mean P(all pass) over ``configurations`` (at the low end of n).
 
     Every task of a scenario draws its own population at n from the scenario's row weights
     (the bootstrap at n, copying a row only where it must). With published tables in the
@@ -109,8 +107,8 @@ def robust_forecast(spec: Spec, proxy: Evidence | pd.DataFrame | str | os.PathLi
             sized = dry_run_at(spec, evidence, configurations, n, repetitions=repetitions,
                                seed=seed, noise=noise, progress=False, weights=weights,
                                **options)
-            rates = sized.result.pass_probabilities()
-            ps[name] = float(np.mean(list(rates.values()))) if rates else math.nan
+            ps[name] = sized.result.selection_forecast(spec.selection.gamma,
+                                                       spec.selection.max_iterations).p
             if name in ("proxy", "published") or anchor is None:
                 anchor = sized.result
     assert anchor is not None

@@ -4,17 +4,13 @@
 is shared with public dry runs; ``verify_bundle`` checks a published bundle.
 """
 
-from workbench.engine.iteration import Candidate, run_iteration
-from workbench.engine.run import RunOutcome, run
-from workbench.engine.rundir import RunDirectory, RunRefused
-from workbench.engine.verify import Verification, verify_bundle
+from workbench.engine.iteration import run_iteration
+from workbench.engine.run import run
+from workbench.engine.rundir import RunRefused
+from workbench.engine.verify import verify_bundle
 
 __all__ = [
-    "Candidate",
-    "RunDirectory",
-    "RunOutcome",
     "RunRefused",
-    "Verification",
     "run",
     "run_iteration",
     "verify_bundle",

@@ -42,8 +42,7 @@ def preflight_problem(spec: Spec) -> str | None:
             kinds.get(criterion.kind).preflight(spec, criterion)
         for configuration in spec.configurations():
             if family_class(configuration.family).preflight is not GeneratorFamily.preflight:
-                generator_for(spec, configuration, spec.table_codec(configuration)).preflight(
-                    spec, configuration)
+                generator_for(spec, configuration, spec.table_codec(configuration)).preflight()
     except (ValueError, EncodingError) as exc:
         return str(exc)
     return None

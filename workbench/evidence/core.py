@@ -22,9 +22,8 @@ import numpy as np
 import pandas as pd
 
 from workbench.evidence.population import population, raked_weights, rare_rows
-from workbench.evidence.published import PublishedTables
+from workbench.evidence.published import PublishedTables, design_table
 from workbench.specification import Spec
-from workbench.trial import bind
 
 SCENARIOS = ("proxy", "flatter", "sharper", "rare thinned", "rare thickened")
 #: The scenarios when the registry's published 1-way tables are given.
@@ -57,8 +56,9 @@ class Evidence:
 
     @cached_property
     def codes(self) -> np.ndarray:
-        """The proxy in the first configuration's cells (a scenario's 1-way cells)."""
-        return bind(self.spec, next(iter(self.spec.configurations()))).encode(self.frame)
+        """The proxy in the design's cells, those of the published tables (a scenario's 1-way
+        cells)."""
+        return design_table(self.spec).encode(self.frame)
 
     @cached_property
     def anchor(self) -> np.ndarray | None:

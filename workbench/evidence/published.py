@@ -44,6 +44,7 @@ import numpy as np
 from workbench.evidence.fact_list import LIST_FORMAT, Axis, Fact, parse_facts
 from workbench.evidence.facts import read_json
 from workbench.specification import Spec
+from workbench.transform import TableCodec
 from workbench.trial import bind
 
 
@@ -106,9 +107,15 @@ def published_tables(spec: Spec, document: Mapping[str, Any], *,
     return PublishedTables(shares, step, source, pairs, tuple(facts))
 
 
+def design_table(spec: Spec) -> TableCodec:
+    """The design's cells, the one codec published tables are given in and the evidence's
+    scenarios move: the spec's first configuration's."""
+    return bind(spec, next(iter(spec.configurations()))).table
+
+
 def _design_labels(spec: Spec) -> dict[str, tuple[str, ...]]:
-    """Each column's cells in the spec's first configuration, by their labels."""
-    table = bind(spec, next(iter(spec.configurations()))).table
+    """Each column's cells in the design (:func:`design_table`), by their labels."""
+    table = design_table(spec)
     out = {}
     for name, size in zip(spec.column_names, table.domain.sizes, strict=True):
         labels = getattr(table.codec(name), "labels", None)

@@ -71,16 +71,3 @@ def removed_shares(df: pd.DataFrame) -> dict[str, float]:
         union |= m
     shares["total"] = float(union.sum()) / n
     return shares
-
-
-def total_variation(a: pd.Series, b: pd.Series) -> float:
-    """Total-variation distance between the empirical distributions of two columns."""
-    p = a.value_counts(normalize=True)
-    q = b.value_counts(normalize=True)
-    p, q = p.align(q, fill_value=0.0)
-    return 0.5 * float(np.abs(p.to_numpy() - q.to_numpy()).sum())
-
-
-def weight_bins_100g(weight: pd.Series) -> pd.Series:
-    """Birth weight floored to 100 g bins, the resolution at which marginals are compared."""
-    return pd.Series(weight.to_numpy(dtype=np.int64) // 100 * 100, index=weight.index)

@@ -17,9 +17,6 @@ PROXY_COLUMNS: tuple[str, ...] = (
     "birth_weight",
 )
 
-#: Integer columns of the schema (``birth_sex`` is the only text column, "F"/"M").
-INTEGER_COLUMNS: tuple[str, ...] = tuple(c for c in PROXY_COLUMNS if c != "birth_sex")
-
 #: The raw columns a US sample must provide.
 US_COLUMNS: tuple[str, ...] = (
     "mother_age",

@@ -2,7 +2,6 @@
 
 from workbench.faithfulness.cost import FaithfulnessCost
 from workbench.faithfulness.matching import (
-    CellGraph,
     beta_max,
     cell_graph,
     max_matching,
@@ -12,7 +11,6 @@ from workbench.faithfulness.matching import (
 )
 
 __all__ = [
-    "CellGraph",
     "FaithfulnessCost",
     "beta_max",
     "cell_graph",

@@ -185,17 +185,3 @@ class FaithfulnessCost:
                 j = int(np.flatnonzero(outside)[0])
                 raise ValueError(f"{what}: column {self.names[j]!r} has codes outside its domain")
         return arr
-
-    def compatible(self, real: np.ndarray, synth: np.ndarray) -> np.ndarray:
-        """Whether c(r, s) ≤ α for broadcast row pairs, evaluated directly (the reference rule)."""
-        real, synth = np.asarray(real), np.asarray(synth)
-        ok = np.ones(np.broadcast_shapes(real.shape, synth.shape)[:-1], dtype=bool)
-        for j in self.exact_columns:
-            ok &= real[..., j] == synth[..., j]
-        total = np.zeros(ok.shape, dtype=np.float64)
-        for k, j in enumerate(self.distance_columns):
-            a, b = real[..., j], synth[..., j]
-            total = total + self.weights[k] * np.abs(a - b)
-            if self.locked[k].any():
-                ok &= (a == b) | ~(self.locked[k][a] | self.locked[k][b])
-        return ok & (total <= self.alpha + ALPHA_TOLERANCE * max(1.0, self.alpha))

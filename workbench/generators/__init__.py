@@ -11,7 +11,6 @@ from workbench.generators.family import (
     COMMON,
     MCMC_KIND,
     PURE_EPSILON_DP,
-    PURE_KIND,
     GeneratorFamily,
     GeneratorShortfall,
     Guarantee,
@@ -20,12 +19,10 @@ from workbench.generators.guarantee_rules import guarantee_problems, records_pla
 from workbench.generators.independent import IndependentMarginals
 from workbench.generators.perturbed_histogram import PerturbedHistogram
 from workbench.generators.privbayes import PrivBayes
-from workbench.generators.protocol import Generator
 from workbench.generators.registry import (
     FAMILIES,
     family_class,
     generator_for,
-    hyperparameters,
     make_generator,
     register,
     registered,
@@ -39,8 +36,6 @@ __all__ = [
     "FAMILIES",
     "MCMC_KIND",
     "PURE_EPSILON_DP",
-    "PURE_KIND",
-    "Generator",
     "GeneratorFamily",
     "GeneratorShortfall",
     "Guarantee",
@@ -53,7 +48,6 @@ __all__ = [
     "family_class",
     "generator_for",
     "guarantee_problems",
-    "hyperparameters",
     "make_generator",
     "records_plan",
     "register",

@@ -41,7 +41,6 @@ if TYPE_CHECKING:
 
     from workbench.privacy import PrivacyContext
     from workbench.specification.model import Spec
-    from workbench.specification.space import Configuration
     from workbench.transform import Domain, TableCodec
 
 #: Hyperparameters every family accepts in a spec; the budget, not the family, reads them.
@@ -244,18 +243,23 @@ class GeneratorFamily(ABC):
         return []
 
     # --- hooks -------------------------------------------------------------------------------
-    def bind_spec(self, spec: Spec, configuration: Configuration | None,
-                  table: TableCodec | None = None) -> None:
-        """Read what the family needs from the public spec before ``fit`` (nothing by default).
+    #: The public spec and the caller's codec, kept by :meth:`bind_spec` for ``fit``.
+    bound_spec_: Spec | None = None
+    bound_table_: TableCodec | None = None
+
+    def bind_spec(self, spec: Spec, table: TableCodec | None = None) -> None:
+        """Keep the public spec and the codec ``table`` the caller's Trial holds (families
+        override to derive more from them).
 
         This is the one way a family sees the spec; ``generators.generator_for`` (used by
         ``Trial.generator``) calls it on every generator it makes, with the Trial's ``table``.
         """
-        return  # an optional hook: nothing by default
+        self.bound_spec_, self.bound_table_ = spec, table
 
-    def preflight(self, spec: Spec, configuration: Configuration) -> None:
-        """Refuse (ValueError) before any budget when a public input the spec names is missing
-        or changed; ``workbench run`` calls it for every configuration (nothing by default)."""
+    def preflight(self) -> None:
+        """Refuse (ValueError) before any budget when a public input the bound spec names is
+        missing or changed; ``workbench run`` calls it for every configuration (nothing by
+        default)."""
         return  # an optional hook: nothing by default
 
     def guarantee(self) -> Guarantee:

@@ -30,7 +30,6 @@ from workbench.transform.cells import CellCounts
 if TYPE_CHECKING:
     from workbench.privacy import PrivacyContext
     from workbench.specification.model import Spec
-    from workbench.specification.space import Configuration
     from workbench.transform import TableCodec
 
 
@@ -62,9 +61,9 @@ class PerturbedHistogram(GeneratorFamily):
     #: Number columns (from the bound spec) and their grid sizes.
     _numbers: Mapping[str, int] = MappingProxyType({})
 
-    def bind_spec(self, spec: Spec, configuration: Configuration | None,
-                  table: TableCodec | None = None) -> None:
+    def bind_spec(self, spec: Spec, table: TableCodec | None = None) -> None:
         """Which columns are released as numbers (public: the configuration's codecs)."""
+        super().bind_spec(spec, table)
         if table is not None:
             self._numbers = {n: c.size for n, c in table.codecs if isinstance(c, NumberCodec)}
 

@@ -51,8 +51,7 @@ from workbench.transform.cells import CellCounts
 
 if TYPE_CHECKING:
     from workbench.privacy import PrivacyContext
-    from workbench.specification import Configuration, Spec
-    from workbench.transform import TableCodec
+    from workbench.specification import Spec
 
 
 def candidate_parent_sets(
@@ -174,9 +173,8 @@ class PrivBayes(PublicStructure, GeneratorFamily):
         """The public proxy in the view R is read through (None for a dp structure)."""
         if not self.public:
             return None
-        spec = getattr(self, "bound_spec_", None)
-        codes = structure_codes(self, spec, getattr(self, "bound_configuration_", None))
-        layout = layout_for(spec, domain)
+        codes = structure_codes(self)
+        layout = layout_for(self.bound_spec_, domain)
         if layout is None:
             return CellCounts.from_codes(codes, domain)
         from workbench.generators.missing import ObservedCounts
@@ -203,7 +201,7 @@ class PrivBayes(PublicStructure, GeneratorFamily):
         self.check_params()
         eps = check_epsilon(epsilon)
         self.structure_view_ = self._structure_view(domain)  # before any budget is spent
-        layout = layout_for(getattr(self, "bound_spec_", None), domain)
+        layout = layout_for(self.bound_spec_, domain)
         if layout is not None:  # 'allow' columns: the missing strategy (privbayes_missing)
             from workbench.generators.privbayes_missing import fit_with_missing
 
@@ -215,13 +213,6 @@ class PrivBayes(PublicStructure, GeneratorFamily):
         self.fit_view(CellCounts.from_codes(codes, domain), eps, privacy)
         self.domain_ = domain
         return self
-
-    def bind_spec(self, spec: Spec, configuration: Configuration | None = None,
-                  table: TableCodec | None = None) -> None:
-        """Keep the public spec (its 'allow' columns and their declared max missing rates) and
-        the configuration (a public structure's proxy is encoded with it at fit time)."""
-        self.bound_spec_ = spec
-        self.bound_configuration_ = configuration
 
     def fit_view(self, data: CellCounts, eps: float, privacy: PrivacyContext,
                  impute: object = None) -> None:

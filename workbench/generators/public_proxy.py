@@ -30,12 +30,13 @@ if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
-    from workbench.specification import Configuration, Spec
+    from workbench.specification import Spec
+    from workbench.transform import TableCodec
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 #: (path, size, mtime) -> SHA-256, so a dry run does not hash the file once per task.
 _HASHES: dict[tuple[str, int, int], str] = {}
-#: One encoded proxy at a time (they can be large), keyed by file, hash, spec and configuration.
+#: One encoded proxy at a time (they can be large), keyed by file, hash, spec and codec.
 _CODES: dict[tuple[Any, ...], np.ndarray] = {}
 _COUNTS: dict[tuple[Any, ...], CellCounts] = {}
 #: (file, hash, spec) already read under the spec by a preflight.
@@ -102,26 +103,25 @@ def check_proxy(spec: Spec, name: str, sha256: str, field: str = "public_proxy")
         _READABLE.add(key)
 
 
-def proxy_codes(spec: Spec, configuration: Configuration, name: str, sha256: str,
+def proxy_codes(spec: Spec, table: TableCodec, name: str, sha256: str,
                 field: str = "public_proxy") -> np.ndarray:
     """The proxy's records (checked, read and cleaned like a run's data, encoded with the
-    configuration's codec), one row per record; cached."""
+    configuration's codec ``table``), one row per record; cached."""
     path = check_proxy_file(name, sha256, field)
-    key = (str(path.resolve()), sha256, spec.sha256, configuration.key)
+    key = (str(path.resolve()), sha256, spec.sha256, table)
     if key not in _CODES:
-        codes = spec.table_codec(configuration).encode(_cleaned(spec, path, name, field))
+        codes = table.encode(_cleaned(spec, path, name, field))
         _CODES.clear()
         _CODES[key] = codes
     return _CODES[key]
 
 
-def proxy_counts(spec: Spec, configuration: Configuration, name: str,
-                 sha256: str) -> CellCounts:
-    """The proxy's cell counts under ``configuration`` (checked, read and cleaned like a run's
-    data, encoded with the configuration's codec); cached."""
-    codes = proxy_codes(spec, configuration, name, sha256)
-    key = (name, sha256, spec.sha256, configuration.key)
+def proxy_counts(spec: Spec, table: TableCodec, name: str, sha256: str) -> CellCounts:
+    """The proxy's cell counts under the configuration's codec ``table`` (checked, read and
+    cleaned like a run's data); cached."""
+    codes = proxy_codes(spec, table, name, sha256)
+    key = (name, sha256, spec.sha256, table)
     if key not in _COUNTS:
         _COUNTS.clear()
-        _COUNTS[key] = CellCounts.from_codes(codes, spec.table_codec(configuration).domain)
+        _COUNTS[key] = CellCounts.from_codes(codes, table.domain)
     return _COUNTS[key]

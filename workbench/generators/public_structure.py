@@ -27,8 +27,6 @@ if TYPE_CHECKING:
     import numpy as np
 
     from workbench.privacy import PrivacyContext
-    from workbench.specification.model import Spec
-    from workbench.specification.space import Configuration
 
 #: Where the network's structure comes from (``structure``).
 STRUCTURES = ("dp", "public")
@@ -77,17 +75,16 @@ def structure_words(params: Mapping[str, Any], dp_words: str) -> str:
             f"(SHA-256 {params.get('structure_proxy_sha256')}): no ε, no records of R")
 
 
-def structure_codes(generator: Any, spec: Spec | None, configuration: Configuration | None
-                    ) -> np.ndarray:
+def structure_codes(generator: Any) -> np.ndarray:
     """The pinned proxy of ``generator`` (its ``structure_proxy`` and ``_sha256``) encoded with
-    ``configuration``'s codecs, checked against the pin before every read; ValueError naming
-    the field, or saying the generator was never bound to a spec (the proxy is read through it).
-    """
-    if spec is None or configuration is None:
+    its bound codec, checked against the pin before every read; ValueError naming the field,
+    or saying the generator was never bound to a spec (the proxy is read through it)."""
+    spec, table = generator.bound_spec_, generator.bound_table_
+    if spec is None or table is None:
         raise ValueError(f"{generator.name}: structure: public reads its proxy through the "
-                         "spec; bind the generator to a spec and configuration "
+                         "spec; bind the generator to a spec and the configuration's codec "
                          "(generators.generator_for) before fit")
-    return proxy_codes(spec, configuration, generator.structure_proxy,
+    return proxy_codes(spec, table, generator.structure_proxy,
                        generator.structure_proxy_sha256, field="structure_proxy")
 
 
@@ -102,11 +99,11 @@ class PublicStructure:
         """Whether the structure is learnt from the public proxy (``structure: public``)."""
         return self.structure == "public"
 
-    def preflight(self, spec: Spec, configuration: Configuration) -> None:
+    def preflight(self) -> None:
         """A public structure's proxy exists, has the pinned bytes and encodes under the
-        configuration, before any budget is spent (ValueError naming the field)."""
+        bound codec, before any budget is spent (ValueError naming the field)."""
         if self.public:
-            structure_codes(self, spec, configuration)
+            structure_codes(self)
 
 
 def log_public_structure(privacy: PrivacyContext, family: str, name: str, sha256: str) -> None:

@@ -82,7 +82,7 @@ def generator_for(spec: Spec, configuration: Configuration, table: TableCodec) -
     """The configuration's unfitted generator, bound to the (public) spec and its codec
     ``table``: the one place where a family reads the spec (:meth:`GeneratorFamily.bind_spec`)."""
     generator = make_generator(configuration.family, **configuration.generator_params)
-    generator.bind_spec(spec, configuration, table)
+    generator.bind_spec(spec, table)
     return generator
 
 

@@ -73,7 +73,7 @@ from workbench.transform.cells import CellCounts
 
 if TYPE_CHECKING:
     from workbench.privacy import PrivacyContext
-    from workbench.specification import Configuration, Spec
+    from workbench.specification import Spec
     from workbench.transform import TableCodec
 
 ALGORITHMS = ("fixed", "aim")
@@ -154,11 +154,14 @@ class WorkloadGenerator(GeneratorFamily):
             return joint_guarantee(self.public_proxy, self.public_proxy_sha256)
         return super().guarantee()
 
-    def preflight(self, spec: Spec, configuration: Configuration) -> None:
-        """'joint': the proxy file exists, has the pinned hash and the spec's columns, and the
-        spec has no 'allow' columns — before any budget."""
+    def preflight(self) -> None:
+        """'joint': the proxy file exists, has the pinned hash and the bound spec's columns, and
+        the spec has no 'allow' columns — before any budget."""
+        spec = self.bound_spec_
         if self.public_measurements != "joint":
             return
+        if spec is None:
+            raise ValueError("workload: bind the spec (generators.generator_for) before preflight")
         if spec.allow_columns:
             raise ValueError("generator public_measurements: 'joint' does not support 'allow' "
                              "columns (missing values); use 'none'")
@@ -177,12 +180,10 @@ class WorkloadGenerator(GeneratorFamily):
             "faithfulness": self.faithfulness_weight,
         }
 
-    def bind_spec(self, spec: Spec, configuration: Configuration | None = None,
-                  table: TableCodec | None = None) -> None:
+    def bind_spec(self, spec: Spec, table: TableCodec | None = None) -> None:
         """Derive the workload from the spec's criteria, sized by the configuration's codec
         ``table`` when given (public)."""
-        self.bound_spec_ = spec
-        self.bound_configuration_ = configuration
+        super().bind_spec(spec, table)
         sizes = (None if table is None
                  else dict(zip(table.domain.names, table.domain.sizes, strict=True)))
         self.bind_workload(derive_workload(
@@ -224,7 +225,7 @@ class WorkloadGenerator(GeneratorFamily):
             return []
         try:
             generator = cls(**params)
-            generator.bind_spec(spec, None)
+            generator.bind_spec(spec)
         except (TypeError, ValueError):
             return []  # the generator section reports bad hyperparameters
         items = [i for i in generator.workload.items if i.weight > 0]  # type: ignore[union-attr]
@@ -255,7 +256,7 @@ class WorkloadGenerator(GeneratorFamily):
         missing = sorted(set(workload.columns) ^ set(domain.names))
         if missing:
             raise ValueError(f"workload: columns {missing} differ between workload and domain")
-        layout = layout_for(getattr(self, "bound_spec_", None), domain)
+        layout = layout_for(self.bound_spec_, domain)
         self.pattern_ = None
         joint = self.public_measurements == "joint"
         if joint and layout is not None:
@@ -332,16 +333,15 @@ class WorkloadGenerator(GeneratorFamily):
         """The proxy's counts in ``domain``: bound ones, else the spec's file (checked)."""
         public = self.public_counts
         if public is None:
-            spec = getattr(self, "bound_spec_", None)
-            config = getattr(self, "bound_configuration_", None)
-            if spec is None or config is None or self.public_proxy is None:
+            spec, table = self.bound_spec_, self.bound_table_
+            if spec is None or table is None or self.public_proxy is None:
                 raise ValueError("workload: public_measurements 'joint' reads its proxy named "
-                                 "by public_proxy through the spec (bind_spec with a "
-                                 "configuration), or counts given by bind_public")
+                                 "by public_proxy through the spec (bind_spec with the "
+                                 "configuration's codec), or counts given by bind_public")
             if self.public_proxy_sha256 is None:
                 raise ValueError("workload: public_proxy_sha256 must pin the proxy file's "
                                  "SHA-256 when public_measurements is 'joint'")
-            public = proxy_counts(spec, config, self.public_proxy, self.public_proxy_sha256)
+            public = proxy_counts(spec, table, self.public_proxy, self.public_proxy_sha256)
         if public.domain != domain:
             raise ValueError("workload: the public proxy's domain differs from the data's")
         return public

@@ -3,7 +3,6 @@
 from workbench.postprocess.projection import distinct_rows, project_counts, project_min_count
 from workbench.postprocess.rejection import (
     SamplingError,
-    codec_semantics,
     reject_counts,
     sample_valid,
     sample_valid_for,
@@ -12,7 +11,6 @@ from workbench.postprocess.rejection import (
 
 __all__ = [
     "SamplingError",
-    "codec_semantics",
     "distinct_rows",
     "project_counts",
     "project_min_count",

@@ -12,7 +12,8 @@ Charging rules (pure ε-DP):
   (Σε, Σδ). The δ budget is 0 unless the caller gives one, so every pure-ε run refuses a δ
   measurement; δ is not accepted in the selection loop or a parallel group.
 
-Earlier runs logged to the same ledger can be charged too (:meth:`Accountant.from_ledger`).
+Earlier runs logged to the same ledger can be charged too (``prior_spent`` =
+:meth:`Accountant.spent_in_ledger`).
 Totals are composed by :mod:`workbench.privacy.budget_plan`, the one place
 ε_total is computed.
 """
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 from workbench.privacy import _checks
 from workbench.privacy.budget_plan import BudgetPlan, compose, price_ledger
 from workbench.privacy.ledger import Ledger
-from workbench.privacy.records import MeasurementRecord, ParallelTracker, charged_delta
+from workbench.privacy.records import MeasurementRecord, ParallelTracker
 from workbench.privacy.selection import check_selection_parameters
 
 _TOL = 1e-9  # absolute slack for float sums such as 0.01 + 0.30 + … = 0.99
@@ -252,7 +253,7 @@ class Accountant:
         self._log_plan()
 
     def _log_plan(self) -> None:
-        """Write the plan before any loop measurement, so from_ledger can price the loop."""
+        """Write the plan before any loop measurement, so spent_in_ledger can price the loop."""
         if self._ledger is not None and self._plan is not None:
             p = self._plan
             self._ledger.event(
@@ -268,13 +269,3 @@ class Accountant:
     def spent_in_ledger(path: str | os.PathLike[str]) -> float:
         """ε spent by all runs in a ledger file (priced by ``budget_plan.price_ledger``)."""
         return price_ledger(Ledger.read(path))
-
-    @staticmethod
-    def delta_in_ledger(path: str | os.PathLike[str]) -> float:
-        """δ spent by all runs in a ledger file (Σ δ of its measurement lines)."""
-        return charged_delta(e for e in Ledger.read(path) if e.get("event") == "measurement")
-
-    @classmethod
-    def from_ledger(cls, path: str | os.PathLike[str], total_budget: float) -> Accountant:
-        """An accountant whose budget already carries what earlier runs in ``path`` spent."""
-        return cls(total_budget, prior_spent=cls.spent_in_ledger(path))

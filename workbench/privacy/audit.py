@@ -26,8 +26,8 @@ mechanism is flagged with probability ≤ 1 − ``confidence`` whatever the even
 mechanism that is not ε-DP is flagged only if some chosen event exposes it and there are
 enough trials: choose events where the two output distributions differ most (tails beyond
 the point where the neighbours' true values differ, joint tails over the cells that differ).
-Events must be fixed before the trials are looked at; :func:`select_events` chooses them on
-separate exploration samples without spoiling the guarantee.
+Events must be fixed before the trials are looked at (chosen on separate exploration samples,
+if at all), else they overfit the trials' noise and void the guarantee.
 
 The point estimate (the plug-in max |ln p̂_D / p̂_D'| over events where both counts are > 0)
 is reported for information only: it is biased upwards and carries no guarantee.
@@ -344,26 +344,3 @@ def audit_events(
         confidence=confidence,
         labels=[_label(e) for e in evs],
     )
-
-
-def select_events(
-    samples_d: np.ndarray,
-    samples_d_prime: np.ndarray,
-    candidates: Sequence[Event],
-    k: int,
-) -> list[Event]:
-    """The k candidates with the largest 95% lower bound on exploration samples.
-
-    Use samples that the final :func:`audit_events` will not see: events picked on the audit's
-    own samples overfit their noise and void its confidence.
-    """
-    evs = _check_events(candidates)
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ValueError("k must be an integer ≥ 1")
-    s, s2 = _samples("samples_d", samples_d), _samples("samples_d_prime", samples_d_prime)
-    k1, k2 = _counts(evs, s), _counts(evs, s2)
-    lo, hi = clopper_pearson(k1, s.shape[0], 0.05)
-    lo2, hi2 = clopper_pearson(k2, s2.shape[0], 0.05)
-    score = np.maximum(_log(lo) - _log(hi2), _log(lo2) - _log(hi))
-    order = np.argsort(-score, kind="stable")[:k]
-    return [evs[int(j)] for j in order]

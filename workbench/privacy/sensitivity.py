@@ -38,28 +38,6 @@ def count(neighbour: str) -> int:
     return 1
 
 
-def bounded_sum(low: float, high: float, neighbour: str) -> float:
-    """Sensitivity of Σ clip(x, L, U): U − L when replacing, max(|L|, |U|) when adding/removing.
-
-    >>> bounded_sum(1, 11, "replace_one"), bounded_sum(-2, 5, "add_remove")
-    (10.0, 5.0)
-    """
-    lo, hi = _checks.bounds((low, high)) or (0.0, 0.0)
-    if _checks.neighbour(neighbour) == "replace_one":
-        return hi - lo
-    return max(abs(lo), abs(hi))
-
-
-def bounded_mean(low: float, high: float, n: int) -> float:
-    """Sensitivity of the mean of n clipped values with public n (replace-one): (U − L)/n.
-
-    >>> bounded_mean(1400, 4600, 1000)
-    3.2
-    """
-    lo, hi = _checks.bounds((low, high)) or (0.0, 0.0)
-    return (hi - lo) / _checks.positive_integer("n", n)
-
-
 def weighted_term(w_low: float, w_high: float, low: float, high: float,
                   neighbour: str) -> float:
     """Sensitivity of Σ w·clip(y, L, U) with every weight w in the public [w_L, w_U].

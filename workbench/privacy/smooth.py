@@ -72,11 +72,6 @@ class CauchyCalibration:
     beta: float  # the smooth bound must be β′-smooth with β′ ≤ β
 
     @property
-    def finite_variance(self) -> bool:
-        """Var Z < ∞ iff γ > 3."""
-        return self.gamma > 3.0
-
-    @property
     def sigma_per_unit(self) -> float:
         """Std of the noise per unit of smooth sensitivity: sd(Z)/α (∞ when γ ≤ 3)."""
         return cauchy_std(self.gamma) / self.alpha

@@ -127,7 +127,7 @@ def spec_guarantees(spec: Spec) -> list[Guarantee]:
     for params in spec.generator.hyperparameter_sets():
         own = {k: v for k, v in params.items() if k != "epsilon"}
         generator = make_generator(spec.generator.family, **own)
-        generator.bind_spec(spec, None)  # a per-record figure adds the spec's criteria
+        generator.bind_spec(spec)  # a per-record figure adds the spec's criteria
         g = generator.guarantee()
         if g not in found:
             found.append(g)

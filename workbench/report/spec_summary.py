@@ -38,7 +38,7 @@ def _family_lines(spec: Spec) -> list[str]:
         own = {k: v for k, v in params.items() if k != "epsilon"}
         eps = configuration_epsilon(spec, params)
         generator = make_generator(spec.generator.family, **own)
-        generator.bind_spec(spec, None)
+        generator.bind_spec(spec)
         shown = ", ".join(f"{k}={v}" for k, v in sorted(params.items())) or "defaults"
         out += generator.describe(f"{i} ({shown})", eps)
         promise = generator.guarantee()

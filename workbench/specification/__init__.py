@@ -11,45 +11,20 @@ each with its JSON path.
 from __future__ import annotations
 
 from workbench.specification.document import (
-    FROZEN_KEY,
     canonical_json,
     content_of,
     parse_document,
     read_document,
     spec_hash,
-    write_document,
 )
 from workbench.specification.errors import Problem, SpecError
-from workbench.specification.model import (
-    Alternative,
-    Budget,
-    ColumnTransform,
-    Constraints,
-    Criterion,
-    ExpectedN,
-    FaithfulnessRule,
-    Metadata,
-    Rule,
-    Selection,
-    Spec,
-)
-from workbench.specification.space import Configuration, GeneratorSpace
+from workbench.specification.model import Criterion, Spec
+from workbench.specification.space import Configuration
 
 __all__ = [
-    "FROZEN_KEY",
-    "Alternative",
-    "Budget",
-    "ColumnTransform",
     "Configuration",
-    "Constraints",
     "Criterion",
-    "ExpectedN",
-    "FaithfulnessRule",
-    "GeneratorSpace",
-    "Metadata",
     "Problem",
-    "Rule",
-    "Selection",
     "Spec",
     "SpecError",
     "canonical_json",
@@ -57,5 +32,4 @@ __all__ = [
     "parse_document",
     "read_document",
     "spec_hash",
-    "write_document",
 ]

@@ -14,9 +14,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-#: The ways ``cleaning_counts.release`` may state the counts.
-CLEANING_RELEASES = ("dp", "public")
-
 
 @dataclass(frozen=True)
 class PilotRef:

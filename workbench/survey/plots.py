@@ -81,8 +81,3 @@ def what_if_table(result: SimulationResult, sensitivities: dict[str, float],
                                                                  + sampling_sd[name] ** 2),
                          "crossover_epsilon": crossover})
     return pd.DataFrame(rows)
-
-
-def binning_what_if(options: list[dict[str, Any]]) -> pd.DataFrame:
-    """The ch. 7 what-if table: each candidate binning's selection probability and noise SD."""
-    return pd.DataFrame(options)

@@ -4,24 +4,13 @@ Everything here is built from public parameters (edges, declared domains); the
 data never decides a bin, a label or a domain size.
 """
 
-from workbench.transform.codecs import (
-    INVALID,
-    MISSING,
-    BinsCodec,
-    Codec,
-    GroupsCodec,
-    IdentityCodec,
-    coarse_lookup,
-    make_bins,
-)
+from workbench.transform.codecs import BinsCodec, Codec, GroupsCodec, IdentityCodec, coarse_lookup
 from workbench.transform.column import ColumnSpec
 from workbench.transform.domain import Domain
 from workbench.transform.number import NumberCodec
 from workbench.transform.table import EncodingError, TableCodec
 
 __all__ = [
-    "INVALID",
-    "MISSING",
     "BinsCodec",
     "Codec",
     "ColumnSpec",
@@ -32,5 +21,4 @@ __all__ = [
     "NumberCodec",
     "TableCodec",
     "coarse_lookup",
-    "make_bins",
 ]

@@ -41,7 +41,6 @@ if TYPE_CHECKING:
 BETA = math.log(2.0)  # the kNN bound is ln 2-smooth per add/remove step
 STEPS = 2  # one replace-one step = remove + add
 MIN_EPSILON = 2.0 * STEPS * BETA  # the smooth release needs ε/steps ≥ 2β: 4 ln 2
-FINITE_VARIANCE = 2.0 * STEPS * 2.0 * BETA  # γ > 3 needs ε/steps > 4 ln 2
 
 
 class NoFiniteVarianceWarning(UserWarning):

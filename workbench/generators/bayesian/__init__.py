@@ -7,8 +7,5 @@ from workbench.generators.bayesian.family import (
     BayesianPosterior,
     mcmc_guarantee,
 )
-from workbench.generators.bayesian.models import MODELS, BayesianModel, ModelData
-from workbench.generators.bayesian.posterior import PosteriorFit, draw
 
-__all__ = ["ADP", "MCMC_LABEL", "MODELS", "BayesianModel", "BayesianPosterior", "ModelData",
-           "PosteriorFit", "draw", "mcmc_guarantee"]
+__all__ = ["ADP", "MCMC_LABEL", "BayesianPosterior", "mcmc_guarantee"]

@@ -46,7 +46,6 @@ from workbench.transform.cells import CellCounts
 if TYPE_CHECKING:
     from workbench.privacy import PrivacyContext
     from workbench.specification.model import Spec
-    from workbench.specification.space import Configuration
     from workbench.transform import Codec, Domain, TableCodec
 
 #: The censored mechanisms' label: the issue-24 words, shown everywhere through report.guarantee.
@@ -148,15 +147,16 @@ class BayesianPosterior(GeneratorFamily):
             return mcmc_guarantee(self.iterations, self.burn_in)
         return ADP
 
-    def bind_spec(self, spec: Spec, configuration: Configuration | None,
-                  table: TableCodec | None = None) -> None:
-        """The target's codec and public bounds, and whether aDP is allowed."""
+    def bind_spec(self, spec: Spec, table: TableCodec | None = None) -> None:
+        """The target's codec (the caller's ``table``: without it, ``describe`` and
+        ``guarantee`` only) and public bounds, and whether aDP is allowed."""
+        super().bind_spec(spec, table)
         column = spec.column(self.target)
         if column.bounds is None:
             raise ValueError(f"bayesian: target {self.target!r} needs public bounds")
-        codec = (table.codec(self.target) if table is not None
-                 else spec.transform(self.target).alternatives[0].codec)
-        self.bind_target(codec, column.bounds,
+        if table is None:
+            return
+        self.bind_target(table.codec(self.target), column.bounds,
                          allow_asymptotic_dp=spec.budget.allow_asymptotic_dp,
                          allow_mcmc_draw=spec.budget.allow_mcmc_draw,
                          neighbour=spec.budget.neighbour)

@@ -85,8 +85,7 @@ from workbench.specification.params import (
 if TYPE_CHECKING:
     from workbench.privacy import PrivacyContext
     from workbench.specification.model import Spec
-    from workbench.specification.space import Configuration
-    from workbench.transform import Domain, TableCodec
+    from workbench.transform import Domain
 
 LABEL = "per-record plausible deniability (ε, δ)"
 KIND = "per_record_plausible_deniability"
@@ -206,7 +205,7 @@ class PlausibleDeniability(PublicStructure, GeneratorFamily):
 
         b = self.record_bound()
         source = f"; the network's {self.structure_words()}" if self.public else ""
-        spec = getattr(self, "_bound", (None, None))[0]
+        spec = self.bound_spec_
         parameters: dict[str, float | int | str] = {
             "epsilon": round(b.epsilon, 12), "delta": b.delta, "epsilon_pd": round(b.epsilon, 12)}
         if spec is not None:
@@ -243,18 +242,12 @@ class PlausibleDeniability(PublicStructure, GeneratorFamily):
                 f"of R; structure and parameters each ε {epsilon:g}, charged max = "
                 f"{epsilon:g} (parallel composition); {records}"]
 
-    def bind_spec(self, spec: Spec, configuration: Configuration | None,
-                  table: TableCodec | None = None) -> None:
-        """Keep the public spec and configuration: a public structure reads its proxy through
-        them at fit time (not here: ``verify`` and ``describe`` bind without the file)."""
-        self._bound = (spec, configuration)
-
     def _network(self, codes: np.ndarray, sizes: list[int], maps: list[np.ndarray],
                  eps: float, privacy: PrivacyContext) -> list[tuple[int, tuple[int, ...]]]:
         """The structure: the proxy's exact CFS (public), or the noisy CFS on D_T's ``codes``."""
         if not self.public:
             return noisy_structure(codes, sizes, maps, self.maxcost, eps, privacy)
-        proxy = structure_codes(self, *getattr(self, "_bound", (None, None)))
+        proxy = structure_codes(self)
         if proxy.shape[1] != len(sizes):
             raise ValueError(f"{self.name}: structure_proxy encodes to other columns than "
                              "the data")

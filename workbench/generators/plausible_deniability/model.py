@@ -135,14 +135,3 @@ class PrefixIndex:
             here = alive & (prefix == level + 1)
             out[here] = self.counts[level][pos[here]]
         return out
-
-
-def plausible_counts_scan(seeds: np.ndarray, candidates: np.ndarray, omegas: np.ndarray,
-                          order: Sequence[int]) -> np.ndarray:
-    """The same k′ by scanning D_S once per candidate (the reference the index is tested on)."""
-    m = len(order)
-    out = np.zeros(candidates.shape[0], dtype=np.int64)
-    for i, (row, omega) in enumerate(zip(candidates, omegas, strict=True)):
-        copied = list(order[:m - int(omega)])
-        out[i] = int(np.all(seeds[:, copied] == row[copied], axis=1).sum())
-    return out

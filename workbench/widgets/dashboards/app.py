@@ -70,10 +70,6 @@ def ordered_tabs(entries: list[TabEntry] | None = None) -> list[TabEntry]:
     return sorted(TABS if entries is None else entries, key=lambda t: order.get(t.step, 99))
 
 
-#: The built-in tab titles in order (kept for callers that list them).
-TAB_TITLES = tuple(t.title for t in ordered_tabs())
-
-
 class CoDesignApp:
     """All editors on one session; ``widget`` is the root, ``tabs`` the Tab of editors."""
 
