@@ -44,6 +44,18 @@ class RobustForecast:
     scenarios: Mapping[str, float]
     result: DryRunResult
     copied: Mapping[str, float] = field(default_factory=dict)
+    #: per scenario, per criterion: (pass rate, median exact value) over its rehearsals
+    criteria: Mapping[str, Mapping[str, tuple[float, float]]] = field(default_factory=dict)
+
+    def binding(self) -> tuple[str, str, float, float] | None:
+        """(criterion, scenario, pass rate, median exact) of the criterion passing least
+        often in any rehearsed scenario (ties: the spec's order, then the scenarios')."""
+        worst = None
+        for scenario, rates in self.criteria.items():
+            for cid, (rate, exact) in rates.items():
+                if worst is None or rate < worst[2]:
+                    worst = (cid, scenario, rate, exact)
+        return worst
 
     @property
     def low(self) -> float:
@@ -97,6 +109,7 @@ def robust_forecast(spec: Spec, proxy: Evidence | pd.DataFrame | str | os.PathLi
         [s for s in names if s in ("proxy", "published")][:1] or names[:1])
     stages = [head, [s for s in names if s not in head]]
     ps: dict[str, float] = {}
+    per_criterion: dict[str, dict[str, tuple[float, float]]] = {}
     copied: dict[str, float] = {}
     anchor: DryRunResult | None = None
     for stage in stages:
@@ -111,7 +124,19 @@ def robust_forecast(spec: Spec, proxy: Evidence | pd.DataFrame | str | os.PathLi
                                **options)
             rates = sized.result.pass_probabilities()
             ps[name] = float(np.mean(list(rates.values()))) if rates else math.nan
+            per_criterion[name] = _criterion_rates(sized.result)
             if name in ("proxy", "published") or anchor is None:
                 anchor = sized.result
     assert anchor is not None
-    return RobustForecast(ps, anchor, copied)
+    return RobustForecast(ps, anchor, copied, per_criterion)
+
+
+def _criterion_rates(result: DryRunResult) -> dict[str, tuple[float, float]]:
+    """(pass rate, median exact value) per criterion over every rehearsal of ``result``."""
+    out = {}
+    for cid in result.criteria:
+        outcomes = [r.criteria.get(cid) for r in result.records]
+        exact = [float(o.exact) for o in outcomes if o is not None and o.exact is not None]
+        rate = sum(bool(o and o.passed) for o in outcomes) / max(len(outcomes), 1)
+        out[cid] = (rate, float(np.median(exact)) if exact else math.nan)
+    return out
