@@ -83,12 +83,13 @@ def proxy_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _design(tmp_path: Path, proxy_csv: Path, doc: dict, *extra: str) -> tuple[int, Path, Path]:
+    """``workbench design`` of ``doc`` at n = 3000, ε_gen 2, K 4 (small, to run fast)."""
     spec_path = tmp_path / "draft_in.json"
     spec_path.write_text(json.dumps(doc))
     out, frozen = tmp_path / "draft.json", tmp_path / "draft.frozen.json"
-    code = main(["design", str(spec_path), str(proxy_csv), "--n", "5000", "--eps-gen", "1",
+    code = main(["design", str(spec_path), str(proxy_csv), "--n", "3000", "--eps-gen", "2",
                  "--divisors", "4", "--repetitions", "2", "--draws", "2",
-                 "--check-repetitions", "3", "--out", str(out), "--freeze", str(frozen),
+                 "--check-repetitions", "2", "--out", str(out), "--freeze", str(frozen),
                  *extra])
     return code, out, frozen
 
@@ -96,7 +97,7 @@ def _design(tmp_path: Path, proxy_csv: Path, doc: dict, *extra: str) -> tuple[in
 def test_an_unreachable_draft_exits_2_naming_its_binding_criterion_and_writes_nothing(
         tmp_path: Path, proxy_csv: Path, capsys: pytest.CaptureFixture) -> None:
     doc = issue_draft()
-    doc["criteria"][1]["threshold"] = 0.0005  # no generator meets a 0.05% cell gap at 5000
+    doc["criteria"][1]["threshold"] = 0.0005  # no generator meets a 0.05% cell gap at 3000
     code, out, frozen = _design(tmp_path, proxy_csv, doc, "--target-p", "0.6")
     captured = capsys.readouterr()
     assert code == 2
@@ -104,16 +105,16 @@ def test_an_unreachable_draft_exits_2_naming_its_binding_criterion_and_writes_no
     assert not list(tmp_path.glob("*.partial"))
     text = captured.out
     assert "target not reached" in text and "nothing was written or frozen" in text
-    assert "best draft found: ε_gen 1, K 4" in text
-    assert "its forecast (a seeded dry run of it as frozen at n = 5,000): p 0.00" in text
+    assert "best draft found: ε_gen 2, K 4" in text
+    assert "its forecast (a seeded dry run of it as frozen at n = 3,000): p 0.00" in text
     assert "binding criterion: 'pair_age_parity' passes 0% of the rehearsals" in text
     assert "what to relax: the release itself misses 'pair_age_parity': raise its threshold" \
         in text
-    assert "error: target not reached (best draft ε_gen 1" in captured.err
+    assert "error: target not reached (best draft ε_gen 2" in captured.err
     # every long step said what is left and when it should end
-    assert "candidate 1 of 2 (ε_gen 1, repetition 1 of 2) … ETA: timing the first" \
+    assert "candidate 1 of 2 (ε_gen 2, repetition 1 of 2) … ETA: timing the first" \
         in captured.err
-    assert "candidate 2 of 2 (ε_gen 1, repetition 2 of 2) … ETA ~" in captured.err
+    assert "candidate 2 of 2 (ε_gen 2, repetition 2 of 2) … ETA ~" in captured.err
     assert "rehearsing draft 1 of 1 (" in captured.err and "… ETA ~" in captured.err
 
 
@@ -121,12 +122,22 @@ def test_the_issue_draft_is_frozen_only_with_a_recorded_low_end_at_the_target(
         tmp_path: Path, proxy_csv: Path, capsys: pytest.CaptureFixture) -> None:
     """The issue's draft: the written, frozen file's recorded forecast (the dry run of that
     file) reaches the target at its low end."""
-    code, out, frozen = _design(tmp_path, proxy_csv, issue_draft(), "--target-p", "0.6",
-                                "--quiet")
+    code, out, frozen = _design(tmp_path, proxy_csv, issue_draft(pair_threshold=0.05),
+                                "--target-p", "0.6", "--quiet")
     text = capsys.readouterr().out
     assert code == 0, text
     recorded = load_spec(frozen, require_frozen=True).selection.forecast
-    assert recorded.low >= 0.6 and recorded.n == 5000
+    assert recorded.low >= 0.6 and recorded.n == 3000
     assert json.loads(out.read_text())["selection"]["forecast"]["range"]["low"] == recorded.low
     assert f"target reached: the draft's recorded forecast has low end {recorded.low:.2f}" \
         in text
+
+
+def test_the_binding_criterion_passes_least_often_then_lies_furthest_above_its_threshold(
+        ) -> None:
+    from workbench.dryrun.robust import RobustForecast
+
+    rf = RobustForecast({"proxy": 0.0, "sharper": 0.0}, None, criteria={  # type: ignore[arg-type]
+        "proxy": {"a": (0.0, 0.04, 0.02), "b": (0.0, 0.007, 0.0005), "c": (1.0, 0.3, 1.0)},
+        "sharper": {"a": (0.5, 0.01, 0.02), "b": (0.0, 0.006, 0.0005), "c": (0.0, 2.0, 1.0)}})
+    assert rf.binding() == ("b", "proxy", (0.0, 0.007, 0.0005))  # 14× its threshold

@@ -124,22 +124,23 @@ class DesignResult:
                  f"best draft found: {self.best_draft()}"]
         if rf is None:
             return lines
-        scenarios = "" if len(rf.scenarios) > 1 else (
+        scenarios = "" if len(rf.scenarios) > 1 or "published" in rf.scenarios else (
             " (the proxy scenarios were not rehearsed: it is below the target on the proxy)")
         lines.append(f"its forecast (a seeded dry run of it as frozen at n = {self.n:,}): "
                      f"{rf.words()}{scenarios}")
         bound = rf.binding()
         if bound is None:
             return lines
-        cid, scenario, rate, exact = bound
+        cid, scenario, (rate, exact, limit) = bound
         c = spec.criterion(cid)
+        limit = limit if math.isfinite(limit) else c.threshold
         eps = self.chosen.epsilons.get(cid, c.epsilon)
         eps = eps if math.isfinite(eps) else c.epsilon
         lines.append(f"binding criterion: {cid!r} passes {rate:.0%} of the rehearsals on "
-                     f"{scenario!r} (median exact {exact:.4g} against threshold "
-                     f"{c.threshold:g}, ε {eps:g})")
+                     f"{scenario!r} (median exact {exact:.4g} against threshold {limit:.4g}, "
+                     f"ε {eps:g})")
         top = max(a.epsilon_generator for a in self.alternatives)
-        if not math.isfinite(exact) or exact >= c.threshold:
+        if not math.isfinite(exact) or exact >= limit:
             relax = (f"the release itself misses {cid!r}: raise its threshold above "
                      f"{exact:.4g}, or give the generator more ε (--eps-gen above {top:g}); "
                      "a larger ε for the criterion will not help")

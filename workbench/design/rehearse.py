@@ -1,8 +1,8 @@
 """The design's forecast is a rehearsal of exactly what it freezes (issue 26).
 
 The assistant picks ε's with a model of the run (``design.facts``, ``design.rules``); the
-model can be wrong about the spec it writes (the workload family, for one, weights each
-criterion's marginals by its ε, which the model holds fixed). So every draft it would write is
+model can be wrong about the spec it writes (the generator is refitted at the draft's own ε's
+and seeds). So every draft it would write is
 rehearsed as written: a seeded dry run of the draft itself at n, on the proxy and on the
 proxy scenarios of :mod:`workbench.dryrun.robust`, and the draft is accepted only when the
 LOW end of that range reaches the target. With the registry's own published tables
