@@ -252,7 +252,7 @@ def test_budget_tab_button_designs_and_applies_the_draft(proxy) -> None:
     from workbench.widgets.model.lab import ProxyLab
     from workbench.widgets.model.session import Session
 
-    session = Session(_document(), proxy)
+    session = Session(_document(marginals=0.08), proxy)
     lab = ProxyLab(proxy)
     planner = BudgetPlanner(session, lab)
     assert widget_by_class(planner.widget, "wb-design-button") is planner.design.button
@@ -268,6 +268,25 @@ def test_budget_tab_button_designs_and_applies_the_draft(proxy) -> None:
     assert session.spec.selection.forecast.p == pytest.approx(
         panel.result.forecast.scenarios["proxy"], abs=1e-6)
     assert session.undo() and session.spec.selection.forecast is None
+
+
+def test_budget_tab_cannot_apply_a_draft_below_the_target(proxy) -> None:
+    """Issue 36: the app keeps the CLI's word: an unreached draft is explained, not applied."""
+    from workbench.widgets.editors.design_panel import DesignPanel
+    from workbench.widgets.model.lab import ProxyLab
+    from workbench.widgets.model.session import Session
+
+    doc = _document(faithfulness=0.0001)
+    doc["schema"]["expected_n"] = [2000, 3000]
+    session = Session(doc, proxy)
+    panel = DesignPanel(session, ProxyLab(proxy), epsilon_generators=(1.0,), divisors=(3.0,),
+                        repetitions=1, draws=2, check_repetitions=2, scenarios=("proxy",))
+    panel.target.value = 0.5
+    panel.button.click()
+    assert panel.result is not None and not panel.result.reached
+    assert panel.apply_button.disabled
+    assert "so the draft cannot be applied" in panel.output.value
+    assert "binding criterion: &#x27;faithfulness&#x27;" in panel.output.value
 
 
 def test_budget_tab_button_anchors_on_published_tables_or_names_the_bad_column(

@@ -141,3 +141,19 @@ def test_the_binding_criterion_passes_least_often_then_lies_furthest_above_its_t
         "proxy": {"a": (0.0, 0.04, 0.02), "b": (0.0, 0.007, 0.0005), "c": (1.0, 0.3, 1.0)},
         "sharper": {"a": (0.5, 0.01, 0.02), "b": (0.0, 0.006, 0.0005), "c": (0.0, 2.0, 1.0)}})
     assert rf.binding() == ("b", "proxy", (0.0, 0.007, 0.0005))  # 14× its threshold
+
+
+def test_write_narrowed_says_it_needs_min_pass(tmp_path: Path, capsys: pytest.CaptureFixture
+                                               ) -> None:
+    """Issue 36's fix: the option's help says so, and without --min-pass it exits 2 naming it,
+    before reading anything and writing nothing."""
+    from workbench.cli.main import build_parser
+
+    dryrun = build_parser()._subparsers._group_actions[0].choices["dryrun"]  # type: ignore[union-attr]
+    (action,) = [a for a in dryrun._actions if "--write-narrowed" in a.option_strings]
+    assert action.help.startswith("needs --min-pass")
+    out = tmp_path / "narrowed.frozen.json"
+    code = main(["dryrun", str(REPO / "examples" / "israel_births_2014_lean.json"),
+                 str(tmp_path / "absent.csv"), "--write-narrowed", str(out)])
+    assert code == 2 and not out.exists()
+    assert "error: --write-narrowed needs --min-pass" in capsys.readouterr().err
