@@ -186,11 +186,14 @@ def test_cli_prints_the_derivation_and_writes_the_draft(tmp_path: Path, proxy,
                  "1", "--draws", "2", "--check-repetitions", "2", "--quiet", "--out", str(draft),
                  "--freeze", str(frozen)])
     out = capsys.readouterr().out
-    assert code in (0, 1)
     assert "design at n = 2,000" in out and "| ε_gen | K |" in out and "chosen:" in out
     assert "ε_total = " in out and "| criterion | threshold |" in out
+    if code == 2:  # issue 36: a draft below the target is neither written nor frozen
+        assert "binding criterion: " in out and not draft.exists() and not frozen.exists()
+        return
+    assert code == 0
     assert build_spec(json.loads(draft.read_text())).selection.forecast.n == 2000
-    assert load_spec(frozen, require_frozen=True).selection.forecast is not None
+    assert load_spec(frozen, require_frozen=True).selection.forecast.low >= 0.5
 
 
 def test_cli_design_anchors_its_rehearsal_on_published_tables(tmp_path: Path, proxy,
@@ -199,10 +202,12 @@ def test_cli_design_anchors_its_rehearsal_on_published_tables(tmp_path: Path, pr
     """`workbench design --published-tables`: every draft is rehearsed on the proxy raked to
     the registry's tables, as `dryrun --robust --published-tables` does, and the recorded
     forecast is that rehearsal (its one scenario, the proxy named as raked); a table that does
-    not fit the spec is refused naming its column, before any rehearsal."""
+    not fit the spec is refused naming its column, before any rehearsal. Issue 36: this draft
+    does not reach the target on the raked proxy, so the CLI exits 2 and writes nothing."""
     import numpy as np
 
-    from workbench.evidence.prepare import prepare_proxy
+    from workbench.evidence.prepare import as_evidence, prepare_proxy
+    from workbench.evidence.published import read_published_tables
     from workbench.trial import bind
 
     doc = _document()
@@ -222,12 +227,15 @@ def test_cli_design_anchors_its_rehearsal_on_published_tables(tmp_path: Path, pr
             "--check-repetitions", "2", "--quiet"]
     code = main([*base, "--published-tables", str(tables), "--out", str(draft)])
     out = capsys.readouterr().out
-    assert code in (0, 1)
-    assert "the proxy raked to the published tables" in out
-    document = json.loads(draft.read_text())
-    recorded = build_spec(document).selection.forecast
+    assert code == 2 and not draft.exists()
+    assert "p 0.00 on the proxy raked to the published tables" in out
+    assert "binding criterion: 'marginals' passes 0% of the rehearsals on 'published'" in out
+    evidence = as_evidence(spec, str(proxy_path), read_published_tables(spec, str(tables)))
+    res = design(spec, evidence, 2000, target_p=0.5, epsilon_generators=(2.0,),
+                 divisors=(3.0,), repetitions=1, draws=2, check_repetitions=2)
+    recorded = build_spec(res.document).selection.forecast
     assert recorded.proxy == "proxy.csv raked to abstract 2015"
-    scenarios = document["selection"]["forecast"]["range"]["scenarios"]
+    scenarios = res.document["selection"]["forecast"]["range"]["scenarios"]
     assert set(scenarios) == {"published"}
     assert recorded.p == recorded.low == scenarios["published"]
     tables.write_text(json.dumps({"counts": {column: counts[:-1]}}))
@@ -244,7 +252,7 @@ def test_budget_tab_button_designs_and_applies_the_draft(proxy) -> None:
     from workbench.widgets.model.lab import ProxyLab
     from workbench.widgets.model.session import Session
 
-    session = Session(_document(), proxy)
+    session = Session(_document(marginals=0.08), proxy)
     lab = ProxyLab(proxy)
     planner = BudgetPlanner(session, lab)
     assert widget_by_class(planner.widget, "wb-design-button") is planner.design.button
@@ -260,6 +268,25 @@ def test_budget_tab_button_designs_and_applies_the_draft(proxy) -> None:
     assert session.spec.selection.forecast.p == pytest.approx(
         panel.result.forecast.scenarios["proxy"], abs=1e-6)
     assert session.undo() and session.spec.selection.forecast is None
+
+
+def test_budget_tab_cannot_apply_a_draft_below_the_target(proxy) -> None:
+    """Issue 36: the app keeps the CLI's word: an unreached draft is explained, not applied."""
+    from workbench.widgets.editors.design_panel import DesignPanel
+    from workbench.widgets.model.lab import ProxyLab
+    from workbench.widgets.model.session import Session
+
+    doc = _document(faithfulness=0.0001)
+    doc["schema"]["expected_n"] = [2000, 3000]
+    session = Session(doc, proxy)
+    panel = DesignPanel(session, ProxyLab(proxy), epsilon_generators=(1.0,), divisors=(3.0,),
+                        repetitions=1, draws=2, check_repetitions=2, scenarios=("proxy",))
+    panel.target.value = 0.5
+    panel.button.click()
+    assert panel.result is not None and not panel.result.reached
+    assert panel.apply_button.disabled
+    assert "so the draft cannot be applied" in panel.output.value
+    assert "binding criterion: &#x27;faithfulness&#x27;" in panel.output.value
 
 
 def test_budget_tab_button_anchors_on_published_tables_or_names_the_bad_column(

@@ -44,16 +44,17 @@ def test_regression_asks_for_every_pair_of_its_columns(example_spec) -> None:
             assert set(item.sources) == {"relative_1way", "marginals"}
 
 
-def test_weights_follow_the_criteria_epsilon_shares(example_spec) -> None:
+def test_weights_follow_what_the_criteria_need_not_their_epsilon(example_spec) -> None:
+    """Issue 36: a share criterion needs 0.05/T, any other 1, spread over its cliques."""
     weights = {i.clique: i.weight for i in derive_workload(example_spec).items}
-    total = 0.99
-    # regression ×2 over all pairs; max-marginal over the 6 1-ways and 15 pairs
-    per_pair = (0.43 + 0.04) / total / 15 + 0.01 / total / 21
+    # regression ×2 (need 1 each) over all pairs; max-marginal (T 0.01: need 5) over the 6
+    # 1-ways and 15 pairs
+    per_pair = 2 / 15 + 5 / 21
     assert weights[("birth_month", "birth_sex")] == pytest.approx(per_pair)
     # birth weight by sex: plus a quarter of the birth-weight mean criterion (4 group-bys)
-    assert weights[("birth_sex", "birth_weight")] == pytest.approx(per_pair + 0.17 / total / 4)
-    # gestation x weight: plus the mean and the faithfulness share (3 distance pairs)
-    expected = per_pair + 0.17 / total / 4 + 0.01 / total / 3
+    assert weights[("birth_sex", "birth_weight")] == pytest.approx(per_pair + 1 / 4)
+    # gestation x weight: plus the mean and faithfulness (T 0.05: need 1, 3 distance pairs)
+    expected = per_pair + 1 / 4 + 1 / 3
     assert weights[("gestation_week", "birth_weight")] == pytest.approx(expected)
 
 
@@ -74,7 +75,7 @@ def test_multipliers_scale_and_zero_drops(example_spec) -> None:
     doubled = derive_workload(example_spec, multipliers={"regression": 2.0})
     pair = ("birth_month", "birth_sex")
     assert {i.clique: i.weight for i in doubled.items}[pair] == pytest.approx(
-        base[pair] + (0.43 + 0.04) / 0.99 / 15
+        base[pair] + 2 / 15
     )
     only_means = derive_workload(
         example_spec, multipliers={"regression": 0, "marginal": 0, "faithfulness": 0}

@@ -347,8 +347,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="keep configurations passing all criteria with at least this "
                    "probability (the paper used 0.1); the forecast is for the kept ones")
     p.add_argument("--write-narrowed", default=None, metavar="OUT.json",
-                   help="write the spec narrowed at --min-pass, frozen, with its forecast "
-                   "(p, 95%% interval, n, proxy, the hash of the design it belongs to)")
+                   help="needs --min-pass: write the spec narrowed at it, frozen, with its "
+                   "forecast (p, 95%% interval, n, proxy, the hash of the design it belongs to)")
     p.add_argument("--robust", action="store_true",
                    help="with --write-narrowed: also rehearse the narrowed design on proxy "
                    "scenarios (flatter, sharper 1-way marginals; rare cells thinned, "

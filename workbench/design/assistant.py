@@ -36,6 +36,7 @@ import pandas as pd
 
 from workbench.criteria import evaluate_criterion
 from workbench.design.facts import CandidateFacts, candidate_facts
+from workbench.design.progress import Eta
 from workbench.design.rehearse import DEFAULT_CHECKS, rehearse_drafts
 from workbench.design.rules import needed_epsilon
 from workbench.dryrun.forecast import all_pass
@@ -107,6 +108,49 @@ class DesignResult:
             rows.append(f"| {a.epsilon_generator:g} | {a.divisor:g} | {crit:.4g} | {a.p:.3f} | "
                         f"{a.mode} | {a.epsilon_total:.4g} | {a.expected_epsilon:.4g} |{mark}")
         return "\n".join(rows)
+
+    def best_draft(self) -> str:
+        """The chosen draft in words: ε_gen, K, mode, ε_total."""
+        c = self.chosen
+        return (f"ε_gen {c.epsilon_generator:g}, K {c.divisor:g}, {c.mode}, ε_total "
+                f"{c.epsilon_total:.4g}")
+
+    def shortfall(self, spec: Spec) -> list[str]:
+        """Why the target was not reached: the best draft, its recorded forecast, the binding
+        criterion (the one passing least often in a rehearsed scenario) and what to relax."""
+        rf = self.forecast
+        lines = [f"target not reached: no rehearsed draft's recorded forecast reaches "
+                 f"p ≥ {self.target_p:g} at its low end, so nothing was written or frozen",
+                 f"best draft found: {self.best_draft()}"]
+        if rf is None:
+            return lines
+        scenarios = "" if len(rf.scenarios) > 1 or "published" in rf.scenarios else (
+            " (the proxy scenarios were not rehearsed: it is below the target on the proxy)")
+        lines.append(f"its forecast (a seeded dry run of it as frozen at n = {self.n:,}): "
+                     f"{rf.words()}{scenarios}")
+        bound = rf.binding()
+        if bound is None:
+            return lines
+        cid, scenario, (rate, exact, limit) = bound
+        c = spec.criterion(cid)
+        limit = limit if math.isfinite(limit) else c.threshold
+        eps = self.chosen.epsilons.get(cid, c.epsilon)
+        eps = eps if math.isfinite(eps) else c.epsilon
+        lines.append(f"binding criterion: {cid!r} passes {rate:.0%} of the rehearsals on "
+                     f"{scenario!r} (median exact {exact:.4g} against threshold {limit:.4g}, "
+                     f"ε {eps:g})")
+        top = max(a.epsilon_generator for a in self.alternatives)
+        if not math.isfinite(exact) or exact >= limit:
+            relax = (f"the release itself misses {cid!r}: raise its threshold above "
+                     f"{exact:.4g}, or give the generator more ε (--eps-gen above {top:g}); "
+                     "a larger ε for the criterion will not help")
+        else:
+            relax = (f"the release meets {cid!r} but its DP test's noise fails it: give it "
+                     f"more ε than {eps:g} (a larger --divisors K), or raise its threshold")
+        if rf.low > 0:
+            relax += f"; or accept a lower target (--target-p {math.floor(rf.low * 100) / 100:g})"
+        lines.append(f"what to relax: {relax}")
+        return lines
 
     def criteria_table(self, spec: Spec) -> str:
         """Per criterion of the chosen design: threshold, median exact, margin, ε."""
@@ -241,6 +285,13 @@ def _draft(spec: Spec, config: Configuration, chosen: Alternative,
     return doc
 
 
+def _rehearsal_guess(fits: Eta, repetitions: int, scenarios: Sequence[str]) -> float | None:
+    """Seconds to rehearse one draft: a candidate's time per dry-run iteration, on every
+    scenario (an upper end: a draft below the target stops after the proxy)."""
+    per = fits.seconds_per_unit
+    return None if per is None else per * repetitions * max(len(scenarios), 1)
+
+
 def design(spec: Spec, proxy: Evidence | pd.DataFrame | str | os.PathLike[str],
            n: int | None = None, *,
            target_p: float = 0.6, epsilon_generators: Sequence[float] = (1.5, 2.0, 2.5),
@@ -273,22 +324,26 @@ def design(spec: Spec, proxy: Evidence | pd.DataFrame | str | os.PathLike[str],
              for b in base.criteria}
     alternatives: list[Alternative] = []
     margins: dict[float, dict[str, float]] = {}
+    fits = Eta(say, len(epsilon_generators) * repetitions, "candidate")
+    pricing = Eta(say, len(epsilon_generators) * len(divisors), "pricing")
     for eps_gen in epsilon_generators:
         at = _variant(spec, eps_gen, tuned=tuned)
         trial = bind(at, config)
         facts = []
         for rep in range(repetitions):
-            say(f"ε_gen {eps_gen:g}: candidate {rep + 1} of {repetitions}")
+            fits.step(f"ε_gen {eps_gen:g}, repetition {rep + 1} of {repetitions}")
             facts.append(candidate_facts(trial, frame, real, seed + 7919 * rep))
+        fits.finish()
         margins[eps_gen] = {c.id: statistics.median(f.exact[c.id] for f in facts)
                             for c in at.criteria}
         sigma_eps = {b.id: _sigma_epsilon(trial, frame, real, facts[0].synth, b.id, 2 * draws,
                                           seed) for b in trial.criteria
                      if b.kind.tags.sigma_by_simulation and b.epsilon > 0}
         for k in divisors:
-            say(f"ε_gen {eps_gen:g}: pricing K = {k:g}")
+            pricing.step(f"ε_gen {eps_gen:g}, K = {k:g}")
             alternatives.append(_alternative(trial, frame, real, eps_gen, k, facts,
                                              margins[eps_gen], sigma_eps, draws, seed))
+        pricing.finish()
     # the model's order: cheapest alternative reaching the target first, then the likeliest
     order = (sorted((a for a in alternatives if a.p >= target_p),
                     key=lambda a: (a.epsilon_total, -a.p))
@@ -297,7 +352,8 @@ def design(spec: Spec, proxy: Evidence | pd.DataFrame | str | os.PathLike[str],
     rehearsed = rehearse_drafts([_draft(spec, config, a, tuned) for a in order[:checks]],
                                 evidence, int(n), target_p=target_p,
                                 repetitions=check_repetitions, seed=seed, scenarios=scenarios,
-                                checks=checks, say=say, executor=executor)
+                                checks=checks, say=say, executor=executor,
+                                guess=_rehearsal_guess(fits, check_repetitions, scenarios))
     return DesignResult(int(n), target_p, config, alternatives, order[rehearsed.index],
                         rehearsed.reached, margins, rehearsed.document, tuned,
                         rehearsed.forecast)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from pathlib import Path
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -36,14 +38,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "raked to them, and the recorded forecast says so")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=None, metavar="DRAFT.json",
-                   help="write the draft spec here (and --freeze also frozen)")
+                   help="write the draft spec here (and --freeze also frozen); only when its "
+                   "recorded forecast reaches --target-p at the low end (else exit 2, nothing "
+                   "written)")
     p.add_argument("--freeze", default=None, metavar="OUT.frozen.json",
-                   help="also write the draft frozen, with its SHA-256")
+                   help="also write the draft frozen, with its SHA-256 (same condition)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
 
 
 def run_command(args: argparse.Namespace) -> int:
-    """Derive, print the tables, write the draft; 0 when the target is reached, 1 if not."""
+    """Derive, print the tables, write the draft; 0 when its recorded forecast reaches the
+    target at the low end, else 2 with the best draft, its binding criterion and what to relax
+    (nothing written)."""
     from workbench.design.assistant import design
     from workbench.dryrun.size import low_end, parse_n
     from workbench.evidence.prepare import as_evidence
@@ -89,13 +95,46 @@ def run_command(args: argparse.Namespace) -> int:
     if result.forecast is not None:
         print(f"recorded forecast (a seeded dry run of the draft as frozen, at n = "
               f"{result.n:,}): {result.forecast.words()}")
-    if not result.reached:
-        print(f"target not reached: no rehearsed draft's low end reaches p ≥ "
-              f"{args.target_p:g}; the draft is the one with the highest low end")
     print("\n" + result.criteria_table(spec))
+    low = recorded_low(result.document)
+    if not result.reached or low is None or low < args.target_p:
+        for line in result.shortfall(spec):
+            print(line)
+        print(f"error: target not reached (best draft {result.best_draft()}); nothing "
+              "written", file=sys.stderr)
+        return 2
+    print(f"target reached: the draft's recorded forecast has low end {low:.2f} ≥ "
+          f"{args.target_p:g}")
+    # staged beside their targets and moved in together: nothing half-written
+    staged: list[tuple[str, str]] = []
+    digest = None
+    try:
+        if args.out:
+            staged.append((f"{args.out}.partial", args.out))
+            write_document(result.document, staged[-1][0])
+        if args.freeze:
+            staged.append((f"{args.freeze}.partial", args.freeze))
+            digest = save_spec(result.document, staged[-1][0])
+    except OSError as exc:
+        for tmp, _ in staged:
+            Path(tmp).unlink(missing_ok=True)
+        print(f"error: could not write the draft ({exc.strerror}: {exc.filename}); nothing "
+              "written", file=sys.stderr)
+        return 2
+    for tmp, final in staged:
+        os.replace(tmp, final)
     if args.out:
-        write_document(result.document, args.out)
         print(f"draft spec written: {args.out}")
     if args.freeze:
-        print(f"frozen: {args.freeze} (sha256 {save_spec(result.document, args.freeze)})")
-    return 0 if result.reached else 1
+        print(f"frozen: {args.freeze} (sha256 {digest})")
+    if not (args.out or args.freeze):
+        print("nothing written: give --out and/or --freeze to keep the draft")
+    return 0
+
+
+def recorded_low(document: dict) -> float | None:
+    """The low end of the document's recorded forecast (its range, else its p); None if it
+    records none: what ``design`` checks before it writes or freezes anything."""
+    forecast = (document.get("selection") or {}).get("forecast") or {}
+    low = (forecast.get("range") or {}).get("low", forecast.get("p"))
+    return None if low is None else float(low)

@@ -1,8 +1,8 @@
 """The design's forecast is a rehearsal of exactly what it freezes (issue 26).
 
 The assistant picks ε's with a model of the run (``design.facts``, ``design.rules``); the
-model can be wrong about the spec it writes (the workload family, for one, weights each
-criterion's marginals by its ε, which the model holds fixed). So every draft it would write is
+model can be wrong about the spec it writes (the generator is refitted at the draft's own ε's
+and seeds). So every draft it would write is
 rehearsed as written: a seeded dry run of the draft itself at n, on the proxy and on the
 proxy scenarios of :mod:`workbench.dryrun.robust`, and the draft is accepted only when the
 LOW end of that range reaches the target. With the registry's own published tables
@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from workbench.design.progress import Eta
 from workbench.dryrun.forecast import forecast_record
 from workbench.dryrun.robust import RobustForecast, robust_forecast
 from workbench.evidence.core import SCENARIOS, Evidence
@@ -40,24 +41,31 @@ def rehearse_drafts(drafts: Sequence[dict[str, Any]], evidence: Evidence, n: int
                     target_p: float, repetitions: int, seed: int,
                     scenarios: Sequence[str] = SCENARIOS, checks: int = DEFAULT_CHECKS,
                     say: Callable[[str], None] | None = None,
-                    executor: Any = None) -> Rehearsed:
+                    executor: Any = None, guess: float | None = None) -> Rehearsed:
     """Rehearse ``drafts`` (in the order to try) until one's low end reaches ``target_p``;
     else keep the one with the highest low end. Its document gets the recorded forecast
-    (with published tables in the evidence: anchored on them, their scenarios)."""
+    (with published tables in the evidence: anchored on them, their scenarios). A draft whose
+    anchor p is already below the target is not rehearsed on the scenarios (its low end
+    cannot reach it). ``guess``: seconds per draft to quote as the ETA before one finishes."""
     published, proxy_name = evidence.published, evidence.source
     say = say or (lambda _m: None)
     best: tuple[float, int, RobustForecast] | None = None
-    for i, draft in enumerate(drafts[:max(1, checks)]):
+    tried = drafts[:max(1, checks)]
+    eta = Eta(say, len(tried), "rehearsing draft")
+    for i, draft in enumerate(tried):
         spec = build_spec(draft)
-        say(f"rehearsing draft {i + 1} (ε_total {spec.epsilon_total:.4g}) as frozen")
+        eta.step(f"ε_total {spec.epsilon_total:.4g}, as frozen; {repetitions} iterations on "
+                 "the proxy, then on each scenario if it reaches the target", guess)
+        # a draft already below the target on the anchor cannot reach it at the low end
         rf = robust_forecast(spec, evidence, list(spec.configurations()), n,
                              repetitions=repetitions, seed=seed,
                              names=None if published is not None else scenarios,
-                             executor=executor)
+                             executor=executor, stop_below=target_p)
         if best is None or rf.low > best[0]:
             best = (rf.low, i, rf)
         if rf.low >= target_p:
             break
+    eta.finish()
     assert best is not None
     low, index, rf = best
     document = dict(drafts[index])

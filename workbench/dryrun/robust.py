@@ -20,10 +20,12 @@ The range is [lowest p, highest p]; `workbench design` aims at its low end. Publ
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from workbench.dryrun.result import DryRunResult
@@ -42,6 +44,22 @@ class RobustForecast:
     scenarios: Mapping[str, float]
     result: DryRunResult
     copied: Mapping[str, float] = field(default_factory=dict)
+    #: per scenario, per criterion: (pass rate, median exact value, median threshold it was
+    #: decided against: T or the kind's T′ if lower)
+    criteria: Mapping[str, Mapping[str, tuple[float, float, float]]] = field(
+        default_factory=dict)
+
+    def binding(self) -> tuple[str, str, tuple[float, float, float]] | None:
+        """(criterion, scenario, its entry in ``criteria``) of the criterion passing least
+        often in any rehearsed scenario; ties: the one furthest above its threshold."""
+        def key(item: tuple[str, str, tuple[float, float, float]]) -> tuple[float, float]:
+            rate, exact, threshold = item[2]
+            ratio = exact / threshold if threshold and math.isfinite(exact) else 0.0
+            return rate, -ratio
+
+        found = [(cid, scenario, entry) for scenario, rates in self.criteria.items()
+                 for cid, entry in rates.items()]
+        return min(found, key=key) if found else None
 
     @property
     def low(self) -> float:
@@ -95,6 +113,7 @@ def robust_forecast(spec: Spec, proxy: Evidence | pd.DataFrame | str | os.PathLi
         [s for s in names if s in ("proxy", "published")][:1] or names[:1])
     stages = [head, [s for s in names if s not in head]]
     ps: dict[str, float] = {}
+    per_criterion: dict[str, dict[str, tuple[float, float, float]]] = {}
     copied: dict[str, float] = {}
     anchor: DryRunResult | None = None
     for stage in stages:
@@ -109,7 +128,22 @@ def robust_forecast(spec: Spec, proxy: Evidence | pd.DataFrame | str | os.PathLi
                                **options)
             ps[name] = sized.result.selection_forecast(spec.selection.gamma,
                                                        spec.selection.max_iterations).p
+            per_criterion[name] = _criterion_rates(sized.result)
             if name in ("proxy", "published") or anchor is None:
                 anchor = sized.result
     assert anchor is not None
-    return RobustForecast(ps, anchor, copied)
+    return RobustForecast(ps, anchor, copied, per_criterion)
+
+
+def _criterion_rates(result: DryRunResult) -> dict[str, tuple[float, float, float]]:
+    """(pass rate, median exact value, median threshold decided against) per criterion over
+    every rehearsal of ``result`` (public: proxy data only)."""
+    out = {}
+    for cid in result.criteria:
+        outcomes = [r.criteria.get(cid) for r in result.records]
+        exact = [float(o.exact) for o in outcomes if o is not None and o.exact is not None]
+        limit = [float(o.threshold) for o in outcomes if o is not None and o.threshold]
+        rate = sum(bool(o and o.passed) for o in outcomes) / max(len(outcomes), 1)
+        out[cid] = (rate, float(np.median(exact)) if exact else math.nan,
+                    float(np.median(limit)) if limit else math.nan)
+    return out

@@ -7,9 +7,14 @@ weighted list of cliques, and :meth:`Workload.allocate` splits ε_gen over it. E
 reads only the public spec (column names, criteria, faithfulness rule), never data, so the
 workload can be shown by ``workbench describe`` before any run.
 
-Weights. A criterion's weight is ``multiplier(kind) · ε_c / Σ ε``: the ε a criterion gets is
-set from how tight its threshold is (the lean example picks the smallest ε whose noise σ stays
-below a tenth of the threshold's margin), so the ε share already carries the threshold; the
+Weights (issue 36). A criterion's weight is ``multiplier(kind) · need``, where ``need`` is
+its kind's :meth:`~workbench.criteria.kinds.base.CriterionKind.workload_need`: what the
+criterion needs of the generator, read from its public threshold and never from its own ε (a
+test's ε used to set it, so cutting a criterion's ε starved its marginals and raising it to
+tighten the test changed the release it tests). A share criterion (threshold in shares of n)
+needs 0.05/T: a marginal's per-cell share noise is √2·Δ/(ε·n), so holding it to a fixed
+fraction of T needs ε ∝ 1/T; a criterion whose threshold is in a column's units needs 1 (such
+thresholds cannot be compared across kinds without data); one reading S only needs 0. The
 per-kind multipliers are hyperparameters of the search space. A criterion spreads its weight
 evenly over the multi-way cliques it declares and a clique's weight is the sum it receives.
 The 1-way marginal of every column is always measured, with ``one_way_share`` of ε_gen split
@@ -113,14 +118,12 @@ def derive_workload(
     """
     mult = {g: 1.0 for g in WORKLOAD_GROUPS} | dict(multipliers or {})
     criteria = list(spec.criteria)
-    eps_sum = sum(c.epsilon for c in criteria)
     weights: dict[Clique, float] = {}
     sources: dict[Clique, list[str]] = {}
     order = {name: i for i, name in enumerate(spec.column_names)}
     for c in criteria:
-        share = c.epsilon / eps_sum if eps_sum > 0 else 1.0 / len(criteria)
         kind = kinds.get(c.kind)
-        weight = float(mult[kind.tags.workload_group]) * share
+        weight = float(mult[kind.tags.workload_group]) * kind.workload_need(c)
         declared = kind.workload_marginals(spec, c, faithfulness_order)
         cliques = {tuple(sorted(q, key=order.__getitem__)) for q in declared}
         for q in sorted(cliques, key=lambda q: [order[x] for x in q]):

@@ -55,6 +55,9 @@ SQRT2 = math.sqrt(2.0)
 FALSE_PASS_MARGIN = 0.10
 #: The workload generator's weight multipliers, one hyperparameter per group.
 WORKLOAD_GROUPS = ("regression", "mean", "marginal", "faithfulness")
+#: A share criterion at this threshold (the share kinds' template, 5% of n) needs as much of
+#: ε_gen as a criterion of a kind whose threshold has other units.
+REFERENCE_SHARE = 0.05
 
 
 class CriterionKind(ABC):
@@ -254,6 +257,14 @@ class CriterionKind(ABC):
         made (Python's TypeError names ``audit_case``); ``tests/test_audits.py`` audits each."""
 
     # --- the workload generator ------------------------------------------------------------
+    def workload_need(self, criterion: Criterion) -> float:
+        """How much of ε_gen the criterion's marginals need (unitless; never its own ε, so a
+        test's ε cannot move the release it tests): 1, or 0 for a kind reading S only.
+
+        A threshold in a column's units cannot be compared with another kind's without data,
+        so each such criterion needs the same; the per-kind multipliers tune the mix."""
+        return 0.0 if self.tags.reads is Reads.S_ONLY else 1.0
+
     def marginals(self, spec: Spec, criterion: Criterion) -> list[Clique]:
         """Multi-way marginals the error depends on (1-way ones are always measured)."""
         return []
@@ -325,6 +336,12 @@ class ShareKind(CriterionKind):
         from workbench.criteria import sensitivity
 
         return sensitivity.one_over_n(pc.n), {}
+
+    def workload_need(self, criterion: Criterion) -> float:
+        """REFERENCE_SHARE / T: a share's noise from a marginal at ε is √2·Δ_hist/(ε·n) per
+        cell, so keeping it a fixed fraction of T needs ε ∝ 1/T (n is common to all)."""
+        need = super().workload_need(criterion)
+        return need and REFERENCE_SHARE / max(float(criterion.threshold), 1e-6)
 
     def template(self, criterion_id: str, document: Mapping[str, Any]) -> dict[str, Any]:
         """Threshold 5% of n, ε 0.01, bounds [0, 1]."""

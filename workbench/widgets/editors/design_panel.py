@@ -157,16 +157,20 @@ class DesignPanel:
         head = (f"n = {self.result.n:,}{anchor}; chosen: ε_gen {c.epsilon_generator:g}, {c.mode}, "
                 f"forecast P(all pass) = {percent(c.p)}, ε_total {c.epsilon_total:.4g}"
                 + ("" if self.result.reached else
-                   f" — the target {percent(self.result.target_p)} is not reached; this is "
-                   "the most likely alternative"))
+                   f" — the target {percent(self.result.target_p)} is not reached, so the "
+                   "draft cannot be applied"))
         table, seen = alternatives_html(self.result)
         per, more = criteria_html(self.result, spec)
         notes = "".join(f"<p style='font-size:85%;color:#555;margin:2px 0'>"
                         f"{html.escape(WHY_INFINITE[k])}</p>" for k in sorted(seen | more))
-        self.output.value = (f"<b>{html.escape(head)}</b>{table}"
+        why = ("" if self.result.reached else "".join(
+            f"<p style='margin:2px 0'>{html.escape(line)}</p>"
+            for line in self.result.shortfall(spec)))
+        self.output.value = (f"<b>{html.escape(head)}</b>{why}{table}"
                              f"<div style='margin-top:6px'><b>Criteria at ε_gen "
                              f"{c.epsilon_generator:g}</b></div>{per}{notes}")
-        self.apply_button.disabled = False
+        # issue 36: only a draft whose recorded forecast reaches the target may be applied
+        self.apply_button.disabled = not self.result.reached
         return self.result
 
     def apply(self) -> bool:
