@@ -18,8 +18,8 @@ from workbench.generators.model_size import (
     ModelLimit,
     junction_tables,
     model_size,
-    size_refusal,
 )
+from workbench.generators.model_size_advice import size_refusal
 from workbench.validation import build_spec, save_spec
 
 REPO = Path(__file__).resolve().parents[1]

@@ -47,7 +47,8 @@ def _stand_in_problem(spec: Spec) -> str | None:
 def _model_size_problem(spec: Spec) -> str | None:
     """Print the model-size estimate (``generators.model_size``; public, no fit); the refusal
     when it is above ``generator.model_limit``, else None."""
-    from workbench.generators.model_size import ModelLimit, model_size, size_refusal
+    from workbench.generators.model_size import ModelLimit, model_size
+    from workbench.generators.model_size_advice import size_refusal
 
     size = model_size(spec)
     print(size.words(ModelLimit.of(spec)), flush=True)

@@ -59,7 +59,7 @@ def run_command(args: argparse.Namespace) -> int:
 
     try:
         spec = load_spec(args.spec)
-        from workbench.generators.model_size import check_model_size
+        from workbench.generators.model_size_advice import check_model_size
 
         check_model_size(spec)  # before any candidate is fitted (issue 36's size guards)
         n = low_end(parse_n(args.n)) if args.n is not None else None

@@ -23,7 +23,7 @@ from workbench.dryrun.sized import SizedDryRun, dry_run_at
 from workbench.evidence.core import Evidence
 from workbench.evidence.prepare import as_evidence
 from workbench.evidence.published import read_published_tables
-from workbench.generators.model_size import check_model_size
+from workbench.generators.model_size_advice import check_model_size
 from workbench.specification import Configuration, Spec
 from workbench.validation import load_spec, save_spec
 

@@ -25,7 +25,7 @@ def check_public_inputs(spec: Spec) -> None:
 def check_model_fits(spec: Spec) -> None:
     """Refuse, before the stand-in rehearsal and any budget, a design whose model is above
     ``generator.model_limit`` (``generators.model_size``: no fit, no data)."""
-    from workbench.generators.model_size import size_refusal
+    from workbench.generators.model_size_advice import size_refusal
 
     problem = size_refusal(spec)
     if problem:

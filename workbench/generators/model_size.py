@@ -218,30 +218,3 @@ def model_size(spec: Spec) -> ModelSize:
         if key not in seen:
             seen[key] = configuration_size(spec, configuration)
     return max(seen.values(), key=lambda m: m.cells)
-
-
-def size_refusal(spec: Spec, size: ModelSize | None = None) -> str | None:
-    """Why the spec's model is too large to fit (naming the table, the criteria behind it and
-    a smaller workload), or None when it is within ``generator.model_limit``."""
-    size = size or model_size(spec)
-    limit = ModelLimit.of(spec)
-    if not size.over(limit):
-        return None
-    from workbench.generators.model_size_advice import advice
-
-    return (f"generator.model_limit: the model is too large to fit; {size.words(limit)}. "
-            f"{advice(spec, size, limit)} Nothing was fitted or spent; raise "
-            "generator.model_limit only on a machine with the memory for it")
-
-
-class ModelTooLarge(ValueError):
-    """A design whose model is above ``generator.model_limit`` (refused before any fit)."""
-
-
-def check_model_size(spec: Spec) -> ModelSize:
-    """The spec's model size; ModelTooLarge (a ValueError, exit 2) above its limit."""
-    size = model_size(spec)
-    problem = size_refusal(spec, size)
-    if problem:
-        raise ModelTooLarge(problem)
-    return size

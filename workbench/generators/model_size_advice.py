@@ -1,5 +1,5 @@
-"""A smaller workload to propose when a model is over its limit (issue 36): which columns to
-drop from the criterion behind the widest table, or which columns to bin more coarsely."""
+"""The refusal of a model over its limit, with a smaller workload to propose (issue 36):
+which columns to drop from the criterion behind the widest table, or which to bin coarser."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ from workbench.generators.model_size import (
     Clique,
     ModelLimit,
     ModelSize,
+    _sizes,
     junction_tables,
+    model_size,
 )
 
 if TYPE_CHECKING:
@@ -54,8 +56,6 @@ def _drops(items: dict[Clique, tuple[str, ...]], criterion: str, clique: Clique,
 
 def advice(spec: Spec, size: ModelSize, limit: ModelLimit) -> str:
     """What to change (the module doc); the words end with a full stop."""
-    from workbench.generators.model_size import _sizes
-
     config = size.configuration
     sizes = _sizes(spec, config) if config is not None else {}
     coarser = _coarser(size, sizes)
@@ -90,3 +90,28 @@ def advice(spec: Spec, size: ModelSize, limit: ModelLimit) -> str:
     else:
         text += f" Split criterion {criterion!r} into narrower ones,"
     return text + f" or use coarser bins for {coarser}."
+
+
+def size_refusal(spec: Spec, size: ModelSize | None = None) -> str | None:
+    """Why the spec's model is too large to fit (naming the table, the criteria behind it and
+    a smaller workload), or None when it is within ``generator.model_limit``."""
+    size = size or model_size(spec)
+    limit = ModelLimit.of(spec)
+    if not size.over(limit):
+        return None
+    return (f"generator.model_limit: the model is too large to fit; {size.words(limit)}. "
+            f"{advice(spec, size, limit)} Nothing was fitted or spent; raise "
+            "generator.model_limit only on a machine with the memory for it")
+
+
+class ModelTooLarge(ValueError):
+    """A design whose model is above ``generator.model_limit`` (refused before any fit)."""
+
+
+def check_model_size(spec: Spec) -> ModelSize:
+    """The spec's model size; ModelTooLarge (a ValueError, exit 2) above its limit."""
+    size = model_size(spec)
+    problem = size_refusal(spec, size)
+    if problem:
+        raise ModelTooLarge(problem)
+    return size

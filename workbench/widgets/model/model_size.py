@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import html
 
-from workbench.generators.model_size import ModelLimit, model_size, size_refusal
+from workbench.generators.model_size import ModelLimit, model_size
+from workbench.generators.model_size_advice import size_refusal
 from workbench.specification import Spec
 
 
