@@ -35,6 +35,9 @@ class RunRow:
     dp_values: dict[str, float]
     exact_passed: dict[str, bool]
     dp_passed: dict[str, bool]
+    #: the ε the generator ran at under its own neighbour relation (an OpenDP peer's
+    #: ``epsilon_add_remove_``, the ε it gave OpenDP; else the replace-one ε it was given)
+    epsilon_run: float
 
 
 def score_iteration(trial: Trial, make: Callable[[], object], codes: np.ndarray,
@@ -60,4 +63,5 @@ def score_iteration(trial: Trial, make: Callable[[], object], codes: np.ndarray,
                   exact_pass=all(exact_passed.values()), exact=exact, effective=effective,
                   seconds=seconds, fit_seconds=fit_seconds,
                   dp_values={r.id: float(r.value) for r in results},
-                  exact_passed=exact_passed, dp_passed={r.id: bool(r.passed) for r in results})
+                  exact_passed=exact_passed, dp_passed={r.id: bool(r.passed) for r in results},
+                  epsilon_run=float(getattr(generator, "epsilon_add_remove_", epsilon)))

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from _baselines import OpenDPAim, OpenDPMst, OpenDPPeer, add_remove_epsilon
+from _baselines import OpenDPAim, OpenDPMst, OpenDPPeer
 from _scoring import RunRow, score_iteration
 
 from workbench.trial import Trial, bind
@@ -54,7 +54,7 @@ class Scored:
 
     generator: str
     epsilon_gen: float  # replace-one
-    epsilon_run: float  # the ε the generator was run at, under its own neighbour relation
+    epsilon_run: float  # the ε the generator itself ran at (RunRow.epsilon_run)
     neighbour: str
     runs: list[RunRow]
 
@@ -83,7 +83,10 @@ def score(trial: Trial, codes: np.ndarray, generators: Sequence[str], scales: Se
                 if log is not None:
                     log(f"    {label(name)} ε_gen {eps:g} run {i + 1}: fit "
                         f"{rows[-1].fit_seconds:.1f} s, all pass (true) {rows[-1].exact_pass}")
-            out.append(Scored(label(name), eps, eps if own else add_remove_epsilon(eps),
+            ran = {r.epsilon_run for r in rows}  # what the generator itself was given
+            if len(ran) != 1:
+                raise RuntimeError(f"{label(name)}: runs at different ε {sorted(ran)}")
+            out.append(Scored(label(name), eps, ran.pop(),
                               "replace-one" if own else "add/remove", rows))
     return out
 
