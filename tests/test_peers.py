@@ -26,7 +26,7 @@ def tiny_trial():
     from workbench.validation import build_spec
 
     doc = copy.deepcopy(content_of(json.loads(ROBUST.read_text(encoding="utf-8"))))
-    edges = {"mother_age": [25, 30, 35], "parity": [2, 4], "gestation_week": [37],
+    edges = {"mother_age": [25, 30, 35], "parity": [1, 2, 4], "gestation_week": [37],
              "birth_weight": [2500, 4000]}
     for column, cut in edges.items():
         doc["transformations"]["columns"][column]["alternatives"][0]["edges"] = cut
