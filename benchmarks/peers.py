@@ -33,6 +33,7 @@ import statistics
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from importlib.metadata import version
 from pathlib import Path
 
 import numpy as np
@@ -135,10 +136,10 @@ def header(design: Path, trial: Trial) -> list[str]:
     criteria = ", ".join(f"{c.id} ε {c.epsilon:g}" for c in spec.criteria)
     return [f"design {design.name}: ε_total {spec.epsilon_total:.4g}, replace-one ε_gen "
             f"{trial.epsilon_generator:g}; criteria {criteria}",
-            "peers: OpenDP 0.16 dp.mbi AIM (on the design's workload cliques) and MST, pure ε "
-            "under add/remove at ε = replace-one ε_gen / 2 (a replacement is a removal and an "
-            "addition), synthesize(method=\"sample\") (\"round\" gave near-independent rows "
-            "here); the workbench at replace-one ε_gen",
+            f"peers: OpenDP {version('opendp')} dp.mbi AIM (on the design's workload cliques) "
+            "and MST, pure ε under add/remove at ε = replace-one ε_gen / 2 (a replacement is a "
+            "removal and an addition), synthesize(method=\"sample\") (\"round\" gave "
+            "near-independent rows here); the workbench at replace-one ε_gen",
             "criteria released with seeded noise, the same seeds for every generator; true "
             "values: exact E(R, S) against each effective threshold; DP decisions: the "
             "workbench's pass decisions on the DP values; medians over runs"]
