@@ -20,15 +20,18 @@ Changed for pure ε: the exponential mechanism is OpenDP's noisy max at the roun
 second, unaccounted exponential-mechanism draw that only prints a diagnostic gap.
 
 **AIM** (McKenna et al., VLDB 2022) is OpenDP 0.16's ``dp.mbi.AIM`` on the spec's workload
-cliques (``Count`` with their weights), pure ε under add/remove with ε = replace-one ε / 2
-(a replacement is a removal and an addition), sampled with ``method="sample"``; rows in
-OpenDP's extra null category are dropped and drawn again (post-processing). Its noise is
+cliques (``Count`` with their weights), and **MST** (McKenna, Miklau and Sheldon 2021) its
+``dp.mbi.MST`` (default settings: 1-way tables, then the maximum spanning tree of pairs); both
+pure ε under add/remove with ε = replace-one ε / 2 (:func:`add_remove_epsilon`), sampled with
+``method="sample"`` (``"round"`` gave near-independent rows on the births design); rows in
+OpenDP's extra null category are dropped and drawn again (post-processing). Their noise is
 OpenDP's own and cannot be seeded.
 """
 
 from __future__ import annotations
 
 import itertools
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
 import numpy as np
@@ -116,14 +119,31 @@ class JamPgm:
         return self.model_.sample(n, rng, self.sampling)
 
 
-class OpenDPAim:
-    """OpenDP's AIM on the workload's cliques, pure ε add/remove at ε_gen / 2."""
+def add_remove_epsilon(replace_one: float) -> float:
+    """The add/remove ε at which an OpenDP peer runs so that it is replace-one ``replace_one``-DP.
+
+    Replacing a record is removing it and adding another: an ε′-DP mechanism under add/remove
+    is 2ε′-DP under replace-one (two steps of group privacy), so ε′ = ε_gen / 2.
+    """
+    return replace_one / 2
+
+
+class OpenDPPeer(ABC):
+    """An OpenDP contingency-table algorithm as a generator, pure ε add/remove at ε_gen / 2."""
+
+    #: the name the benchmarks print
+    label = ""
 
     def __init__(self, workload: Workload) -> None:
         self.workload = workload
 
-    def fit(self, codes: np.ndarray, domain: Domain, epsilon: float, ctx) -> OpenDPAim:
-        """Release the contingency table with OpenDP (its own noise and accounting)."""
+    @abstractmethod
+    def algorithm(self, dp):
+        """The ``dp.mbi`` algorithm object this peer releases its table with."""
+
+    def fit(self, codes: np.ndarray, domain: Domain, epsilon: float, ctx) -> OpenDPPeer:
+        """Release the contingency table with OpenDP (its own noise and accounting);
+        ``epsilon`` is the replace-one ε_gen."""
         import opendp.prelude as dp
         import polars as pl
 
@@ -131,14 +151,13 @@ class OpenDPAim:
         frame = pl.LazyFrame({name: codes[:, j] for j, name in enumerate(domain.names)})
         keys = {name: list(range(size)) for name, size in zip(domain.names, domain.sizes,
                                                               strict=True)}
-        queries = [dp.mbi.Count(item.clique, weight=float(item.weight))
-                   for item in self.workload.items if item.weight > 0]
-        half = epsilon / 2  # add/remove ε of a replace-one ε-DP release
+        half = add_remove_epsilon(epsilon)
         context = dp.Context.compositor(data=frame, privacy_unit=dp.unit_of(contributions=1),
                                         privacy_loss=dp.loss_of(epsilon=half))
         self.table_ = (context.query(epsilon=half).select(*domain.names)
-                       .contingency_table(keys=keys, algorithm=dp.mbi.AIM(queries=queries))
+                       .contingency_table(keys=keys, algorithm=self.algorithm(dp))
                        .release())
+        self.epsilon_add_remove_ = half
         self.domain_ = domain
         return self
 
@@ -153,3 +172,25 @@ class OpenDPAim:
             rows.append(arr.astype(np.int64))
             need -= arr.shape[0]
         return np.concatenate(rows)[:n]
+
+
+class OpenDPAim(OpenDPPeer):
+    """OpenDP's AIM on the workload's cliques (``Count`` with their weights)."""
+
+    label = "AIM"
+
+    def algorithm(self, dp):
+        """AIM over the workload's positively weighted cliques."""
+        queries = [dp.mbi.Count(item.clique, weight=float(item.weight))
+                   for item in self.workload.items if item.weight > 0]
+        return dp.mbi.AIM(queries=queries)
+
+
+class OpenDPMst(OpenDPPeer):
+    """OpenDP's MST (it chooses its own pairs; the workload is not read)."""
+
+    label = "MST"
+
+    def algorithm(self, dp):
+        """MST with OpenDP's defaults."""
+        return dp.mbi.MST()

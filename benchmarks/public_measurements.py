@@ -33,18 +33,13 @@ import argparse
 import copy
 import json
 import statistics
-import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import _standins
 from _baselines import JamPgm, OpenDPAim
+from _scoring import RunRow, score_iteration
 
-from workbench.criteria import evaluate_all, exact_errors, kinds, release_once
 from workbench.generators.public_proxy import file_hash, proxy_counts
-from workbench.postprocess import project_min_count, sample_valid_for
-from workbench.privacy import PrivacyContext
-from workbench.privacy.noise import SeededNoise
 from workbench.specification.document import content_of
 from workbench.trial import Trial, bind
 from workbench.validation import build_spec
@@ -55,18 +50,6 @@ PROXY = "data_public/proxy_sample_166k.csv.gz"
 METHODS = ("plain", "plain_1way", "joint", "jam_pgm", "aim")
 OWN = ("plain", "plain_1way", "joint")
 DEFAULT_STANDINS = ("us_sample_95k", "us_reweighted_95k", "us_thinned_95k", "us_thickened_95k")
-
-
-@dataclass
-class RunRow:
-    """One seeded iteration of one generator on one stand-in."""
-
-    dp_pass: bool
-    exact_pass: bool
-    exact: dict[str, float]
-    effective: dict[str, float]
-    seconds: float
-    fit_seconds: float
 
 
 def specs(one_way_share: float, selection_share: float) -> dict[str, object]:
@@ -105,24 +88,10 @@ def make_generator(method: str, trials: dict[str, Trial], args: argparse.Namespa
 
 def one_run(method: str, trials: dict[str, Trial], codes, seed: int,
             args: argparse.Namespace) -> RunRow:
-    """Fit, post-process and evaluate once; DP decisions and exact values."""
+    """Fit, post-process and evaluate once; DP decisions and exact values (``_scoring``)."""
     trial = trials["plain"]  # criteria, codec and post-processing are the same for all
-    spec, config = trial.spec, trial.configuration
-    ctx = PrivacyContext.simulation(seed=seed, noise=SeededNoise(seed))
-    once = release_once(spec, config, codes, ctx)
-    start = time.perf_counter()
-    generator = make_generator(method, trials, args)
-    generator.fit(codes, trial.domain, trial.epsilon_generator, ctx)
-    fit_seconds = time.perf_counter() - start
-    synth = sample_valid_for(spec, trial.table, generator, codes.shape[0], ctx.rng)
-    synth = project_min_count(synth, config.min_count, ctx.rng)
-    results = evaluate_all(spec, config, codes, synth, ctx, once_results=once, table=trial.table)
-    seconds = time.perf_counter() - start
-    exact = exact_errors(spec, config, codes, synth, ctx, table=trial.table)
-    effective = {r.id: float(r.effective_threshold) for r in results}
-    exact_pass = all(kinds.get(r.kind).passes(exact[r.id], effective[r.id]) for r in results)
-    return RunRow(all(r.passed for r in results), exact_pass, exact, effective, seconds,
-                  fit_seconds)
+    return score_iteration(trial, lambda: make_generator(method, trials, args), codes,
+                           trial.epsilon_generator, seed)
 
 
 def table(name: str, rows: dict[str, list[RunRow]], ids: list[str]) -> None:
