@@ -49,7 +49,7 @@ def test_design_adds_a_relative_risk_criterion_that_sees_the_reversal(
     why, and the draft's criteria no longer all pass the reversed release."""
     spec_path, draft = tmp_path / "spec.json", tmp_path / "draft.json"
     save_spec(_loose(), spec_path)
-    code = main(["design", str(spec_path), str(standin), "--n", N, "--eps-gen", "1",
+    code = main(["design", str(spec_path), str(standin), "--n", N, "--eps-gen", "5",
                  "--divisors", "3", "--repetitions", "1", "--check-repetitions", "2",
                  "--draws", "2", "--target-p", "0.05", "--out", str(draft), "--quiet"])
     printed = capsys.readouterr().out

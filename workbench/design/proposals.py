@@ -87,7 +87,7 @@ def intended_use_lines(spec: Spec) -> list[str]:
     return lines
 
 
-def _table(codes: np.ndarray, spec: Spec, trial: Any, pair: dict[str, Any]) -> np.ndarray:
+def _table(codes: np.ndarray, trial: Any, pair: dict[str, Any]) -> np.ndarray:
     """The pair's unsmoothed 2×2 [exposed, unexposed] × [yes, no] on public proxy codes."""
     table = trial.table
     e = yes_codes(table, str(pair["exposure"]), pair["exposed"])[
@@ -127,7 +127,7 @@ def propose_associations(spec: Spec, evidence: Evidence, n: int | None = None, s
     new: list[tuple[dict[str, Any], float, str]] = []
     for pair in pairs:
         words = f"{pair['exposure']} → {pair['outcome']}"
-        t = _table(codes, spec, trial, pair)
+        t = _table(codes, trial, pair)
         if min(t.sum(axis=1)) == 0 or min(t.sum(axis=0)) == 0:
             lines.append(f"declared association {words}: the proxy at n = {n:,} has no exposed "
                          "or no unexposed rows, or no outcome either way; nothing to protect, "
