@@ -244,8 +244,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("spec", help="path to a spec file (.json, .yaml)")
     p.add_argument("--strict", action="store_true",
                    help="also refuse a spec whose every criterion is passed by a release that "
-                   "keeps only the proxy's 1-way marginals (its criteria protect no utility); "
-                   "needs --proxy")
+                   "keeps only the proxy's 1-way marginals (its criteria protect no utility), or "
+                   "one with a declared association reversed; needs --proxy")
     p.add_argument("--proxy", default=None, help="the PUBLIC proxy CSV for --strict")
     add_size_arguments(p)
     p = add(

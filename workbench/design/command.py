@@ -74,6 +74,12 @@ def run_command(args: argparse.Namespace) -> int:
         tables = getattr(args, "published_tables", None)
         evidence = as_evidence(spec, args.proxy,
                                read_published_tables(spec, tables) if tables else None)
+        from workbench.design.proposals import propose_associations
+
+        proposals = propose_associations(spec, evidence, n, args.seed)  # issue 36
+        spec = proposals.spec
+        for line in proposals.lines:
+            print(line)
         choice = None
         if candidates:
             outcome = design_families(spec, evidence, n, candidates, **kwargs)

@@ -181,7 +181,8 @@ def run_command(args: argparse.Namespace) -> int:
 
 def strict_problem(args: argparse.Namespace, spec: Spec) -> str | None:
     """``validate --strict --proxy P``: a problem when an independent-marginals release of
-    the proxy at n passes every criterion (they protect no utility), else None."""
+    the proxy at n passes every criterion (they protect no utility), or when a release with a
+    declared association reversed does (issue 36: none sees its direction), else None."""
     if args.proxy is None:
         return "--strict needs --proxy (the public proxy the trivial release is drawn from)"
     draws = args.floor_draws if args.floor_draws is not None else 3
@@ -196,6 +197,9 @@ def strict_problem(args: argparse.Namespace, spec: Spec) -> str | None:
                         f"relation between columns) passes every criterion at n = {size:,} "
                         f"({values}): the criteria protect no utility; tighten a threshold or "
                         "add a criterion on relations between columns")
+    for reversal in reversal_check(spec, args.proxy, spec_n(spec, args.n), max(2, draws), 0):
+        if reversal.all_pass:
+            return f"criteria: {reversal.words().removeprefix('WARNING: ')}"
     return None
 
 
