@@ -8,8 +8,8 @@ raw rules, ``x > 1`` and ``y > 5``). Documented Δ and the worst-case replace-on
 
 * **Pilot** (``pilot_columns``, ``measured`` over ``fold_raw``'s chunks, ``noisy_tables``):
   one table per column and one per declared pair, each Δ₁ = 2 (a row leaves one cell and
-  enters another), ε_t = E/T for T tables. D′ replaces the row (a, 0, 0) by (b, 2, 10): every table moves by exactly 2. The T
-  calls share the scale 2/ε_t, so they are audited as the one discrete-Laplace release they
+  enters another), ε_t = E/T for T tables. D′ replaces the row (a, 0, 0) by (b, 2, 10):
+  every table moves by exactly 2. The T calls share the scale 2/ε_t, so they are audited as the one discrete-Laplace release they
   compose to (Δ₁ = 2T at ε = E; :func:`~workbench.audits.harness.joint_scenario`).
 * **Cleaning counts** (``engine.run.load_confidential`` fills the tally, then
   ``cleaning_counts.release``): K = p + r = 3 counts (g's recodings, rows removed by each
