@@ -6,11 +6,11 @@ through the engine's own reading code, on one tiny design (GXY's columns g ∈ {
 x ∈ {0, 1, 2}, y ∈ {0, 5, 10}; g may be missing and recodes an unknown label to missing; two
 raw rules, ``x > 1`` and ``y > 5``). Documented Δ and the worst-case replace-one pairs:
 
-* **Pilot** (``pilot_columns``, ``measured`` over ``fold_raw``'s chunks, ``noisy_tables``):
-  one table per column and one per declared pair, each Δ₁ = 2 (a row leaves one cell and
-  enters another), ε_t = E/T for T tables. D′ replaces the row (a, 0, 0) by (b, 2, 10):
-  every table moves by exactly 2. The T calls share the scale 2/ε_t, so they are audited as the one discrete-Laplace release they
-  compose to (Δ₁ = 2T at ε = E; :func:`~workbench.audits.harness.joint_scenario`).
+* **Pilot** (``pilot_columns``, ``measured`` over ``fold_raw``'s chunks, ``noisy_tables``): one
+  table per column and one per declared pair, each Δ₁ = 2 (a row leaves one cell and enters
+  another), ε_t = E/T for T tables. D′ replaces the row (a, 0, 0) by (b, 2, 10): every table moves
+  by exactly 2. The T calls share the scale 2/ε_t, so they are audited as the one discrete-Laplace
+  release they compose to (Δ₁ = 2T at ε = E; :func:`~workbench.audits.harness.joint_scenario`).
 * **Cleaning counts** (``engine.run.load_confidential`` fills the tally, then
   ``cleaning_counts.release``): K = p + r = 3 counts (g's recodings, rows removed by each
   rule), m = p + 1 = 2, Δ₁ = min(K, 2m) = 3. D has the row (zzz, 2, 0): g recoded and removed
