@@ -6,11 +6,11 @@ through the engine's own reading code, on one tiny design (GXY's columns g ∈ {
 x ∈ {0, 1, 2}, y ∈ {0, 5, 10}; g may be missing and recodes an unknown label to missing; two
 raw rules, ``x > 1`` and ``y > 5``). Documented Δ and the worst-case replace-one pairs:
 
-* **Pilot** (``pilot_columns``, ``exact_tables``, ``noisy_tables``): one table per column and
-  one per declared pair, each Δ₁ = 2 (a row leaves one cell and enters another), ε_t = E/T for
-  T tables. D′ replaces the row (a, 0, 0) by (b, 2, 10): every table moves by exactly 2. The T
-  calls share the scale 2/ε_t, so they are audited as the one discrete-Laplace release they
-  compose to (Δ₁ = 2T at ε = E; :func:`~workbench.audits.harness.joint_scenario`).
+* **Pilot** (``pilot_columns``, ``measured`` over ``fold_raw``'s chunks, ``noisy_tables``): one
+  table per column and one per declared pair, each Δ₁ = 2 (a row leaves one cell and enters
+  another), ε_t = E/T for T tables. D′ replaces the row (a, 0, 0) by (b, 2, 10): every table moves
+  by exactly 2. The T calls share the scale 2/ε_t, so they are audited as the one discrete-Laplace
+  release they compose to (Δ₁ = 2T at ε = E; :func:`~workbench.audits.harness.joint_scenario`).
 * **Cleaning counts** (``engine.run.load_confidential`` fills the tally, then
   ``cleaning_counts.release``): K = p + r = 3 counts (g's recodings, rows removed by each
   rule), m = p + 1 = 2, Δ₁ = min(K, 2m) = 3. D has the row (zzz, 2, 0): g recoded and removed
@@ -31,12 +31,12 @@ from workbench.audits.harness import Scenario, capture, joint_scenario, scenario
 from workbench.criteria.audit_case import GXY, design_document
 from workbench.engine import cleaning_counts, pilot_labels
 from workbench.engine.cleaning_counts import CleaningTally
-from workbench.engine.pilot import SENSITIVITY, exact_tables, noisy_tables, pilot_columns
+from workbench.engine.pilot import SENSITIVITY, measured, noisy_tables, pilot_columns
 from workbench.engine.run import load_confidential
 from workbench.privacy import PrivacyContext
 from workbench.specification import Spec
 from workbench.transform import ColumnSpec
-from workbench.transform.raw import read_raw
+from workbench.transform.stream import fold_raw
 from workbench.validation import build_spec
 
 #: The pilot's declared pair (with the three column tables: T = 4 tables).
@@ -77,9 +77,9 @@ def pilot_scenario() -> Scenario:
     calls = []
     with tempfile.TemporaryDirectory(prefix="workbench-audit-") as tmp:
         for which, rows in enumerate(PILOT_DATA):
-            frame = read_raw(_csv(rows, Path(tmp), f"d{which}.csv"), spec.columns,
-                             spec.file_format)
-            tables = exact_tables(frame, columns, PAIRS)
+            read = fold_raw(_csv(rows, Path(tmp), f"d{which}.csv"), spec.columns,
+                            spec.file_format, lambda c: measured(c, columns, PAIRS, None))
+            tables = read.tables  # the pilot's own chunked read and summed tables
             calls.append(capture(lambda ctx, t=tables: noisy_tables(t, PILOT_EPSILON, ctx)))
     return joint_scenario(
         "pilot tables (T = 4, composed)", "discrete Laplace per table, Δ₁ = 2, ε/T each",

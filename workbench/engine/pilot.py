@@ -5,10 +5,13 @@ It measures the confidential file once, through a confidential :class:`PrivacyCo
 (``docs/facts.md``, list form) that ``workbench proxy build`` reads.
 
 **What is measured.** Every spec column is read raw (the spec's columns only, its declared
-file format; no domain policy, no cleaning) and each cell coded as one of: a declared value
-(categorical, ordinal) or a bin (integer, continuous: the finest ``bins`` alternative of its
-transformations cut to the declared bounds, else ten equal bins), *missing*, or *out of
-domain* (any value the spec does not declare, including text in a numeric column). Then:
+file format; no domain policy, no cleaning), in chunks (``transform.stream.fold_raw``: each
+chunk's tables are added to the running sums before the next chunk is read, so the peak holds
+one raw chunk, and the sums are the whole table's counts), and each cell coded as one of: a
+declared value (categorical, ordinal) or a bin (integer, continuous: the finest ``bins``
+alternative of its transformations cut to the declared bounds, else ten equal bins),
+*missing*, or *out of domain* (any value the spec does not declare, including text in a
+numeric column). Then:
 
 * one count table per column over those cells (the 1-way marginal, the missing count and the
   out-of-domain count in one table);
@@ -41,7 +44,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -59,7 +62,8 @@ from workbench.sources import exists, public_name
 from workbench.specification import Spec
 from workbench.transform import ColumnSpec, EncodingError
 from workbench.transform.codecs import BinsCodec
-from workbench.transform.raw import out_of_domain, read_raw
+from workbench.transform.raw import out_of_domain
+from workbench.transform.stream import fold_raw
 
 #: Δ₁ of every pilot table under replace-one (module doc).
 SENSITIVITY = 2
@@ -217,26 +221,50 @@ def pilot(spec: Spec, data_path: str | os.PathLike[str], epsilon: float,
         with book.locked():
             extra = discover.epsilon if discover is not None else 0.0
             prior = check_pilot_budget(spec, book, float(epsilon) + extra, spend_again)
-            frame = read_raw(data_path, spec.columns, spec.file_format)
-            if len(frame) == 0:
+            columns = pilot_columns(spec)
+            read = fold_raw(data_path, spec.columns, spec.file_format,
+                            lambda chunks: measured(chunks, columns, declared, discover))
+            if read.rows == 0:
                 raise EncodingError(f"the data {public_name(data_path)!r} has a header but "
                                     "no records; nothing was run and no budget was spent")
-            return _measure(spec, frame, float(epsilon), Path(out), declared, book, prior,
-                            discover)
+            return _measure(spec, columns, read, float(epsilon), Path(out), declared, book,
+                            prior, discover)
     except BudgetStoreError as exc:
         raise RunRefused(str(exc)) from None
 
 
-def _measure(spec: Spec, frame: pd.DataFrame, epsilon: float, out: Path,
+@dataclass
+class Measured:
+    """CONFIDENTIAL: the raw row count, the exact tables and the discovery inputs of a read."""
+
+    rows: int
+    tables: dict[tuple[str, ...], np.ndarray]
+    inputs: dict[str, Any]
+
+
+def measured(chunks: Iterable[pd.DataFrame], columns: Sequence[PilotColumn],
+             pairs: Sequence[tuple[str, str]], discover: Discovery | None) -> Measured:
+    """The exact tables summed over the raw chunks (each row counts in its own chunk only, so
+    the sums are the whole table's counts) and the discovery inputs joined in chunk order."""
+    rows, tables, joined = 0, {}, {}  # type: ignore[var-annotated]
+    for chunk in chunks:
+        rows += len(chunk)
+        for key, table in exact_tables(chunk, columns, pairs).items():
+            tables[key] = tables[key] + table if key in tables else table
+        if discover is not None:
+            joined = pilot_labels.add_inputs(joined, pilot_labels.chunk_inputs(chunk, discover))
+        del chunk
+    return Measured(rows, tables, pilot_labels.finish_inputs(joined) if discover else {})
+
+
+def _measure(spec: Spec, columns: list[PilotColumn], read: Measured, epsilon: float, out: Path,
              pairs: list[tuple[str, str]], book: Any, prior: float,
              discover: Discovery | None) -> PilotOutcome:
     """Under the dataset's lock: the ledger, the noisy tables, the FACTS file."""
     from workbench.engine.pilot_facts import facts_document
 
-    columns = pilot_columns(spec)
-    tables = exact_tables(frame, columns, pairs)
-    inputs = pilot_labels.exact_inputs(frame, discover) if discover is not None else {}
-    del frame  # from here on only the tables, then only their noisy versions
+    tables, inputs = read.tables, read.inputs
+    del read  # from here on only the tables, then only their noisy versions
     extra_eps, extra_delta = (discover.epsilon, discover.delta) if discover else (0.0, 0.0)
     prior_delta = book.delta_spent()
     ledger = Ledger(book.ledger_path, run_id=uuid.uuid4().hex)

@@ -110,12 +110,21 @@ def _label_text(value: object, numeric: bool) -> str:
     return text
 
 
+def unknown_labels(frame: pd.DataFrame, column: ColumnSpec) -> list[str]:
+    """CONFIDENTIAL: the label text of every present value the spec does not declare, in row
+    order (a chunk's list, joined in chunk order, is the whole table's)."""
+    cells = frame[column.name][out_of_domain(frame, column)]
+    return [_label_text(v, column.numeric) for v in cells.tolist()]
+
+
+def label_counts(labels: list[str]) -> dict[str, int]:
+    """CONFIDENTIAL: label → rows (pandas' value_counts order)."""
+    return {k: int(v) for k, v in pd.Series(labels, dtype=object).value_counts().items()}
+
+
 def unknown_label_counts(frame: pd.DataFrame, column: ColumnSpec) -> dict[str, int]:
     """CONFIDENTIAL: label → rows of the present values the spec does not declare."""
-    bad = out_of_domain(frame, column)
-    cells = frame[column.name][bad]
-    labels = [_label_text(v, column.numeric) for v in cells.tolist()]
-    return {k: int(v) for k, v in pd.Series(labels, dtype=object).value_counts().items()}
+    return label_counts(unknown_labels(frame, column))
 
 
 def side_counts(frame: pd.DataFrame, column: ColumnSpec) -> np.ndarray:
@@ -131,8 +140,23 @@ def side_counts(frame: pd.DataFrame, column: ColumnSpec) -> np.ndarray:
 
 def exact_inputs(frame: pd.DataFrame, discovery: Discovery) -> dict[str, Any]:
     """CONFIDENTIAL: each discovered column's map or side vector (released only with noise)."""
-    return {c.name: unknown_label_counts(frame, c) if c.domain is not None
+    return finish_inputs(chunk_inputs(frame, discovery))
+
+
+def chunk_inputs(frame: pd.DataFrame, discovery: Discovery) -> dict[str, Any]:
+    """CONFIDENTIAL: one chunk's part of :func:`exact_inputs` (labels listed, sides counted)."""
+    return {c.name: unknown_labels(frame, c) if c.domain is not None
             else side_counts(frame, c) for c in discovery.columns}
+
+
+def add_inputs(total: dict[str, Any], part: dict[str, Any]) -> dict[str, Any]:
+    """CONFIDENTIAL: two chunks' parts joined in order (label lists appended, sides summed)."""
+    return {k: total[k] + v for k, v in part.items()} if total else part
+
+
+def finish_inputs(joined: dict[str, Any]) -> dict[str, Any]:
+    """CONFIDENTIAL: the joined parts as :func:`release` takes them (labels counted)."""
+    return {k: label_counts(v) if isinstance(v, list) else v for k, v in joined.items()}
 
 
 def release(inputs: dict[str, Any], discovery: Discovery, ctx: PrivacyContext

@@ -15,9 +15,9 @@ Peak memory is one raw chunk plus the compact table, not the raw table and its c
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import pandas as pd
 
@@ -37,8 +37,11 @@ from workbench.transform.raw import (
 )
 from workbench.transform.table import EncodingError
 
-#: Rows per chunk: bounded memory per read, few enough chunks to stay fast.
+#: Rows per chunk: bounded memory per read, few enough chunks to stay fast (read at call time,
+#: so a test may set it).
 CHUNK_ROWS = 262_144
+
+T = TypeVar("T")
 
 
 class _TextInNumbers(Exception):
@@ -78,9 +81,11 @@ def _csv(path: str | os.PathLike[str], rows: int, typed: bool, **kwargs: Any
 
 def raw_chunks(path: str | os.PathLike[str], columns: Sequence[ColumnSpec],
                file_format: FileFormat | None = None, extra: Sequence[str] = (),
-               rows: int = CHUNK_ROWS, as_text: bool = False) -> Iterator[pd.DataFrame]:
-    """``read_raw``'s frame, ``rows`` records at a time (same columns, names, dtypes and
-    refusals); ``as_text`` reads a CSV's columns as text (the reread after a text cell)."""
+               rows: int | None = None, as_text: bool = False) -> Iterator[pd.DataFrame]:
+    """``read_raw``'s frame, ``rows`` (default :data:`CHUNK_ROWS`) records at a time (same
+    columns, names, dtypes and refusals); ``as_text`` reads a CSV's columns as text (the reread
+    after a text cell)."""
+    rows = rows or CHUNK_ROWS
     fmt = file_format or FileFormat()
     if _typed(path):
         from workbench.sources import SourceError, source_chunks
@@ -151,7 +156,7 @@ def _add(total: dict[str, int], part: dict[str, int]) -> None:
 
 
 def _load(path: str | os.PathLike[str], spec: Spec, file_format: FileFormat | None,
-          extra: Sequence[str], rows: int, as_text: bool) -> Loaded:
+          extra: Sequence[str], rows: int | None, as_text: bool) -> Loaded:
     """One pass over the chunks: clean, count, compact each; join the columns at the end."""
     parts: dict[str, list[pd.Series]] = {}
     policies: dict[str, int] = {}
@@ -179,8 +184,19 @@ def _load(path: str | os.PathLike[str], spec: Spec, file_format: FileFormat | No
     return Loaded(pd.DataFrame(joined, copy=False), raw_rows, policies, rules)
 
 
+def fold_raw(path: str | os.PathLike[str], columns: Sequence[ColumnSpec],
+             file_format: FileFormat | None, fold: Callable[[Iterator[pd.DataFrame]], T]) -> T:
+    """``fold`` over the raw chunks, started again over text chunks when a CSV's number column
+    holds text (as ``read_raw`` rereads the whole file as text), so ``fold`` sees the chunks of
+    the frame ``read_raw`` gives; ``fold`` must build its result afresh on each call."""
+    try:
+        return fold(raw_chunks(path, columns, file_format))
+    except _TextInNumbers:
+        return fold(raw_chunks(path, columns, file_format, as_text=True))
+
+
 def load_clean(path: str | os.PathLike[str], spec: Spec, file_format: FileFormat | None = None,
-               extra: Sequence[str] = (), rows: int = CHUNK_ROWS) -> Loaded:
+               extra: Sequence[str] = (), rows: int | None = None) -> Loaded:
     """The table read, cleaned and compacted chunk by chunk, its missing policies checked on
     the whole (with no raw row, the frame is empty and nothing was checked)."""
     try:
