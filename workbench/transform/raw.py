@@ -62,14 +62,7 @@ def read_raw(path: str | os.PathLike[str], columns: Sequence[ColumnSpec],
         return _read_typed(path, columns, fmt, extra)
     if fmt.declared:
         return _read_declared(path, columns, fmt, extra)
-    wanted = [c.name for c in columns] + [e for e in extra if e not in {c.name for c in columns}]
-    spaced = _spaced(path)
-    header = _header(path, skipinitialspace=spaced)
-    missing = [w for w in wanted if w not in header]
-    if missing:
-        raise EncodingError(f"the data has no column(s) {', '.join(repr(m) for m in missing)}")
-    dtypes = {c.name: ("string" if c.type == "categorical" else "float64") for c in columns}
-    dtypes |= {e: "float64" for e in wanted if e not in dtypes}
+    wanted, spaced, dtypes = csv_plan(path, columns, extra)
     try:
         frame = pd.read_csv(path, usecols=wanted, dtype=dtypes, skipinitialspace=spaced)
     except (ValueError, TypeError):
@@ -80,6 +73,21 @@ def read_raw(path: str | os.PathLike[str], columns: Sequence[ColumnSpec],
             f"cannot read data file {os.fspath(path)!r} ({type(exc).__name__})"
         ) from None
     return frame[wanted]
+
+
+def csv_plan(path: str | os.PathLike[str], columns: Sequence[ColumnSpec],
+             extra: Sequence[str]) -> tuple[list[str], bool, dict[str, str]]:
+    """What a whole or chunked read of a plain CSV asks pandas for: the columns (refused
+    naming any the header lacks), the ', ' spacing, and each column's dtype."""
+    wanted = [c.name for c in columns] + [e for e in extra if e not in {c.name for c in columns}]
+    spaced = _spaced(path)
+    header = _header(path, skipinitialspace=spaced)
+    missing = [w for w in wanted if w not in header]
+    if missing:
+        raise EncodingError(f"the data has no column(s) {', '.join(repr(m) for m in missing)}")
+    dtypes = {c.name: ("string" if c.type == "categorical" else "float64") for c in columns}
+    dtypes |= {e: "float64" for e in wanted if e not in dtypes}
+    return wanted, spaced, dtypes
 
 
 def _typed(path: str | os.PathLike[str]) -> bool:

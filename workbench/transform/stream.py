@@ -26,10 +26,10 @@ from workbench.transform.column import ColumnSpec
 from workbench.transform.missing import FileFormat
 from workbench.transform.raw import (
     _header,
-    _spaced,
     _typed,
     apply_domain_policy,
     check_missing,
+    csv_plan,
     declared_frame,
     declared_source,
     refuse_undeclared,
@@ -110,14 +110,7 @@ def raw_chunks(path: str | os.PathLike[str], columns: Sequence[ColumnSpec],
                          **kwargs):
             yield declared_frame(text, columns, fmt, extra)
         return
-    wanted = [c.name for c in columns] + [e for e in extra if e not in {c.name for c in columns}]
-    spaced = _spaced(path)
-    header = _header(path, skipinitialspace=spaced)
-    missing = [w for w in wanted if w not in header]
-    if missing:
-        raise EncodingError(f"the data has no column(s) {', '.join(repr(m) for m in missing)}")
-    dtypes: Any = {c.name: ("string" if c.type == "categorical" else "float64") for c in columns}
-    dtypes |= {e: "float64" for e in wanted if e not in dtypes}
+    wanted, spaced, dtypes = csv_plan(path, columns, extra)
     for chunk in _csv(path, rows, not as_text, usecols=wanted,
                       dtype="string" if as_text else dtypes, skipinitialspace=spaced):
         yield chunk[wanted]
