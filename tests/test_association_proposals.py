@@ -115,3 +115,27 @@ def test_validate_strict_refuses_when_every_criterion_passes_the_reversal(
     assert "reversed" in err and "no criterion sees its direction" in err
     assert main(["validate", str(with_rr), *args]) == 0
     assert "OK:" in capsys.readouterr().out
+
+
+def test_the_budget_tab_design_button_proposes_as_the_cli_does(standin: Path) -> None:
+    """The co-design Design assistant adds the same proposal and says why; the applied draft
+    holds the relative_risk criterion on the declared pair."""
+    from workbench.widgets.editors.design_panel import DesignPanel
+    from workbench.widgets.model.lab import ProxyLab
+    from workbench.widgets.model.session import Session
+
+    doc = _loose()
+    doc["schema"]["expected_n"] = [int(N), int(N)]
+    proxy = pd.read_csv(standin)
+    session = Session(doc, proxy)
+    panel = DesignPanel(session, ProxyLab(proxy), epsilon_generators=(5.0,), divisors=(3.0,),
+                        repetitions=1, draws=2, check_repetitions=2, scenarios=("proxy",))
+    panel.target.value = 0.05
+    panel.button.click()
+    assert panel.result is not None
+    assert "proposed criterion &#x27;rr_smoking_birth_weight&#x27;" in panel.output.value
+    ids = [c["id"] for c in panel.result.document["criteria"]]
+    assert "rr_smoking_birth_weight" in ids
+    if panel.result.reached:
+        assert panel.apply() and "rr_smoking_birth_weight" in [
+            c.id for c in session.spec.criteria]

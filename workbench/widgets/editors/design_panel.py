@@ -137,6 +137,7 @@ class DesignPanel:
             self.output.value = "<i>add a criterion first: there is nothing to design ε for</i>"
             return None
         from workbench.design.assistant import design
+        from workbench.design.proposals import propose_associations
         from workbench.evidence.prepare import as_evidence
         from workbench.evidence.published import read_published_tables
 
@@ -150,8 +151,10 @@ class DesignPanel:
                 self.apply_button.disabled = True
                 self.output.value = f"<b>not designed:</b> {html.escape(str(exc))}"
                 return None
-        self.result = design(spec, as_evidence(spec, self.lab.proxy, published),
-                             target_p=float(self.target.value), **self.options)
+        evidence = as_evidence(spec, self.lab.proxy, published)
+        proposals = propose_associations(spec, evidence)  # issue 36, as `workbench design`
+        spec = proposals.spec
+        self.result = design(spec, evidence, target_p=float(self.target.value), **self.options)
         c = self.result.chosen
         anchor = ("; rehearsed on the proxy raked to the published tables" if path else "")
         head = (f"n = {self.result.n:,}{anchor}; chosen: ε_gen {c.epsilon_generator:g}, {c.mode}, "
@@ -166,7 +169,9 @@ class DesignPanel:
         why = ("" if self.result.reached else "".join(
             f"<p style='margin:2px 0'>{html.escape(line)}</p>"
             for line in self.result.shortfall(spec)))
-        self.output.value = (f"<b>{html.escape(head)}</b>{why}{table}"
+        proposed = "".join(f"<p style='margin:2px 0'>{html.escape(line)}</p>"
+                           for line in proposals.lines)
+        self.output.value = (f"<b>{html.escape(head)}</b>{proposed}{why}{table}"
                              f"<div style='margin-top:6px'><b>Criteria at ε_gen "
                              f"{c.epsilon_generator:g}</b></div>{per}{notes}")
         # issue 36: only a draft whose recorded forecast reaches the target may be applied
