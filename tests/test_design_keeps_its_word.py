@@ -157,3 +157,20 @@ def test_write_narrowed_says_it_needs_min_pass(tmp_path: Path, capsys: pytest.Ca
                  str(tmp_path / "absent.csv"), "--write-narrowed", str(out)])
     assert code == 2 and not out.exists()
     assert "error: --write-narrowed needs --min-pass" in capsys.readouterr().err
+
+
+def test_design_gives_the_same_seeded_draft_whatever_runs_its_rehearsals(
+        tmp_path: Path, proxy_csv: Path, capsys: pytest.CaptureFixture) -> None:
+    """``--workers`` (the dry run's executors) changes who runs the rehearsals, never the draft:
+    in this process and in two worker processes the drafts are the same bytes and the frozen
+    files the same hash (only their ``frozen_at`` time differs)."""
+    drafts, hashes = [], []
+    for workers in ("0", "2"):
+        folder = tmp_path / f"workers{workers}"
+        folder.mkdir()
+        code, out, frozen = _design(folder, proxy_csv, issue_draft(pair_threshold=0.05),
+                                    "--target-p", "0.6", "--quiet", "--workers", workers)
+        assert code == 0, capsys.readouterr().out
+        drafts.append(out.read_bytes())
+        hashes.append(json.loads(frozen.read_text())["frozen"]["sha256"])
+    assert drafts[0] == drafts[1] and hashes[0] == hashes[1]

@@ -37,6 +37,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "--robust --published-tables`): every draft is rehearsed on the proxy "
                    "raked to them, and the recorded forecast says so")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=2,
+                   help="local worker processes for the drafts' rehearsals, as `workbench "
+                   "dryrun --workers` (0: run in this process); the seeded results are the same")
+    p.add_argument("--scheduler", default=None,
+                   help="dask.distributed scheduler address, tcp://host:port (needs the "
+                   "'cluster' extra); replaces --workers")
     p.add_argument("--out", default=None, metavar="DRAFT.json",
                    help="write the draft spec here (and --freeze also frozen); only when its "
                    "recorded forecast reaches --target-p at the low end (else exit 2, nothing "
@@ -51,6 +57,7 @@ def run_command(args: argparse.Namespace) -> int:
     target at the low end, else 2 with the best draft, its binding criterion and what to relax
     (nothing written)."""
     from workbench.design.assistant import design
+    from workbench.dryrun.executors import make_executor
     from workbench.dryrun.size import low_end, parse_n
     from workbench.evidence.prepare import as_evidence
     from workbench.evidence.published import read_published_tables
@@ -67,6 +74,7 @@ def run_command(args: argparse.Namespace) -> int:
         kwargs |= {"target_p": args.target_p, "epsilon_generators": tuple(args.eps_gen),
                    "repetitions": args.repetitions, "draws": args.draws, "seed": args.seed,
                    "check_repetitions": args.check_repetitions,
+                   "executor": make_executor(args.workers, args.scheduler),
                    "progress": None if args.quiet else lambda m: print(m, file=sys.stderr)}
         from workbench.design.families import design_families, parse_candidates
 
