@@ -20,6 +20,7 @@ association among the rows that have both values.
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -67,13 +68,13 @@ class TableKind(CriterionKind):
     tags = KindTags(sigma_by_simulation=True,
                     noise_note="Laplace on a count table of R; the measure is computed from it")
 
+    @abstractmethod
     def tables(self, ev: Evaluation, criterion: Criterion) -> tuple[np.ndarray, np.ndarray]:
         """(R's table, S's table), the same shape; R's is confidential."""
-        raise NotImplementedError
 
+    @abstractmethod
     def value(self, real: np.ndarray, synth: np.ndarray, criterion: Criterion) -> float:
         """The error between R's (possibly noisy) table and S's exact one."""
-        raise NotImplementedError
 
     def exact(self, ev: Evaluation, criterion: Criterion) -> float:
         """The error with R's exact table (for public co-design and floors)."""
