@@ -11,9 +11,10 @@ cleaning counts (read from raw files through the engine), the perturbed histogra
 workload measurements (composed tables, ``audits.harness.joint_scenario``), the missing-value
 partial marginal, the survey pipeline (binning choice ε₁, joint table ε₂, weighted count ε₃),
 plausible deniability (Test 2, and Theorem 1's per-record (ε, δ) through the family's own
-sampling), and the exact posterior draw (Censor_uw on the beta model and on the normal model's
-fast clamped path). Where a pair cannot reach the bound, the row says why and shows the power
-at a smaller scale.
+sampling), the pilot's label selection (OpenDP's thresholded partition selection, audited for
+(ε, δ): P̲ − δ in every bound), and the exact posterior draw (Censor_uw on the beta model and on
+the normal model's fast clamped path). Where a pair cannot reach the bound, the row says why and
+shows the power at a smaller scale.
 
 The "float support" column (``workbench.audits.floats``, issue 24) is the check a frequency
 audit cannot make. For OpenDP's primitives it is a citation (the installed docstring must still
@@ -165,7 +166,12 @@ def release_rows(trials: int, support: Support) -> None:
     """Releases made before or around the loop: pilot, cleaning, histograms, workload,
     partial marginal, survey pipeline."""
     from workbench.audits.missing import partial_marginal_scenario
-    from workbench.audits.pilot import cleaning_scenario, discovery_scenario, pilot_scenario
+    from workbench.audits.pilot import (
+        cleaning_scenario,
+        discovery_scenario,
+        label_selection_scenario,
+        pilot_scenario,
+    )
     from workbench.audits.release_mechanisms import (
         perturbed_histogram_scenario,
         workload_scenario,
@@ -186,9 +192,12 @@ def release_rows(trials: int, support: Support) -> None:
           "dataset and scale; Δ of a composed row = ΣΔ of its tables at Σε")
     print(HEADER)
     builds = (pilot_scenario, cleaning_scenario, perturbed_histogram_scenario, workload_scenario,
-              partial_marginal_scenario, table_scenario, discovery_scenario)
+              partial_marginal_scenario, table_scenario, discovery_scenario,
+              label_selection_scenario)
     for seed, build in enumerate(builds, start=200):
-        print(line(audit_scenario(build(), trials=trials, seed=seed), "seeded", support))
+        row = audit_scenario(build(), trials=trials, seed=seed)
+        at = f" at δ = {row.at_delta.delta:g}" if row.at_delta.delta else ""
+        print(line(row, "seeded", support) + at)
     scn = binning_scenario()
     full, half, quarter = audit_binning(trials=trials, seed=210)
     first = "VIOLATES at Δ" if full.violates else "pass"

@@ -225,7 +225,8 @@ def test_float_support_of_every_primitive() -> None:
 
     checks = support_checks(draws=600)
     assert set(checks) == set(SUPPORT) | set(OPENDP) == {
-        "laplace", "discrete_laplace", "noisy_max", "smooth_cauchy", "raw_float_cauchy"}
+        "laplace", "discrete_laplace", "noisy_max", "laplace_threshold", "smooth_cauchy",
+        "raw_float_cauchy"}
     for name, check in checks.items():
         if name == "raw_float_cauchy":
             assert check.unreachable > 0 and check.cell().startswith("FAILS")

@@ -69,6 +69,37 @@ def test_workload_measurements_audit() -> None:
     assert_row(scn, seed=4)
 
 
+def test_label_selection_audit() -> None:
+    """The pilot's thresholded label selection (OpenDP, (ε, δ)): replace-one moves the map by
+    (2, 2, 1), Δ = L1 = 2 at b = 2/ε; consistent with (ε, δ) at Δ, flagged at Δ/2."""
+    from workbench.audits.pilot import LABEL_DELTA, LABEL_EPSILON, label_selection_scenario
+
+    scn = label_selection_scenario()
+    assert scn.d.primitive == "laplace_threshold" and scn.d.distance == (2, 2, 1)
+    assert (scn.d.sensitivity, scn.d.epsilon, scn.d.delta) == (2.0, LABEL_EPSILON, LABEL_DELTA)
+    assert scn.d.labels == ("u", "v") and scn.d.threshold > 1
+    assert scn.d.values.tolist() == [60.0, 60.0] and scn.d_prime.values.tolist() == [59.0, 61.0]
+    row = audit_scenario(scn, seed=12)
+    assert row.at_delta.delta == LABEL_DELTA
+    assert_row(scn, seed=12)
+
+
+def test_label_selection_calibrated_for_add_remove_is_caught(monkeypatch) -> None:
+    """A planted half-sensitivity selection (the add-remove distance (1, 1, 1) used under
+    replace-one: b = 1/ε) is refused against the documented Δ = 2, and, audited at the Δ = 1
+    it claims, the replace-one pair refutes its (ε, δ)."""
+    from workbench.audits.pilot import label_selection_scenario
+    from workbench.privacy import sensitivity
+
+    monkeypatch.setattr(sensitivity, "partition_distance", lambda neighbour: (1, 1, 1))
+    with pytest.raises(ValueError, match="documented Δ is 2"):
+        label_selection_scenario()
+    planted = label_selection_scenario(documented=1.0)
+    assert planted.tightness == pytest.approx(2.0)
+    row = audit_scenario(planted, seed=13)
+    assert row.at_delta.violates, row.at_delta.summary()
+
+
 def test_joint_scenario_refuses_calls_it_cannot_compose() -> None:
     """A wrong Δ or mixed scales are named, never audited as one release."""
     a = Call("discrete_laplace", np.array([1.0]), 2.0, 1.0)

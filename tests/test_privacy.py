@@ -296,6 +296,22 @@ def test_audit_counts_bounds_and_bonferroni() -> None:
         audit_counts([1], 4, [1], 4, 1.0, confidence=1.0)
 
 
+def test_audit_counts_subtracts_delta_for_an_epsilon_delta_claim() -> None:
+    """(ε, δ): P_D ≤ e^ε P_D′ + δ. A gap that δ explains is not flagged; the same gap with a
+    smaller δ (or none) is, and a larger gap beyond δ still is."""
+    gap = [4000], 100_000, [0], 100_000  # P_D ≈ 0.04, P_D′ = 0: no pure ε explains it
+    assert audit_counts(*gap, 1.0).violates
+    covered = audit_counts(*gap, 1.0, delta=0.05)
+    assert not covered.violates and covered.epsilon_lower_bound == 0.0
+    assert covered.delta == 0.05 and "(ε, δ) = (1, 0.05)" in covered.summary()
+    assert audit_counts(*gap, 1.0, delta=0.03).violates  # 0.04 − 0.03 > e·P̄_D′
+    ratio = audit_counts([50_000], 100_000, [5_000], 100_000, 1.0, delta=0.01)
+    assert ratio.violates and ratio.epsilon_lower_bound == pytest.approx(
+        math.log(0.49 / 0.05), abs=0.05)  # ln((0.5 − δ)/0.05), less the intervals' width
+    with pytest.raises(ValueError, match="delta"):
+        audit_counts(*gap, 1.0, delta=1.5)
+
+
 def test_threshold_events_and_intersections() -> None:
     x = np.array([[0, 5], [3, 1], [4, 4]])
     ge3 = Threshold(3, ">=", column=0)

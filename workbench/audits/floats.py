@@ -109,6 +109,13 @@ OPENDP = {
         "Make a Measurement that takes a vector of scores and privately selects the index of "
         "the highest score.",
         "permute-and-flip (MS20), every index reachable; ε from its privacy map"),
+    "laplace_threshold": OpenDPCitation(
+        "laplace_threshold", "make_laplace_threshold(map_domain(…, atom_domain(T=i64)), "
+        "l01inf_distance(…))",
+        "Make a Measurement that uses propose-test-release to release a hashmap of counts.",
+        "integer counts + discrete Laplace (CKS20), kept at or above τ (Rogers23); proof "
+        f"{_PROOFS.replace('/noise/', '/noise_threshold/')}laplace/"
+        "make_laplace_threshold.pdf"),
 }
 
 

@@ -21,9 +21,19 @@ context makes: (primitive, f(D), Δ, ε). The audit therefore
 A mechanism passes when the bound at Δ stays ≤ ε and the Δ/2 run is flagged (bound > ε): the
 neighbours really move f by about Δ and the audit has the power to see a calibration bug.
 Post-processing after the primitive (clipping, thresholds, solving the normal equations) cannot
-increase the privacy loss, so it is not replayed. For an adaptive mechanism the capture answers
-earlier discrete-Laplace calls with a fixed public table (the total n spread evenly), so the
-audited step sees the same history on D and D′ — the conditioning that adaptive composition uses.
+increase the privacy loss, so it is not replayed.
+
+(ε, δ) mechanisms: OpenDP's thresholded partition selection (``PrivacyContext.partition_select``,
+the pilot's label discovery) is captured as a ``laplace_threshold`` call on the label → count map
+with its δ and threshold τ; its Δ is the recorded scale × ε (the L1 distance it was calibrated
+for). Both sides are aligned on the union of their labels (a label absent from a map has count
+0 and is never released), each draw is the vector of released noisy counts with τ − 1 standing
+for "not released", and the audit tests P[M(D) ∈ E] ≤ e^ε P[M(D′) ∈ E] + δ on the joint tails
+and on each moved label's "released" event. The Δ/2 run halves b and keeps τ.
+
+For an adaptive mechanism the capture answers earlier discrete-Laplace calls with a fixed public
+table (the total n spread evenly), so the audited step sees the same history on D and D′ — the
+conditioning that adaptive composition uses.
 """
 
 from __future__ import annotations
@@ -40,7 +50,8 @@ from workbench.privacy.audit import AllOf, AuditResult, Event, Threshold, audit_
 from workbench.privacy.lattice import SnapGrid
 from workbench.privacy.noise import NoiseSource, SeededNoise
 
-Primitive = Literal["laplace", "discrete_laplace", "noisy_max"]
+Primitive = Literal["laplace", "discrete_laplace", "noisy_max", "laplace_threshold"]
+Distance = tuple[int, int, int]
 CONFIDENCE = 0.999  # a correct mechanism is flagged with probability ≤ 1e-3
 TRIALS = 20_000  # per dataset and scale: replayed draws are cheap
 
@@ -53,12 +64,28 @@ class Call:
     values: np.ndarray
     sensitivity: float
     epsilon: float
+    #: (ε, δ) calls only (``laplace_threshold``): δ, τ, the (L0, L1, L∞) distance, the labels
+    delta: float = 0.0
+    threshold: int = 0
+    distance: Distance | None = None
+    labels: tuple[str, ...] = ()
 
     def same_as(self, other: Call) -> bool:
         """Identical arguments (the check that the mechanism is deterministic before noise)."""
-        return (self.primitive, self.sensitivity, self.epsilon) == (
-            other.primitive, other.sensitivity, other.epsilon
-        ) and np.array_equal(self.values, other.values)
+        return self.arguments() == other.arguments() and np.array_equal(self.values,
+                                                                          other.values)
+
+    def arguments(self) -> tuple[object, ...]:
+        """Everything but the values: must agree on D and D′."""
+        return (self.primitive, self.sensitivity, self.epsilon, self.delta, self.threshold,
+                self.distance)
+
+    def on_labels(self, labels: tuple[str, ...]) -> Call:
+        """A threshold call's counts on ``labels`` (0 for a label its map does not hold)."""
+        have = dict(zip(self.labels, self.values.tolist(), strict=True))
+        values = np.array([have.get(k, 0.0) for k in labels], dtype=np.float64)
+        return Call(self.primitive, values, self.sensitivity, self.epsilon, self.delta,
+                    self.threshold, self.distance, labels)
 
 
 class Capture:
@@ -98,6 +125,17 @@ class Capture:
         self._keep("noisy_max", scores, sensitivity, epsilon)
         return int(np.argmax(np.asarray(scores, dtype=np.float64)))
 
+    def laplace_threshold(self, counts: dict[str, int], scale: float, threshold: int,
+                          distance: Distance, epsilon: float, delta: float) -> dict[str, int]:
+        """Record the map (sorted labels) with Δ = scale·ε, the Δ its noise really has; answer
+        with the labels at or above τ, without noise."""
+        labels = tuple(sorted(counts))
+        values = np.array([counts[k] for k in labels], dtype=np.float64)
+        self.calls.append(Call("laplace_threshold", values, float(scale) * float(epsilon),
+                               float(epsilon), float(delta), int(threshold),
+                               tuple(int(d) for d in distance), labels))  # type: ignore[arg-type]
+        return {k: int(v) for k, v in counts.items() if v >= threshold}
+
     def generalized_cauchy_vector(self, values: np.ndarray, scale: float, gamma: float,
                                   grid: SnapGrid) -> np.ndarray:
         """Record (values, the data-dependent scale S/α, γ, the public grid); answer with the
@@ -131,6 +169,12 @@ class ScaledNoise:
         """Noisy max at scale factor·2Δ/ε."""
         return self.inner.noisy_max_index(scores, sensitivity, epsilon / self.factor)
 
+    def laplace_threshold(self, counts: dict[str, int], scale: float, threshold: int,
+                          distance: Distance, epsilon: float, delta: float) -> dict[str, int]:
+        """Thresholded selection at scale factor·b, the same τ."""
+        return self.inner.laplace_threshold(  # type: ignore[attr-defined]
+            counts, scale * self.factor, threshold, distance, epsilon / self.factor, delta)
+
     def noisy_max_indices(self, scores: np.ndarray, sensitivity: float, epsilon: float,
                           size: int) -> np.ndarray:
         """Many noisy-max draws at scale factor·2Δ/ε (needs a batch-capable inner source)."""
@@ -162,6 +206,8 @@ def draw(call: Call, source: NoiseSource, trials: int) -> np.ndarray:
     """``trials`` outputs of the primitive at the call's arguments: (trials, k) or (trials,)."""
     if call.primitive == "noisy_max":
         return draw_noisy_max(source, call.values, call.sensitivity, call.epsilon, trials)
+    if call.primitive == "laplace_threshold":
+        return draw_threshold(call, source, trials)
     tiled = np.tile(call.values, (trials, 1))
     if call.primitive == "laplace":
         return source.laplace_vector(tiled, call.sensitivity, call.epsilon)
@@ -170,9 +216,24 @@ def draw(call: Call, source: NoiseSource, trials: int) -> np.ndarray:
     )
 
 
+def draw_threshold(call: Call, source: NoiseSource, trials: int) -> np.ndarray:
+    """(trials, labels): each label's released noisy count, τ − 1 where it was not released."""
+    select = source.laplace_threshold  # type: ignore[attr-defined]
+    counts = {k: int(v) for k, v in zip(call.labels, call.values, strict=True) if v > 0}
+    scale = call.sensitivity / call.epsilon
+    out = np.full((trials, len(call.labels)), call.threshold - 1, dtype=np.float64)
+    column = {k: j for j, k in enumerate(call.labels)}
+    for i in range(trials):
+        got = select(counts, scale, call.threshold, call.distance, call.epsilon, call.delta)
+        for k, v in got.items():
+            out[i, column[k]] = v
+    return out
+
+
 def neighbour_events(d: Call, d_prime: Call, steps: int = 4) -> list[Event]:
     """Events fixed before any draw: every index of a noisy max; for Laplace-type outputs the
-    joint tails beyond both values, at 0, ½, 1, 1½ noise scales, toward D′ and toward D."""
+    joint tails beyond both values, at 0, ½, 1, 1½ noise scales, toward D′ and toward D (and, for
+    a thresholded selection, each moved label's "released" event)."""
     if d.primitive == "noisy_max":
         return [Threshold(float(i), "==") for i in range(d.values.size)]
     moved = np.flatnonzero(d_prime.values != d.values)
@@ -182,8 +243,10 @@ def neighbour_events(d: Call, d_prime: Call, steps: int = 4) -> list[Event]:
     lo = np.minimum(d.values, d_prime.values)
     hi = np.maximum(d.values, d_prime.values)
     up = d_prime.values > d.values
-    integer = d.primitive == "discrete_laplace"
+    integer = d.primitive in ("discrete_laplace", "laplace_threshold")
     events: list[Event] = []
+    if d.primitive == "laplace_threshold":
+        events += [Threshold(float(d.threshold), ">=", int(j)) for j in moved]
     for s in range(steps):
         off = s * b / 2.0
         toward_dp, toward_d = [], []
@@ -211,10 +274,9 @@ class Scenario:
     def __post_init__(self) -> None:
         """Δ and ε may not depend on the data, and Δ must be the documented one."""
         a, b = self.d, self.d_prime
-        if (a.primitive, a.sensitivity, a.epsilon, a.values.shape) != (
-            b.primitive, b.sensitivity, b.epsilon, b.values.shape
-        ):
-            raise ValueError(f"{self.name}: D and D′ were noised with different Δ, ε or shape")
+        if (a.arguments(), a.values.shape, a.labels) != (b.arguments(), b.values.shape, b.labels):
+            raise ValueError(f"{self.name}: D and D′ were noised with different Δ, ε, δ, τ or "
+                             "shape")
         if not math.isclose(a.sensitivity, self.documented_sensitivity, rel_tol=1e-9):
             raise ValueError(
                 f"{self.name}: the mechanism used Δ = {a.sensitivity:g}, the documented Δ is "
@@ -254,6 +316,9 @@ def scenario(name: str, mechanism: str, neighbours: str, documented: float,
         if which in repeat and not calls[-1].same_as(audited(which, 1)):
             raise ValueError(f"{name}: the release is not deterministic before noise; "
                              "audit it call by call instead")
+    if calls[0].primitive == calls[1].primitive == "laplace_threshold":
+        union = tuple(sorted(set(calls[0].labels) | set(calls[1].labels)))
+        calls = [c.on_labels(union) for c in calls]
     return Scenario(name, mechanism, neighbours, documented, calls[0], calls[1])
 
 
@@ -287,7 +352,7 @@ def audit_scenario(scn: Scenario, *, trials: int = TRIALS, seed: int = 0,
         source = ScaledNoise(noise(2 * seed + k), factor)
         samples = [draw(call, source, trials) for call in (scn.d, scn.d_prime)]
         results.append(audit_events(samples[0], samples[1], events, scn.d.epsilon,
-                                    confidence=confidence))
+                                    confidence=confidence, delta=scn.d.delta))
     return AuditRow(scn, results[0], results[1])
 
 
@@ -320,8 +385,8 @@ def joint_scenario(name: str, mechanism: str, neighbours: str, documented_each: 
     """
     pair = []
     for side in calls:
-        if not side or any(c.primitive != side[0].primitive or c.primitive == "noisy_max"
-                           for c in side):
+        if not side or any(c.primitive != side[0].primitive
+                           or c.primitive in ("noisy_max", "laplace_threshold") for c in side):
             raise ValueError(f"{name}: a joint audit needs Laplace-type calls of one primitive")
         for c in side:
             if not math.isclose(c.sensitivity, documented_each, rel_tol=1e-9):

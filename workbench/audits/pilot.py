@@ -112,6 +112,27 @@ SIDES_DATA = ([-3.0, 2.0, 1.0, 5.0, 7.0], [15.0, 2.0, 1.0, 5.0, 7.0])
 SIDES_EPSILON = 1.0
 
 
+#: The discovered label column, its replace-one pair (module doc), and (ε, δ).
+LABEL_COLUMN = ColumnSpec("g", "categorical", ("a", "b"), None, "forbid", "error")
+LABEL_DATA = (["a"] * 5 + ["u"] * 60 + ["v"] * 60, ["a"] * 5 + ["u"] * 59 + ["v"] * 61)
+LABEL_EPSILON, LABEL_DELTA = 1.0, 1e-6
+
+
+def label_selection_scenario(documented: float = 2.0) -> Scenario:
+    """The pilot's thresholded label selection of one column on D and D′ (replace-one);
+    ``documented`` is the Δ the release must have been calibrated for."""
+    discovery = pilot_labels.Discovery((LABEL_COLUMN,), LABEL_EPSILON, LABEL_DELTA)
+    inputs = [pilot_labels.exact_inputs(pd.DataFrame({"g": rows}), discovery)
+              for rows in LABEL_DATA]
+
+    def run(ctx: PrivacyContext, which: int) -> object:
+        return pilot_labels.release(inputs[which], discovery, ctx)
+
+    return scenario(
+        "pilot label selection (ε, δ)", "OpenDP laplace_threshold, (L0, L1, L∞) = (2, 2, 1)",
+        "one row u → v: u 60 → 59, v 60 → 61, L1 = 2", documented, run)
+
+
 def discovery_scenario() -> Scenario:
     """The pilot's side counts of one numeric column on D and D′ (replace-one, Δ₁ = 2)."""
     discovery = pilot_labels.Discovery((SIDES_COLUMN,), SIDES_EPSILON, 0.0)

@@ -20,6 +20,10 @@ Method (the standard black-box audit, e.g. Ding et al., CCS 2018; Jagielski et a
 4. ``epsilon_lower_bound`` = max(0, max_j max(L_j, L'_j)); the audit *flags a violation* when it
    exceeds the claimed ε.
 
+For an (ε, δ) mechanism (``delta`` > 0) the definition is P[M(D) ∈ E] ≤ e^ε P[M(D') ∈ E] + δ,
+so step 3 takes ln(lower P_D(E_j) − δ) − ln(upper P_D'(E_j)) (no evidence when lower − δ ≤ 0):
+under the same simultaneous coverage each such bound is ≤ ε for a correct mechanism.
+
 Bonferroni over the 2m intervals makes all of them hold simultaneously with probability
 ≥ ``confidence``, and then every L_j, L'_j is ≤ the true log-ratio ≤ ε. So a correct ε-DP
 mechanism is flagged with probability ≤ 1 − ``confidence`` whatever the events, while a
@@ -240,6 +244,8 @@ class AuditResult:
     interval_d_prime: np.ndarray
     lower_bounds: np.ndarray
     point_estimates: np.ndarray
+    #: the δ of an (ε, δ) claim, subtracted from each lower probability (0: pure ε)
+    delta: float = 0.0
 
     @property
     def epsilon_lower_bound(self) -> float:
@@ -267,8 +273,10 @@ class AuditResult:
     def summary(self) -> str:
         """One line for test failures and reports (ε values and the event only)."""
         verdict = "VIOLATES" if self.violates else "consistent with"
+        claim = f"(ε, δ) = ({self.epsilon:g}, {self.delta:g})" if self.delta else (
+            f"ε = {self.epsilon:g}")
         return (
-            f"{verdict} ε = {self.epsilon:g}: lower bound {self.epsilon_lower_bound:.4f} at "
+            f"{verdict} {claim}: lower bound {self.epsilon_lower_bound:.4f} at "
             f"{self.confidence:g} confidence (point estimate {self.point_estimate:.4f}; "
             f"worst event {self.worst_event}; {len(self.labels)} events, "
             f"{self.trials_d} + {self.trials_d_prime} trials)"
@@ -284,9 +292,12 @@ def audit_counts(
     *,
     confidence: float = 0.99,
     labels: Sequence[str] | None = None,
+    delta: float = 0.0,
 ) -> AuditResult:
-    """The audit from event counts alone, for callers that tally events as trials stream in."""
+    """The audit from event counts alone, for callers that tally events as trials stream in;
+    ``delta`` > 0 audits an (ε, δ) claim (module doc)."""
     eps = _checks.positive_finite("epsilon", epsilon)
+    dlt = _checks.probability("delta", delta)
     conf = _check_confidence(confidence)
     k = np.asarray(counts_d, dtype=np.int64).ravel()
     k2 = np.asarray(counts_d_prime, dtype=np.int64).ravel()
@@ -301,7 +312,8 @@ def audit_counts(
     alpha = (1.0 - conf) / (2.0 * k.size)  # Bonferroni over 2m two-sided intervals
     lo, hi = clopper_pearson(k, n, alpha)
     lo2, hi2 = clopper_pearson(k2, n2, alpha)
-    lower = np.stack([_log(lo) - _log(hi2), _log(lo2) - _log(hi)], axis=1)
+    lower = np.stack([_log(np.maximum(lo - dlt, 0.0)) - _log(hi2),
+                      _log(np.maximum(lo2 - dlt, 0.0)) - _log(hi)], axis=1)
     p, p2 = k / n, k2 / n2
     seen = (k > 0) & (k2 > 0)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -319,6 +331,7 @@ def audit_counts(
         np.stack([lo2, hi2], axis=1),
         lower,
         np.stack([plug, -plug], axis=1),
+        dlt,
     )
 
 
@@ -329,8 +342,10 @@ def audit_events(
     epsilon: float,
     *,
     confidence: float = 0.99,
+    delta: float = 0.0,
 ) -> AuditResult:
-    """Audit ε-DP from mechanism outputs on D and D' (first axis = independent trials)."""
+    """Audit ε-DP, or (ε, δ)-DP when ``delta`` > 0, from mechanism outputs on D and D' (first
+    axis = independent trials)."""
     s, s2 = _samples("samples_d", samples_d), _samples("samples_d_prime", samples_d_prime)
     if s.shape[1:] != s2.shape[1:]:
         raise ValueError("samples_d and samples_d_prime must hold outputs of the same shape")
@@ -343,4 +358,5 @@ def audit_events(
         epsilon,
         confidence=confidence,
         labels=[_label(e) for e in evs],
+        delta=delta,
     )
