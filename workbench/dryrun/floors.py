@@ -40,8 +40,9 @@ from workbench.specification.model import Criterion
 from workbench.trial import Trial, bind
 
 
-class _Bootstrap:
-    """The ideal generator: samples rows of R with replacement (a sampler for rejection)."""
+class Bootstrap:
+    """The ideal generator: samples rows of R with replacement (a sampler for rejection; the
+    reversal check draws its rows from it too)."""
 
     def __init__(self, codes: np.ndarray) -> None:
         self.codes = codes
@@ -157,7 +158,7 @@ def floor_draw(trial: Trial, codes: np.ndarray,
     reversed-association release of :mod:`workbench.dryrun.reversal`)."""
     spec, configuration = trial.spec, trial.configuration
     if sampler is None:
-        sampler = _Bootstrap(codes) if generator == "bootstrap" else _Independent(codes)
+        sampler = Bootstrap(codes) if generator == "bootstrap" else _Independent(codes)
     synth = sample_valid_for(spec, trial.table, sampler, codes.shape[0], ctx.rng)
     synth = project_min_count(synth, configuration.min_count, ctx.rng)
     ev = Evaluation(spec, configuration, codes, synth, ctx, once, trial.table)

@@ -24,7 +24,7 @@ import numpy as np
 
 from workbench.criteria.associations import declared_pairs, measure, yes_codes
 from workbench.criteria.dispatch import kind_of
-from workbench.dryrun.floors import floor_draw
+from workbench.dryrun.floors import Bootstrap, floor_draw
 from workbench.dryrun.size import SizeSpec, size_ends
 from workbench.dryrun.tasks import task_seed
 from workbench.engine.before_loop import release_before_loop
@@ -85,14 +85,14 @@ def reverse(codes: np.ndarray, table: TableCodec, pair: Mapping[str, Any],
 
 
 class _Reversed:
-    """A bootstrap of R with the pair's association reversed (a sampler for rejection)."""
+    """The floors' bootstrap of R with the pair's association reversed in its rows (a sampler
+    for rejection): the ideal generator's draw, then :func:`reverse`."""
 
     def __init__(self, codes: np.ndarray, table: TableCodec, pair: Mapping[str, Any]) -> None:
-        self.codes, self.table, self.pair = codes, table, pair
+        self.bootstrap, self.table, self.pair = Bootstrap(codes), table, pair
 
     def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
-        boot = self.codes[rng.integers(0, self.codes.shape[0], size=n)]
-        return reverse(boot, self.table, self.pair, rng)
+        return reverse(self.bootstrap.sample(n, rng), self.table, self.pair, rng)
 
 
 @dataclass(frozen=True)
