@@ -2,15 +2,18 @@
 exposure–outcome pair that no criterion sees.
 
 A maximum share error cannot see a relation inside rare cells, so a release may pass every
-criterion with a declared association reversed (:mod:`workbench.dryrun.reversal`). For each
-pair of ``metadata.associations`` that no relative-risk, odds-ratio or risk-difference
-criterion covers, ``workbench design`` adds a ``relative_risk`` criterion (``risk_difference``
-when the public proxy at n has no outcome among the exposed or the unexposed, so RR is 0 or
-undefined there) whose threshold is half the proxy's |log RR| (|RD|): a release that loses the
-association (error |log RR|) or reverses it (2|log RR|) fails — but never below the ideal
-generator's floor at n (:mod:`workbench.dryrun.floors`: mean + 2 SD, so it is not flagged
-infeasible). Its ε is then set by the assistant's rule like any other criterion's. Public proxy
-only; the criterion's own DP release is the kind's (Δ derived in ``kinds._association``).
+criterion with a declared association reversed (:mod:`workbench.dryrun.reversal`). For each pair
+of ``metadata.associations`` that no relative-risk, odds-ratio or risk-difference criterion
+covers, ``workbench design`` adds a ``relative_risk`` criterion (``risk_difference`` when the
+public proxy at n has no outcome among the exposed or the unexposed, so RR is 0 or undefined
+there) whose threshold is half the proxy's |log RR| (|RD|): a release that loses the association
+(error |log RR|) or reverses it (2|log RR|) fails — but never below the ideal generator's floor
+at n (:mod:`workbench.dryrun.floors`: mean + 2 SD, so it is not flagged infeasible) in any
+distinct set of transforms (``trial.cells.transform_sets``: the floor depends on the cells; the
+2×2 table does not once each bin lies on one side of the levels, so it is read in the design's
+cells, ``trial.cells.design_codec``). Its ε is then set by the assistant's rule like any other
+criterion's. Public proxy only; the criterion's own DP release is the kind's (Δ derived in
+``kinds._association``).
 
 ``metadata.intended_uses`` sentences naming two schema columns (a token match) are reported as
 candidates to declare; their levels are never guessed.
@@ -33,6 +36,7 @@ from workbench.evidence.core import Evidence
 from workbench.evidence.population import size_seed
 from workbench.specification import Spec
 from workbench.trial import bind
+from workbench.trial.cells import design_configuration, transform_sets
 from workbench.validation import build_spec
 
 PAIR_KEYS = ("exposure", "exposed", "outcome", "positive")
@@ -118,7 +122,7 @@ def propose_associations(spec: Spec, evidence: Evidence, n: int | None = None, s
         return Proposals(spec, (), tuple(lines))
     if n is None:
         n = spec.expected_n.low if spec.expected_n is not None else len(evidence.frame)
-    trial = bind(spec, next(spec.configurations()))
+    trial = bind(spec, design_configuration(spec))
     codes = trial.encode(evidence.population(int(n), size_seed(seed, int(n))))
     eps = [c.epsilon for c in spec.criteria if c.epsilon > 0]
     start = float(min(eps)) if eps else START_EPSILON
@@ -142,11 +146,13 @@ def propose_associations(spec: Spec, evidence: Evidence, n: int | None = None, s
         return Proposals(spec, (), tuple(lines))
     only = {**doc, "criteria": [c for c, _, _ in new]}
     only.get("selection", {}).pop("forecast", None)
-    floors = feasibility_floors(build_spec(only), evidence, None, int(n), max(draws, 2),
-                                seed).by_id()
+    drafted = build_spec(only)
+    floors = [feasibility_floors(drafted, evidence, config, int(n), max(draws, 2), seed).by_id()
+              for config in transform_sets(drafted)]
     for criterion, value, words in new:
-        f = floors[criterion["id"]]
-        need = f.mean + 2 * (0.0 if math.isnan(f.sd) else f.sd)
+        need, f = max(((g.mean + 2 * (0.0 if math.isnan(g.sd) else g.sd), g)
+                       for g in (table[criterion["id"]] for table in floors)),
+                      key=lambda pair: pair[0])
         unit = "|log RR|" if criterion["kind"] == "relative_risk" else "|RD|"
         why = f"half the proxy's {unit} {value:.3g} at n = {n:,}"
         if need > criterion["threshold"]:

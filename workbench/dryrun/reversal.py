@@ -10,11 +10,15 @@ again so that the relative risk becomes its inverse (1/RR) while the exposure's 
 outcome's shares stay exactly as they are, then run through the synthetic rules and the
 min_count projection like every floor draw. When every criterion passes it (their exact
 values, averaged over the draws, against their effective thresholds), ``describe --proxy``
-prints a warning naming the pair. Public proxy data only, in a simulation context.
+prints a warning naming the pair. Criteria see the release in a configuration's cells, so the
+check runs in every distinct set of transforms (``trial.cells.transform_sets``) and warns when
+the criteria all pass in any of them (a release can come from any), naming that set when the
+spec has more than one. Public proxy data only, in a simulation context.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -33,7 +37,8 @@ from workbench.evidence.prepare import as_evidence
 from workbench.privacy import PrivacyContext
 from workbench.specification import Spec
 from workbench.transform import TableCodec
-from workbench.trial import bind
+from workbench.trial import Trial, bind
+from workbench.trial.cells import transform_sets, transforms_words
 
 
 def _flags(codes: np.ndarray, table: TableCodec, pair: Mapping[str, Any]
@@ -107,12 +112,16 @@ class Reversal:
     reversed_log_rr: float
     all_pass: bool
     n: int
+    #: the transform set the verdict is for ('' when the spec has only one): the first in which
+    #: every criterion passes, else the first checked
+    transforms: str = ""
 
     def words(self) -> str:
         """The warning (or the all-clear) in one line."""
+        cells = f" in the cells ({self.transforms})" if self.transforms else ""
         what = (f"{self.exposure} → {self.outcome} (declared in {self.source}): a release with "
-                f"this association reversed (RR {math.exp(self.log_rr):.2f} on the proxy → "
-                f"{math.exp(self.reversed_log_rr):.2f})")
+                f"this association reversed{cells} (RR {math.exp(self.log_rr):.2f} on the "
+                f"proxy → {math.exp(self.reversed_log_rr):.2f})")
         if self.all_pass:
             return (f"WARNING: {what} passes every criterion at n = {self.n:,}: no criterion "
                     "sees its direction; add a relative_risk, odds_ratio or risk_difference "
@@ -123,39 +132,51 @@ class Reversal:
 def reversal_check(spec: Spec, proxy: Evidence | Any, n: SizeSpec = None, draws: int = 3,
                    seed: int = 0) -> list[Reversal]:
     """For every declared pair, whether the spec's criteria all pass the reversed release at
-    the low end of ``n`` (None: the proxy's size), averaged over ``draws`` draws."""
+    the low end of ``n`` (None: the proxy's size), averaged over ``draws`` draws, in each
+    distinct set of transforms (module doc): the first set where they all pass, else the
+    first set's verdict."""
     pairs = declared_pairs(spec)
     if not pairs or not spec.criteria:
         return []
     evidence = as_evidence(spec, proxy)
     ends = size_ends(n)
     size = ends[0] if ends else None
-    trial = bind(spec, next(spec.configurations()))
+    sets = transform_sets(spec)
     out = []
     for pair in pairs:
-        values: dict[str, list[float]] = {c.id: [] for c in spec.criteria}
-        limits: dict[str, list[float]] = {c.id: [] for c in spec.criteria}
-        real_rr, rev_rr, rows = [], [], 0
-        for d in range(draws):
-            ctx = PrivacyContext.simulation(task_seed(seed, f"reversal:{pair['exposure']}:"
-                                                      f"{pair['outcome']}", d),
-                                            neighbour=spec.budget.neighbour)
-            real = evidence.population(size, ctx.rng)
-            once = release_before_loop(trial, real, ctx).once if spec.survey else None
-            codes = trial.encode(real)
-            rows = codes.shape[0]
-            sampler = _Reversed(codes, trial.table, pair)
-            exact, eff = floor_draw(trial, codes, ctx, once, sampler=sampler)
-            for cid in values:
-                values[cid].append(exact[cid])
-                limits[cid].append(eff[cid])
-            real_rr.append(log_rr(codes, trial.table, pair))
-            rev_rr.append(log_rr(sampler.sample(rows, ctx.rng), trial.table, pair))
-        passes = all(kind_of(c).passes(float(np.mean(values[c.id])),
-                                       float(np.mean(limits[c.id]))) for c in spec.criteria)
-        out.append(Reversal(str(pair["exposure"]), str(pair["outcome"]), str(pair["source"]),
-                            float(np.mean(real_rr)), float(np.mean(rev_rr)), passes, rows))
+        checked = [_check(spec, evidence, bind(spec, config), pair, size, draws, seed, k)
+                   for k, config in enumerate(sets)]
+        k = next((k for k, r in enumerate(checked) if r.all_pass), 0)
+        words = transforms_words(sets[k]) if len(sets) > 1 else ""
+        out.append(dataclasses.replace(checked[k], transforms=words))
     return out
+
+
+def _check(spec: Spec, evidence: Evidence, trial: Trial, pair: Mapping[str, Any],
+           size: int | None, draws: int, seed: int, k: int) -> Reversal:
+    """One pair in one transform set (the k-th; set 0 keeps the seeds of a one-set spec)."""
+    values: dict[str, list[float]] = {c.id: [] for c in spec.criteria}
+    limits: dict[str, list[float]] = {c.id: [] for c in spec.criteria}
+    real_rr, rev_rr, rows = [], [], 0
+    key = f"reversal:{pair['exposure']}:{pair['outcome']}" + (f":{k}" if k else "")
+    for d in range(draws):
+        ctx = PrivacyContext.simulation(task_seed(seed, key, d),
+                                        neighbour=spec.budget.neighbour)
+        real = evidence.population(size, ctx.rng)
+        once = release_before_loop(trial, real, ctx).once if spec.survey else None
+        codes = trial.encode(real)
+        rows = codes.shape[0]
+        sampler = _Reversed(codes, trial.table, pair)
+        exact, eff = floor_draw(trial, codes, ctx, once, sampler=sampler)
+        for cid in values:
+            values[cid].append(exact[cid])
+            limits[cid].append(eff[cid])
+        real_rr.append(log_rr(codes, trial.table, pair))
+        rev_rr.append(log_rr(sampler.sample(rows, ctx.rng), trial.table, pair))
+    passes = all(kind_of(c).passes(float(np.mean(values[c.id])),
+                                   float(np.mean(limits[c.id]))) for c in spec.criteria)
+    return Reversal(str(pair["exposure"]), str(pair["outcome"]), str(pair["source"]),
+                    float(np.mean(real_rr)), float(np.mean(rev_rr)), passes, rows)
 
 
 __all__ = ["Reversal", "log_rr", "reversal_check", "reverse"]

@@ -22,8 +22,9 @@ import numpy as np
 import pandas as pd
 
 from workbench.evidence.population import population, raked_weights, rare_rows
-from workbench.evidence.published import PublishedTables, design_table
+from workbench.evidence.published import PublishedTables
 from workbench.specification import Spec
+from workbench.trial.cells import design_codec
 
 SCENARIOS = ("proxy", "flatter", "sharper", "rare thinned", "rare thickened")
 #: The scenarios when the registry's published 1-way tables are given.
@@ -57,8 +58,8 @@ class Evidence:
     @cached_property
     def codes(self) -> np.ndarray:
         """The proxy in the design's cells, those of the published tables (a scenario's 1-way
-        cells)."""
-        return design_table(self.spec).encode(self.frame)
+        cells): ``trial.cells.design_codec``, one codec whichever configuration runs."""
+        return design_codec(self.spec).encode(self.frame)
 
     @cached_property
     def anchor(self) -> np.ndarray | None:

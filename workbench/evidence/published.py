@@ -15,14 +15,14 @@ File form (JSON), shares or counts::
     {"source": "CBS Statistical Abstract 2015, table 3.12",
      "counts": {"mother_age": [3460, 8571, …], …}}
 
-``columns`` gives each column's shares in the cells of the spec's first configuration (the
-design's bins, in the order ``workbench describe`` lists them); ``step`` is the rounding of the
-published shares (0.001: one decimal of a percentage). ``counts`` gives the births per cell, as
-an office publishes them: exact, so ``step`` is 0 and the 1-way distributions are known. That
-matters for rare cells: rounded to 0.1 points, a cell of 24 births in 95,000 (0.025%) is
-published as 0 and a forecast raked to it has none (issue 26's transfer check: 0.00 forecast
-against 0.30 on the thinned stand-in). Columns that are not given keep the proxy's own 1-way
-distribution.
+``columns`` gives each column's shares in the design's cells (``trial.cells.design_codec``: the
+transforms of the spec's first configuration, in the order ``workbench describe`` lists them);
+``step`` is the rounding of the published shares (0.001: one decimal of a percentage).
+``counts`` gives the births per cell, as an office publishes them: exact, so ``step`` is 0 and
+the 1-way distributions are known. That matters for rare cells: rounded to 0.1 points, a cell of
+24 births in 95,000 (0.025%) is published as 0 and a forecast raked to it has none (issue 26's
+transfer check: 0.00 forecast against 0.30 on the thinned stand-in). Columns that are not given
+keep the proxy's own 1-way distribution.
 
 This form is a subset of the FACTS list form (``docs/facts.md``), read into its ``Fact``
 objects; a list-form file is read as it is (its ``shares`` facts in the design's cells, its
@@ -45,7 +45,7 @@ from workbench.evidence.fact_list import LIST_FORMAT, Axis, Fact, parse_facts
 from workbench.evidence.facts import read_json
 from workbench.specification import Spec
 from workbench.transform import TableCodec
-from workbench.trial import bind
+from workbench.trial.cells import design_codec
 
 
 @dataclass(frozen=True)
@@ -109,8 +109,8 @@ def published_tables(spec: Spec, document: Mapping[str, Any], *,
 
 def design_table(spec: Spec) -> TableCodec:
     """The design's cells, the one codec published tables are given in and the evidence's
-    scenarios move: the spec's first configuration's."""
-    return bind(spec, next(iter(spec.configurations()))).table
+    scenarios move (``trial.cells.design_codec``: which one, and why one is enough)."""
+    return design_codec(spec)
 
 
 def _design_labels(spec: Spec) -> dict[str, tuple[str, ...]]:
