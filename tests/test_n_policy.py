@@ -221,6 +221,74 @@ def test_the_same_kinds_are_accepted_under_public_and_dp() -> None:
     assert not build_spec(doc).n_policy.dp
 
 
+ASSOCIATION_CRITERIA = [
+    {"id": "rr", "kind": "relative_risk", "threshold": 5.0, "epsilon": 0.5,
+     "params": {"exposure": "sex", "exposed": ["Male"], "outcome": "Y", "positive": [">50K"]}},
+    {"id": "by_class", "kind": "rate_by_group", "threshold": 1.0, "epsilon": 0.5,
+     "params": {"group": "workclass", "outcome": "Y", "positive": [">50K"]}},
+]
+
+
+def test_association_kinds_run_under_dp_with_the_count_tables_delta(files, tmp_path,
+                                                                    capsys) -> None:
+    """The count-table kinds state their bound under dp and are accepted; a rehearsed dp run
+    releases their tables at Δ = 2 (the count table's, not 1/n̂) beside n̂."""
+    doc = _doc("dp")
+    doc["criteria"] += ASSOCIATION_CRITERIA
+    doc["budget"]["epsilon_criteria"] = 1.5
+    spec = build_spec(doc)
+    assert spec.n_policy.dp and [c.kind for c in spec.criteria][1:] == [
+        "relative_risk", "rate_by_group"]
+    path = tmp_path / "assoc_dp.frozen.json"
+    save_spec(doc, path)
+    out = tmp_path / "assoc"
+    assert cli(["run", str(path), str(files[0]), "--out", str(out), "--quiet",
+                "--budget-store", str(tmp_path / "store-assoc"), "--rehearse", "3"]) == 0
+    capsys.readouterr()
+    ledger = _ledger(out / "release")
+    for cid, kind in (("rr", "relative_risk"), ("by_class", "rate_by_group")):
+        lines = [e for e in ledger if e.get("purpose") == f"criterion {cid} ({kind})"]
+        assert lines and all(e["sensitivity"] == 2 and e["mechanism"] == "laplace"
+                             for e in lines), lines
+    assert [e for e in ledger if e.get("purpose") == PURPOSE]  # n̂ released too
+
+
+def test_count_tables_move_by_at_most_two_and_one_under_dp_moves() -> None:
+    """R's 2×2 and group × outcome tables with S (|S| = n̂ ≠ n) fixed: replace-one moves them by
+    L1 ≤ 2 and add/remove-one by ≤ 1 (each reached), whatever n̂ — the dp bound the kinds state."""
+    from workbench.criteria import associations as assoc
+    from workbench.transform import IdentityCodec, TableCodec
+
+    table = TableCodec((("e", IdentityCodec(("n", "y"))), ("g", IdentityCodec(
+        ("a", "b", "c"))), ("o", IdentityCodec(("n", "y")))))
+    pair = {"exposure": "e", "exposed": ["y"], "outcome": "o", "positive": ["y"]}
+    keys = assoc.domain_keys(table, ["g"])
+    rng = np.random.default_rng(8)
+    worst = {"add/remove": 0, "replace": 0}
+    for _ in range(200):
+        n, n_hat = (int(x) for x in rng.integers(5, 40, 2))
+        real, synth = rng.integers(0, 2, (n, 3)), rng.integers(0, 2, (n_hat, 3))
+        real[:, 1], synth[:, 1] = rng.integers(0, 3, n), rng.integers(0, 3, n_hat)
+        row = np.array([[rng.integers(0, 2), rng.integers(0, 3), rng.integers(0, 2)]])
+
+        def tables(r, synth=synth):
+            pc = PairedCells.from_codes(r, synth, table.domain, n=synth.shape[0])
+            return np.concatenate([
+                assoc.two_by_two(pc, table, pair)[0].ravel(),
+                assoc.group_table(pc, table, ["g"], "o", ["y"], keys)[0].ravel()])
+
+        base = tables(real)
+        for move, moved in (("add/remove", np.concatenate([real, row])),
+                            ("add/remove", real[1:]),
+                            ("replace", np.concatenate([real[1:], row]))):
+            # the two tables are released by two criteria: each moves by its own L1
+            step = np.abs(tables(moved) - base)
+            for part in (step[:4], step[4:]):
+                assert part.sum() <= (1 if move == "add/remove" else 2)
+                worst[move] = max(worst[move], int(part.sum()))
+    assert worst == {"add/remove": 1, "replace": 2}
+
+
 def test_a_word_that_is_not_a_relation_is_refused_and_sentences_read_as_public() -> None:
     assert parse("dp") == ("dp", "") and parse(None) == ("public", "")
     assert parse("The number of records after cleaning is treated as public.") == ("public", "")

@@ -16,6 +16,11 @@ row
   ``tv_marginals`` it reaches only ½·1/n̂ (one cell moves, not two), so its add/remove rows
   have tightness ½ and their Δ/2 run cannot be flagged — the stated reason, not a miss
   (:data:`LOOSE_UNDER_ADD_REMOVE`).
+* the count-table kinds (``relative_risk``, ``odds_ratio``, ``risk_difference``,
+  ``rate_by_group``, ``rare_cell_rate``; ``criteria.kinds._association``): their release is R's
+  count table, whose Δ = 2 does not depend on n (replace-one; add/remove moves one cell by 1),
+  so the documented Δ is the table's 2 and the add/remove pairs reach half of it — loose too,
+  and shown at a quarter of the scale instead (:func:`quarter_scale_flag`).
 """
 
 from __future__ import annotations
@@ -23,16 +28,28 @@ from __future__ import annotations
 import numpy as np
 
 from workbench.audits.criteria import audit_case, case_spec
-from workbench.audits.harness import Scenario, scenario
+from workbench.audits.harness import (
+    CONFIDENCE,
+    ScaledNoise,
+    Scenario,
+    draw,
+    neighbour_events,
+    scenario,
+    seeded_source,
+)
 from workbench.criteria import evaluate_criterion, kinds
+from workbench.criteria.kinds._association import TableKind, table_sensitivity
+from workbench.privacy.audit import AuditResult, audit_events
 from workbench.specification.n_policy import N_HAT_KEY, noisy_n
 
 _EPS = 1.0
 #: the cleaned n of the n̂ audit (D) and of its neighbour (D′: one row fewer)
 N_AUDIT = 1000
 N_HAT_NAME = "n_hat (n_policy dp)"
+#: kinds whose release is a count table of R (Δ = 2, not 1/n̂; module doc)
+TABLE_KINDS = frozenset(k for k in kinds.dp_bound() if isinstance(kinds.get(k), TableKind))
 #: kinds whose Δ under dp is attained by replace-one only (add/remove reaches half of it)
-LOOSE_UNDER_ADD_REMOVE = frozenset({"tv_marginals"})
+LOOSE_UNDER_ADD_REMOVE = frozenset({"tv_marginals"}) | TABLE_KINDS
 
 
 def n_hat_scenario() -> Scenario:
@@ -60,9 +77,22 @@ def add_remove_scenario(kind: str, move: str) -> Scenario:
         return evaluate_criterion(spec, config, kind, datasets[which], synth, ctx,
                                   once_results=once, table=spec.table_codec(config))
 
+    if kind in TABLE_KINDS:
+        documented, why = table_sensitivity(spec), "Δ = 2 of the count table, whatever n̂"
+    else:
+        documented, why = 1.0 / synth.shape[0], "Δ = 1/n̂"
     return scenario(f"{kind} ({move}, dp)", case.mechanism,
                     f"R′ = R with one record {'added' if move == 'add' else 'removed'}, S and "
-                    f"n̂ = {synth.shape[0]} fixed (Δ = 1/n̂)", 1.0 / synth.shape[0], run)
+                    f"n̂ = {synth.shape[0]} fixed ({why})", documented, run)
+
+
+def quarter_scale_flag(scn: Scenario, *, trials: int = 20_000, seed: int = 0) -> AuditResult:
+    """A loose pair (tightness ½) audited at a quarter of the noise scale: a loss of 2ε, so the
+    audit must flag it — the power check its Δ/2 run cannot give."""
+    source = ScaledNoise(seeded_source(seed), 0.25)
+    samples = [draw(call, source, trials) for call in (scn.d, scn.d_prime)]
+    return audit_events(samples[0], samples[1], neighbour_events(scn.d, scn.d_prime),
+                        scn.d.epsilon, confidence=CONFIDENCE)
 
 
 def n_policy_scenarios() -> list[Scenario]:

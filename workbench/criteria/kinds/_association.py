@@ -13,6 +13,15 @@ record changes one cell by 1. Δ = 2 (replace-one) or 1 (add/remove-one), whatev
 (:func:`workbench.privacy.sensitivity.histogram`). The measure is a function of the noisy table
 and of S, so it needs no sensitivity of its own.
 
+**Under ``metadata.n_policy: dp``** (a raw row that crosses a rule adds a record to the cleaned
+table or removes one; the validator then requires ``budget.neighbour: replace_one``): the table
+is a count table, never divided by n or n̂, so the two moves of the cleaned table are the two
+above — replace-one L1 ≤ 2, add/remove-one L1 ≤ 1 — and the Δ = 2 the kinds already use covers
+both (:data:`TABLE_DP_N_BOUND`). Every measure (a ratio or a difference of rates) is computed
+from counts alone: S holds n̂ records and R n, and a rate within a cell does not depend on
+either total. ``workbench.audits.n_policy`` audits each kind on add- and remove-one neighbours
+(L1 1 of Δ 2: loose by design; the replace-one pair that reaches Δ is the kind's own case).
+
 **Missing values:** rows with a missing exposure, group or outcome are left out of both tables
 (R's and S's), so a column may be ``allow`` or ``category``; the criterion then compares the
 association among the rows that have both values.
@@ -60,13 +69,20 @@ def smoothing(criterion: Criterion) -> float:
     return float(criterion.params.get("smoothing", assoc.SMOOTHING))
 
 
+#: Why a count table's Δ holds under ``n_policy: dp`` (module doc); every table kind states it.
+TABLE_DP_N_BOUND = (
+    "under n_policy dp the release is R's count table, never scaled by n or n̂: replace-one "
+    "moves it by L1 ≤ 2 (one cell −1, another +1), add/remove-one by L1 ≤ 1 (one cell ±1), so "
+    "the replace-one Δ = 2 covers both; the measure is computed from counts within cells "
+    "(post-processing), whatever n and n̂ = |S| are")
+
+
 class TableKind(CriterionKind):
     """A kind whose DP release is one count table of R; its value is computed from it."""
 
-    #: no ``dp_n_bound`` yet: the n_policy dp audit states every bound as 1/n̂, which a count
-    #: table's Δ is not, so these kinds are refused under ``dp`` (like ``tstr``)
     tags = KindTags(sigma_by_simulation=True,
-                    noise_note="Laplace on a count table of R; the measure is computed from it")
+                    noise_note="Laplace on a count table of R; the measure is computed from it",
+                    dp_n_bound=TABLE_DP_N_BOUND)
 
     @abstractmethod
     def tables(self, ev: Evaluation, criterion: Criterion) -> tuple[np.ndarray, np.ndarray]:

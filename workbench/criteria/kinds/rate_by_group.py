@@ -49,7 +49,8 @@ class RateByGroup(TableKind):
         "smoothing": SMOOTHING_PARAM,
     })
     tags = KindTags(clip=(0.0, 1.0), sigma_by_simulation=True,
-                    noise_note=TableKind.tags.noise_note)
+                    noise_note=TableKind.tags.noise_note,
+                    dp_n_bound=TableKind.tags.dp_n_bound)
     position = 123
 
     def check_params(self, ctx: CheckContext, params: Mapping[str, Any], path: str) -> None:
