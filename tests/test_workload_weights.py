@@ -97,3 +97,100 @@ def test_raising_a_criterions_epsilon_leaves_the_seeded_release_unchanged(proxy_
     eps = {r.id: r.epsilon for r in high.results}
     assert eps["mean_birth_weight"] == pytest.approx(
         20 * {r.id: r.epsilon for r in low.results}["mean_birth_weight"])
+
+
+# --- the proxy's cell sizes (issue 36: thresholds, floors, the proxy's cell sizes) ---------------
+ASSOC = Path(__file__).resolve().parents[1] / "examples" / "births_associations.json"
+SHIPPED_PROXY = Path(__file__).resolve().parents[1] / "data_public" / "proxy_sample_166k.csv.gz"
+
+
+@pytest.fixture(scope="module")
+def pinned_proxy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A public proxy file: the first 4,000 records of the shipped proxy."""
+    import gzip
+
+    with gzip.open(SHIPPED_PROXY, "rt", encoding="utf-8") as fh:
+        lines = [next(fh) for _ in range(4001)]
+    path = tmp_path_factory.mktemp("pinned") / "proxy.csv"
+    path.write_text("".join(lines), encoding="utf-8")
+    return path
+
+
+def _joint_assoc(proxy: Path) -> dict:
+    """The associations example with the workload's 'joint' option pinning ``proxy``."""
+    from workbench.generators.public_proxy import file_hash
+
+    doc = json.loads(ASSOC.read_text())
+    doc["generator"]["search_space"] = [{
+        "algorithm": ["fixed"], "one_way_share": [0.25], "iters": [30],
+        "public_measurements": ["joint"], "public_proxy": [str(proxy)],
+        "public_proxy_sha256": [file_hash(proxy)]}]
+    doc.pop("sha256", None)
+    return doc
+
+
+def _pinned(doc: dict) -> tuple:
+    """(spec, codec, the pinned proxy's counts in it)."""
+    from workbench.generators.public_proxy import proxy_counts
+
+    spec = build_spec(doc)
+    config = next(spec.configurations())
+    params = config.params
+    table = spec.table_codec(config)
+    return spec, table, proxy_counts(spec, table, params["public_proxy"],
+                                     params["public_proxy_sha256"])
+
+
+def test_rate_and_ratio_needs_scale_with_the_proxys_smallest_cell(pinned_proxy: Path) -> None:
+    """With the pinned proxy, relative_risk needs 0.05/(T·p) for p its smallest 2×2 cell and
+    rate_by_group for p its smallest group (recomputed here from the proxy's raw rows); share
+    criteria and rare_cell_rate keep their needs; without the proxy the rate criteria need 1."""
+    import pandas as pd
+
+    from workbench.criteria import kinds
+    from workbench.generators.workload import need
+
+    spec, table, counts = _pinned(_joint_assoc(pinned_proxy))
+    raw = pd.read_csv(pinned_proxy)
+    older, low = raw["mother_age"] >= 40, raw["birth_weight"] < 2500
+    two = [(older & low).sum(), (older & ~low).sum(), (~older & low).sum(), (~older & ~low).sum()]
+    p_rr = min(two) / len(raw)
+    groups = raw.groupby(table.codec("gestation_week").encode(raw["gestation_week"])).size()
+    p_group = groups.min() / len(raw)
+    by_id = {c.id: c for c in spec.criteria}
+    expected = {"marginals": 0.05 / 0.03, "older_mothers_lbw": 0.05 / (0.2 * p_rr),
+                "lbw_by_gestation": 0.05 / (0.15 * p_group), "lbw_in_rare_cells": 1.0}
+    for cid, value in expected.items():
+        kind = kinds.get(by_id[cid].kind)
+        assert need(kind, by_id[cid], (table, counts)) == pytest.approx(value, rel=1e-9), cid
+    assert need(kinds.get("relative_risk"), by_id["older_mothers_lbw"]) == 1.0
+    assert 0 < p_rr < 0.05 and expected["older_mothers_lbw"] > 5  # a rare cell asks for more
+
+
+def test_proxy_sized_weights_do_not_depend_on_criteria_epsilon(pinned_proxy: Path) -> None:
+    """The property of this file holds with the proxy too: a rate criterion's ε ×7 leaves the
+    proxy-sized allocation bit for bit."""
+    doc = _joint_assoc(pinned_proxy)
+    allocations = []
+    for d in (doc, _with_epsilon(doc, "older_mothers_lbw", 7.0)):
+        spec, table, counts = _pinned(d)
+        allocations.append(derive_workload(spec, proxy=(table, counts)).allocate(EPS_GEN))
+    assert allocations[0] == allocations[1]
+
+
+def test_the_joint_fit_allocates_with_the_proxy_sized_workload(pinned_proxy: Path) -> None:
+    """The fit reads the pinned proxy before spending and allocates ε_gen by the proxy-sized
+    needs: more for the relative-risk clique than the spec's plain workload gives it."""
+    import pandas as pd
+
+    spec, table, counts = _pinned(_joint_assoc(pinned_proxy))
+    trial = bind(spec, next(spec.configurations()))
+    generator = trial.generator()
+    plain = dict(generator.workload.allocate(trial.epsilon_generator))
+    codes = trial.encode(pd.read_csv(pinned_proxy).iloc[:1500])
+    ctx = PrivacyContext.simulation(seed=2, noise=SeededNoise(2))
+    generator.fit(codes, trial.domain, trial.epsilon_generator, ctx)
+    sized = derive_workload(spec, proxy=(table, counts)).allocate(trial.epsilon_generator)
+    assert generator.allocation_ == sized
+    pair = ("mother_age", "birth_weight")
+    assert dict(sized)[pair] > 2 * plain[pair]

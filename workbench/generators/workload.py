@@ -15,7 +15,18 @@ tighten the test changed the release it tests). A share criterion (threshold in 
 needs 0.05/T: a marginal's per-cell share noise is √2·Δ/(ε·n), so holding it to a fixed
 fraction of T needs ε ∝ 1/T; a criterion whose threshold is in a column's units needs 1 (such
 thresholds cannot be compared across kinds without data); one reading S only needs 0. The
-per-kind multipliers are hyperparameters of the search space. A criterion spreads its weight
+per-kind multipliers are hyperparameters of the search space.
+
+The proxy's cell sizes. When the spec pins a public proxy (``public_measurements: joint``: its
+file and SHA-256 are part of the spec, its counts public), a criterion whose measure divides by
+cells — a rate or a ratio: the 2×2 association kinds, ``rate_by_group`` — gets the need its
+noise calls for: a marginal at ε adds about √2·Δ/(ε·n·p) to a rate over a cell of share p, so
+holding it to the same fraction of T as a share criterion's needs REFERENCE_SHARE/(T·p), p the
+smallest such cell of the proxy (``CriterionKind.workload_cell_share``; at least one proxy row,
+so an empty cell does not ask for all of ε_gen). A share of n needs no p (its noise does not
+depend on the cell's size), nor does ``rare_cell_rate`` (its cells are chosen from S at each
+iteration, so none is known before the fit). Still never the criterion's own ε. A criterion
+spreads its weight
 evenly over the multi-way cliques it declares and a clique's weight is the sum it receives.
 The 1-way marginal of every column is always measured, with ``one_way_share`` of ε_gen split
 evenly over the columns (0: the multi-way cliques carry the 1-ways); the rest goes to the
@@ -31,10 +42,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from workbench.criteria import kinds
-from workbench.criteria.kinds.base import WORKLOAD_GROUPS, Clique, pairs
+from workbench.criteria.kinds.base import REFERENCE_SHARE, WORKLOAD_GROUPS, Clique, pairs
 
 if TYPE_CHECKING:
-    from workbench.specification.model import Spec
+    from workbench.criteria.kinds.base import CriterionKind
+    from workbench.specification.model import Criterion, Spec
+    from workbench.transform import TableCodec
+    from workbench.transform.cells import CellCounts
 
 
 @dataclass(frozen=True)
@@ -100,6 +114,20 @@ def size_factors(cliques: Sequence[Clique], sizes: Mapping[str, int],
     return {q: (cells[q] / mean) ** power for q in cliques}
 
 
+def need(kind: CriterionKind, criterion: Criterion,
+         proxy: tuple[TableCodec, CellCounts] | None = None) -> float:
+    """The criterion's need (module doc): its kind's, or, with a pinned public proxy (its codec
+    and counts) and a measure that divides by cells, REFERENCE_SHARE/(T·p)."""
+    base = kind.workload_need(criterion)
+    if not base or proxy is None:
+        return base
+    share = kind.workload_cell_share(proxy[0], criterion, proxy[1])
+    if share is None:
+        return base
+    p = max(share, 1.0 / max(proxy[1].n, 1))
+    return REFERENCE_SHARE / (max(float(criterion.threshold), 1e-6) * p)
+
+
 def derive_workload(
     spec: Spec,
     *,
@@ -108,13 +136,15 @@ def derive_workload(
     faithfulness_order: int = 0,
     size_power: float = 0.0,
     sizes: Mapping[str, int] | None = None,
+    proxy: tuple[TableCodec, CellCounts] | None = None,
 ) -> Workload:
     """The weighted marginal workload of ``spec``'s criteria (public inputs only).
 
     ``faithfulness_order`` 2 or 3 replaces the faithfulness criterion's cliques by those its
     cost rule derives (the kind's ``workload_marginals``; 0 keeps the kind's own);
     ``size_power`` scales each clique's weight by :func:`size_factors` of the configuration's
-    public bin counts ``sizes``.
+    public bin counts ``sizes``; ``proxy`` (the configuration's codec and the pinned public
+    proxy's counts in it) sizes the needs of the criteria that divide by cells (module doc).
     """
     mult = {g: 1.0 for g in WORKLOAD_GROUPS} | dict(multipliers or {})
     criteria = list(spec.criteria)
@@ -123,7 +153,7 @@ def derive_workload(
     order = {name: i for i, name in enumerate(spec.column_names)}
     for c in criteria:
         kind = kinds.get(c.kind)
-        weight = float(mult[kind.tags.workload_group]) * kind.workload_need(c)
+        weight = float(mult[kind.tags.workload_group]) * need(kind, c, proxy)
         declared = kind.workload_marginals(spec, c, faithfulness_order)
         cliques = {tuple(sorted(q, key=order.__getitem__)) for q in declared}
         for q in sorted(cliques, key=lambda q: [order[x] for x in q]):

@@ -28,7 +28,9 @@ Option ``public_measurements: joint`` (issue 26, :mod:`workbench.generators.work
 a PUBLIC proxy named and pinned by the spec gives free measurements where a DP test finds its
 (raked) tables closer to the data than a private measurement would be; the 1-way tables stay
 private. A dry run whose proxy is also this public file rehearses with a proxy that agrees with
-itself, so its forecast is optimistic; rehearse on another public sample.
+itself, so its forecast is optimistic; rehearse on another public sample. The same pinned counts
+size the needs of the rate and ratio criteria (``generators.workload``: the proxy's cell sizes),
+re-deriving the workload at fit, when the proxy is read and checked before anything is spent.
 
 ε_gen is not one of this family's own hyperparameters but the common ``epsilon`` one (every
 family takes it): the dry run ranks ε_gen alternatives on the proxy, and private selection is
@@ -126,6 +128,9 @@ class WorkloadGenerator(GeneratorFamily):
         super().__init__(**hyperparameters)
         self.workload: Workload | None = None
         self.public_counts: CellCounts | None = None
+        #: whether ``workload`` was derived from the bound spec (then 'joint' sizes it by the
+        #: proxy's cells at fit, before anything is spent)
+        self.derived_ = False
 
     def check_combination(self) -> None:
         """'joint' needs algorithm 'fixed' and 1-way candidates (and, to read the spec's proxy
@@ -184,12 +189,20 @@ class WorkloadGenerator(GeneratorFamily):
         """Derive the workload from the spec's criteria, sized by the configuration's codec
         ``table`` when given (public)."""
         super().bind_spec(spec, table)
+        self.bind_workload(self._derive(spec, table))
+        self.derived_ = True
+
+    def _derive(self, spec: Spec, table: TableCodec | None,
+                public: CellCounts | None = None) -> Workload:
+        """The spec's workload; with 'joint', ``public`` (the pinned proxy's counts) sizes the
+        needs of the criteria that divide by cells (``generators.workload``)."""
         sizes = (None if table is None
                  else dict(zip(table.domain.names, table.domain.sizes, strict=True)))
-        self.bind_workload(derive_workload(
+        proxy = None if public is None or table is None else (table, public)
+        return derive_workload(
             spec, one_way_share=self.one_way_share, multipliers=self.multipliers(),
             faithfulness_order=self.faithfulness_cliques, size_power=self.size_power,
-            sizes=sizes))
+            sizes=sizes, proxy=proxy)
 
     def describe(self, label: str, epsilon: float) -> list[str]:
         """The derived workload with each measurement's ε (AIM: its candidates and rounds)."""
@@ -209,7 +222,8 @@ class WorkloadGenerator(GeneratorFamily):
                     f"{select:.6g} on one public-or-private test per multi-way marginal "
                     "(Laplace on its L1 distance to the raked proxy table, Δ = 2); 1-way "
                     "marginals always private; ε as below, shares freed by public choices going "
-                    "to the private multi-way ones:")
+                    "to the private multi-way ones (rate and ratio criteria re-weighted by the "
+                    "proxy's smallest cells when the fit reads it):")
             lines = self.workload.describe(epsilon - select)
         else:
             head = f"Derived workload {label}, ε at ε_gen = {epsilon:.6g}:"
@@ -238,8 +252,9 @@ class WorkloadGenerator(GeneratorFamily):
                 "would measure them: use a share > 0 or add criteria that read them"]
 
     def bind_workload(self, workload: Workload) -> None:
-        """Use an explicit workload (tests, benchmarks)."""
+        """Use an explicit workload (tests, benchmarks); the proxy does not re-weight it."""
         self.workload = workload
+        self.derived_ = False
 
     def fit(
         self, codes: np.ndarray, domain: Domain, epsilon: float, privacy: PrivacyContext
@@ -273,9 +288,11 @@ class WorkloadGenerator(GeneratorFamily):
             self.domain_ = layout.domain
             return self
         data = CellCounts.from_codes(codes, domain)
+        public = self._public(domain) if joint else None  # read and checked before spending
+        if public is not None and self.derived_ and self.bound_spec_ is not None:
+            workload = self.workload = self._derive(self.bound_spec_, self.bound_table_, public)
         self.allocation_ = workload.allocate(eps)
-        if joint:  # the public proxy is read and checked before anything is spent
-            public = self._public(domain)
+        if public is not None:
             self.model_, self.choices_ = fit_joint(data, public, workload, eps,
                                                    self.public_selection_share, privacy,
                                                    self.iters)

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from workbench.criteria.result import CriterionResult
     from workbench.specification.model import Criterion, Spec
     from workbench.transform import TableCodec
-    from workbench.transform.cells import PairedCells
+    from workbench.transform.cells import CellCounts, PairedCells
 
 LEVELS_DOC = ("values counted as 'yes': a list of the column's values, or {'below': x} / "
               "{'at_least': x} for a numeric column")
@@ -62,6 +62,12 @@ def table_sensitivity(spec: Spec) -> float:
     from workbench.privacy import sensitivity
 
     return float(sensitivity.histogram(spec.budget.neighbour))
+
+
+def _smallest_share(cells: np.ndarray) -> float | None:
+    """The smallest cell / their total (None when the proxy has no row in them)."""
+    total = float(cells.sum())
+    return float(cells.min()) / total if total > 0 else None
 
 
 def smoothing(criterion: Criterion) -> float:
@@ -161,6 +167,19 @@ class PairKind(TableKind):
     def tables(self, ev: Evaluation, criterion: Criterion) -> tuple[np.ndarray, np.ndarray]:
         """R's and S's 2×2 exposure × outcome counts (missing rows left out)."""
         return assoc.two_by_two(ev.pc, ev.table, criterion.params)
+
+    def workload_cell_share(self, table: TableCodec, criterion: Criterion,
+                            proxy: CellCounts) -> float | None:
+        """The smallest cell of the proxy's 2×2 table, as a share of its rows: log RR, log OR
+        and RD divide by the exposure groups and (log RR, log OR) by their outcome cells, so
+        the noise a marginal at ε adds to the measure is about √2·Δ/(ε·n·p) for the smallest
+        cell p."""
+        p = criterion.params
+        e = assoc.yes_codes(table, str(p["exposure"]), p["exposed"])
+        o = assoc.yes_codes(table, str(p["outcome"]), p["positive"])
+        counts = proxy.marginal((str(p["exposure"]), str(p["outcome"])))
+        two = np.array([[counts[np.ix_(e == i, o == j)].sum() for j in (1, 0)] for i in (1, 0)])
+        return _smallest_share(two.ravel())
 
     def value(self, real: np.ndarray, synth: np.ndarray, criterion: Criterion) -> float:
         """|m(R) − m(S)| with the kind's measure m, both tables smoothed by c."""

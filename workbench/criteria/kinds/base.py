@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from workbench.specification.model import Criterion, Spec
     from workbench.specification.space import Configuration
     from workbench.transform import TableCodec
-    from workbench.transform.cells import PairedCells
+    from workbench.transform.cells import CellCounts, PairedCells
 
 SQRT2 = math.sqrt(2.0)
 #: How far above T the failing value of a false pass sits, as a share of T.
@@ -264,6 +264,14 @@ class CriterionKind(ABC):
         A threshold in a column's units cannot be compared with another kind's without data,
         so each such criterion needs the same; the per-kind multipliers tune the mix."""
         return 0.0 if self.tags.reads is Reads.S_ONLY else 1.0
+
+    def workload_cell_share(self, table: TableCodec, criterion: Criterion,
+                            proxy: CellCounts) -> float | None:
+        """The smallest share of a PUBLIC proxy among the cells the criterion's measure divides
+        by (a rate's or a ratio's denominator), or None when it divides by none (a share of n:
+        the noise on a share does not depend on the cell's size). The workload scales the
+        need by it when the spec pins a public proxy (``generators.workload``)."""
+        return None
 
     def marginals(self, spec: Spec, criterion: Criterion) -> list[Clique]:
         """Multi-way marginals the error depends on (1-way ones are always measured)."""

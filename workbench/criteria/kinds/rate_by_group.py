@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from workbench.criteria.evaluation_state import Evaluation
     from workbench.criteria.kinds.checks import CheckContext
     from workbench.specification.model import Criterion, Spec
+    from workbench.transform import TableCodec
+    from workbench.transform.cells import CellCounts
 
 
 class RateByGroup(TableKind):
@@ -67,6 +69,18 @@ class RateByGroup(TableKind):
         keys = assoc.domain_keys(ev.table, group)
         return assoc.group_table(ev.pc, ev.table, group, str(criterion.params["outcome"]),
                                  criterion.params["positive"], keys)
+
+    def workload_cell_share(self, table: TableCodec, criterion: Criterion,
+                            proxy: CellCounts) -> float | None:
+        """The smallest group (non-missing, held by the proxy) as a share of the proxy's rows
+        with a group and an outcome: a rate's noise from a marginal at ε is about
+        √2·Δ/(ε·n·p_g)."""
+        group, outcome = str(criterion.params["group"]), str(criterion.params["outcome"])
+        o = assoc.yes_codes(table, outcome, criterion.params["positive"])
+        counts = proxy.marginal((group, outcome))[:, o >= 0].sum(axis=1)
+        keys = assoc.domain_keys(table, [group])
+        groups = counts[keys][counts[keys] > 0]
+        return float(groups.min()) / float(groups.sum()) if groups.size else None
 
     def value(self, real: np.ndarray, synth: np.ndarray, criterion: Criterion) -> float:
         """The largest |rate gap| over the groups (0 without groups)."""
