@@ -51,6 +51,8 @@ OLS fit on S; Δ = 2(U − L)/n.
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -65,6 +67,8 @@ from workbench.transform import TableCodec
 from workbench.transform.cells import distinct_cells
 
 MECHANISM = "laplace_sufficient_statistics"
+#: The two sensitivity rules of the release (``params.sensitivity``).
+ENTRYWISE, JOINT = "entrywise", "joint"
 #: Budget weights of the released entries: entry e is released as c_e·s_e, so its noise is
 #: (Δ/ε)/c_e with Δ = Σ c_e ρ_e. Coefficients depend most on Σz̃t and least on the feature
 #: sums (already precise to 1/n); these public constants were chosen on the public proxy
@@ -111,6 +115,8 @@ class RegressionDesign:
     columns: tuple[str, ...]
     weight_overrides: tuple[tuple[str, float], ...] = ()
     threshold: float = 0.0
+    #: "entrywise" (Δ = Σ_e c_e·ρ_e) or "joint" (the exact L1 diameter, :func:`joint_delta`)
+    sensitivity_rule: str = ENTRYWISE
 
     @classmethod
     def build(cls, spec: Spec, table: TableCodec, criterion: Criterion) -> RegressionDesign:
@@ -136,6 +142,7 @@ class RegressionDesign:
             table.names,
             tuple((str(k), float(v)) for k, v in overrides.items()),
             float(criterion.threshold),
+            str(criterion.params.get("sensitivity") or ENTRYWISE),
         )
 
     @property
@@ -270,8 +277,53 @@ def _constant_entries(design: RegressionDesign) -> tuple[np.ndarray, np.ndarray]
 
 
 def regression_sensitivity(design: RegressionDesign) -> float:
-    """L1 Δ of the released weighted statistics c ⊙ s under replace-one: Σ_e c_e·ρ_e."""
-    return sensitivity.sufficient_statistics(statistic_weights(design) * statistic_ranges(design))
+    """L1 Δ of the released weighted statistics c ⊙ s under replace-one: Σ_e c_e·ρ_e, or the
+    exact diameter (:func:`joint_delta`) under the "joint" rule."""
+    entrywise = sensitivity.sufficient_statistics(
+        statistic_weights(design) * statistic_ranges(design))
+    return joint_delta(design, entrywise) if design.sensitivity_rule == JOINT else entrywise
+
+
+def record_universe(design: RegressionDesign) -> np.ndarray | None:
+    """φ(x) for every combination of feature codes × the target's two extreme values, or None
+    when there are more than :data:`~workbench.criteria.sensitivity.MAX_DIAMETER_POINTS`.
+
+    Public (codecs only). Other target values need not be listed: for fixed features of x and
+    x′, ‖c ⊙ (φ(x) − φ(x′))‖₁ is convex in (t, t′) (absolute values of affine maps), so its
+    maximum over [t_min, t_max]² sits at a corner."""
+    blocks = _scaled_blocks(design)
+    sizes = [b.shape[0] for b in blocks]
+    if 2 * math.prod(sizes) > sensitivity.MAX_DIAMETER_POINTS:
+        return None
+    grids = np.meshgrid(*[np.arange(k) for k in sizes], indexing="ij")
+    z = np.hstack([b[g.ravel()] for b, g in zip(blocks, grids, strict=True)] or
+                  [np.zeros((1, 0))])
+    zt = np.hstack([np.ones((z.shape[0], 1)), z])
+    i, j = np.triu_indices(design.p + 1)
+    a = (zt[:, i] * zt[:, j])[:, 1:]
+    t = _scale_target(design)[0]
+    return np.vstack([np.hstack([a, zt * v]) for v in (float(t.min()), float(t.max()))])
+
+
+def joint_delta(design: RegressionDesign, entrywise: float) -> float:
+    """Exact L1 Δ = max_{x, x′} ‖c ⊙ (φ(x) − φ(x′))‖₁ over the public record universe.
+
+    The released vector is Σ_records c ⊙ φ(x) (entries with ρ_e = 0 are the same for every
+    record and drop out of every difference), so replacing one record moves it by exactly one
+    such difference: the diameter is the smallest valid Δ and is attained by a pair of
+    records (:func:`~workbench.criteria.sensitivity.l1_diameter`). Falls back to the
+    entrywise bound (≥ the diameter) when the universe is too large to scan."""
+    points = record_universe(design)
+    if points is None:
+        return entrywise
+    weighted = points * statistic_weights(design)
+    return min(entrywise, _diameter(weighted.tobytes(), weighted.shape))
+
+
+@functools.lru_cache(maxsize=16)
+def _diameter(data: bytes, shape: tuple[int, int]) -> float:
+    """:func:`~workbench.criteria.sensitivity.l1_diameter`, cached per public design."""
+    return sensitivity.l1_diameter(np.frombuffer(data, dtype=np.float64).reshape(shape))
 
 
 def _statistics(design: RegressionDesign, cells: np.ndarray, counts: np.ndarray) -> np.ndarray:
