@@ -13,7 +13,9 @@ import pytest
 from conftest import REPO
 
 from workbench.audits import audit_scenario, variant_cases, variant_scenario
+from workbench.criteria import evaluate_criterion, release_once
 from workbench.criteria import sensitivity as sens
+from workbench.criteria.kinds.regression_mae import KIND as KIND_MAE
 from workbench.criteria.regression import (
     JOINT,
     RegressionDesign,
@@ -29,9 +31,10 @@ from workbench.criteria.regression_false_pass import (
     false_pass,
     regression_false_pass,
 )
+from workbench.criteria.regression_fit import clipped_mae, ols_from_cells, prediction_gap
 from workbench.evidence.sampler import sample_proxy
 from workbench.privacy import PrivacyContext
-from workbench.transform.cells import distinct_cells
+from workbench.transform.cells import PairedCells, distinct_cells
 from workbench.transform.clean import clean
 from workbench.validation import build_spec
 
@@ -211,3 +214,104 @@ def crit_weights(document: dict) -> dict:
     """The robust design's tuned per-entry weights."""
     return next(c for c in document["criteria"]
                 if c["kind"] == "regression_coefficients")["params"]["statistic_weights"]
+
+
+# --- regression_mae: the prediction-gap Δ ---------------------------------------------------
+def mae_spec(document: dict, cap: float | None, rule: str | None = "prediction_gap",
+             coefficient_epsilon: float | None = None):
+    """The robust spec with its MAE criterion priced by the prediction-gap cap ``cap``."""
+    doc = copy.deepcopy(document)
+    if coefficient_epsilon is not None:
+        next(c for c in doc["criteria"]
+             if c["kind"] == "regression_coefficients")["epsilon"] = coefficient_epsilon
+    mae = next(c for c in doc["criteria"] if c["kind"] == "regression_mae")
+    if rule:
+        mae["params"]["sensitivity"] = rule
+    if cap is not None:
+        mae["params"]["max_prediction_gap"] = cap
+    return build_spec(doc)
+
+
+def test_prediction_gap_bounds_every_record(document) -> None:
+    """The separable bound is ≥ the gap of every record of the domain, and equal to the
+    unclipped maximum over the product domain."""
+    spec = mae_spec(document, 100.0)
+    config = next(iter(spec.configurations()))
+    table = spec.table_codec(config)
+    crit = spec.criterion("regression_mae")
+    design = RegressionDesign.build(spec, table, crit)
+    x = design.features(all_cells(table, list(design.sources)))
+    rng = np.random.default_rng(9)
+    for _ in range(5):
+        a = (rng.normal(3000, 50), rng.normal(0, 30, design.p))
+        b = (rng.normal(3000, 50), rng.normal(0, 30, design.p))
+        raw = np.abs((a[0] + x @ a[1]) - (b[0] + x @ b[1]))
+        clipped = np.abs(np.clip(a[0] + x @ a[1], *crit.bounds)
+                         - np.clip(b[0] + x @ b[1], *crit.bounds))
+        gap = prediction_gap(design, a, b)
+        assert gap == pytest.approx(raw.max(), rel=1e-12)
+        assert clipped.max() <= gap + 1e-9
+
+
+def test_prediction_gap_delta_on_neighbouring_datasets(document) -> None:
+    """With two public models at most G apart, 2000 random replacements move the MAE gap by
+    ≤ 2G/n, and the y = L → U replacement at a record where the models are G apart gets
+    close to it; the release charges Δ = 2G/n, or fails with Δ = 2(U − L)/n over the cap."""
+    spec = mae_spec(document, 400.0)
+    config = next(iter(spec.configurations()))
+    table = spec.table_codec(config)
+    crit = spec.criterion("regression_mae")
+    design = RegressionDesign.build(spec, table, crit)
+    real = proxy_codes(spec, config, 1500, seed=41)
+    ones = np.ones(len(real))
+    fit_a = ols_from_cells(design, real, ones)
+    fit_b = (fit_a[0] + 40.0, fit_a[1] * 0.9)
+    cap = prediction_gap(design, fit_a, fit_b)
+    assert 0 < cap < 1000
+
+    def gap(codes: np.ndarray) -> float:
+        w = np.ones(len(codes))
+        return abs(clipped_mae(design, codes, w, *fit_a, crit.bounds)
+                   - clipped_mae(design, codes, w, *fit_b, crit.bounds))
+
+    base = gap(real)
+    universe = all_cells(table, list(table.names))
+    rng = np.random.default_rng(2)
+    moves = []
+    for i, j in zip(rng.integers(0, len(real), 2000), rng.integers(0, len(universe), 2000),
+                    strict=True):
+        prime = real.copy()
+        prime[i] = universe[j]
+        moves.append(abs(gap(prime) - base))
+    assert max(moves) <= 2 * cap / len(real) + 1e-12
+    delta, _ = KIND_MAE.sensitivity(spec, table, crit, PairedCells.from_codes(real, real,
+                                                                              table.domain))
+    assert delta == pytest.approx(2 * 400.0 / len(real))
+    synth = proxy_codes(spec, config, len(real), seed=42)
+    for cap_value, over in ((3000.0, False), (1e-3, True)):
+        s = mae_spec(document, cap_value, coefficient_epsilon=1e6)
+        ctx = PrivacyContext.simulation(5)
+        once = release_once(s, config, real, ctx)
+        res = evaluate_criterion(s, config, "regression_mae", real, synth, ctx,
+                                 once_results=once, table=table)
+        full = 2 * float(np.ptp(crit.bounds)) / len(real)
+        assert res.details.get("over_cap", False) is over
+        priced = full if over else 2 * cap_value / len(real)
+        assert ctx.records[-1].sensitivity == pytest.approx(priced)
+        if over:
+            assert not res.passed
+
+
+def test_prediction_gap_needs_its_cap(document) -> None:
+    """'prediction_gap' without a cap fails naming the field."""
+    with pytest.raises(Exception, match=r"params\.max_prediction_gap"):
+        mae_spec(document, None)
+
+
+def test_prediction_gap_variant_audit_flags_half_delta() -> None:
+    """The declared pair moves the gap by exactly 2G/n: ε-DP at Δ, flagged at Δ/2."""
+    scn = variant_scenario("regression_mae (prediction-gap Δ)")
+    assert scn.d.sensitivity == pytest.approx(2.5) and scn.tightness == pytest.approx(1.0)
+    row = audit_scenario(scn)
+    assert not row.at_delta.violates, row.at_delta.summary()
+    assert row.at_half.violates, row.at_half.summary()

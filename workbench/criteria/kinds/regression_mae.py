@@ -131,7 +131,9 @@ class RegressionMae(CriterionKind):
         if cap is None:
             return self.laplace_result(ev, criterion, value, delta, criterion.bounds,
                                        details=details)
-        gap = prediction_gap(design, fit, ols_from_cells(design, ev.pc.cells, ev.pc.synth))
+        width = float(criterion.bounds[1] - criterion.bounds[0])  # clipped: never further apart
+        gap = min(width, prediction_gap(design, fit,
+                                        ols_from_cells(design, ev.pc.cells, ev.pc.synth)))
         details["prediction_gap"] = gap
         if gap <= cap:
             return self.laplace_result(ev, criterion, value, delta, criterion.bounds,
