@@ -10,6 +10,11 @@ closed form; for the regression coefficients, seeded releases on the proxy:
   weighted sufficient statistics over the public record universe instead of Σ_e c_e·ρ_e).
   The noise scale Δ/ε fixes the release's law, so ε′ = ε·Δ′/Δ keeps every P(false pass) (and
   every P(pass)) equal; the table re-simulates it with the same seeds to show it.
+* regression_mae → ``params.sensitivity: prediction_gap`` with a public cap G on how far the
+  two public models' clipped predictions may be apart (Δ = 2G/n instead of 2(U − L)/n; the
+  criterion fails when the cap is exceeded). G is priced here as 3× the largest gap γ of
+  ``--candidates`` proxy candidates, rounded up to 50; ε′ = ε·G/(U − L) keeps the closed-form
+  P(false pass) ½·exp(−0.1·T·ε/Δ) equal, and the fail-safe branch cannot add a false pass.
 * every other criterion keeps its release: it is one Laplace draw whose Δ is already the
   derived global sensitivity of its value; the "shared noisy table" reuse (conditional means
   and relative 1-way read from the generator's noisy marginals) is not made, because S is
@@ -28,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import time
 from pathlib import Path
 
@@ -35,17 +41,28 @@ import numpy as np
 
 from workbench.audits import audit_scenario, variant_cases, variant_scenario
 from workbench.criteria import kinds
-from workbench.criteria.regression import JOINT, RegressionDesign, regression_sensitivity
+from workbench.criteria.false_pass import FALSE_PASS_MARGIN
+from workbench.criteria.regression import (
+    JOINT,
+    RegressionDesign,
+    dp_regression_coefficients,
+    regression_sensitivity,
+)
 from workbench.criteria.regression_false_pass import (
     at_epsilon,
     equal_false_pass_epsilon,
     regression_false_pass,
 )
+from workbench.criteria.regression_fit import ols_from_cells, prediction_gap
 from workbench.design.facts import candidate_facts
 from workbench.evidence.population import size_seed
 from workbench.evidence.prepare import as_evidence
+from workbench.privacy import PrivacyContext
+from workbench.privacy.mechanisms import laplace_cdf
+from workbench.privacy.noise import SeededNoise
+from workbench.specification.model import Criterion, Spec
 from workbench.transform.cells import distinct_cells
-from workbench.trial import bind
+from workbench.trial import Trial, bind
 from workbench.validation import load_spec
 
 REPO = Path(__file__).resolve().parents[1]
@@ -61,14 +78,36 @@ def percent(p: float | None) -> str:
     return "—" if p is None else f"{100 * p:.3g}%"
 
 
-def design_table(path: Path, n: int, draws: int, seed: int) -> tuple[float, float, float]:
+def mae_cap(spec: Spec, trial: Trial, real: np.ndarray, synths: list[np.ndarray],
+            criterion: Criterion, seed: int) -> tuple[float, float]:
+    """(largest γ over the candidates, the priced cap G = 3γ rounded up to 50)."""
+    coef_c = next(c for c in spec.criteria if c.kind == "regression_coefficients")
+    design = RegressionDesign.build(spec, trial.table, criterion)
+    gaps = []
+    for k, synth in enumerate(synths):
+        ctx = PrivacyContext.simulation(seed=seed + k, noise=SeededNoise(seed + k))
+        rel = dp_regression_coefficients(spec, trial.configuration, coef_c, real, ctx)
+        fit_s = ols_from_cells(design, *distinct_cells(synth, trial.table.domain))
+        gaps.append(prediction_gap(design, (rel.intercept, rel.coef), fit_s))
+    gamma = max(gaps)
+    return gamma, 50.0 * math.ceil(3 * gamma / 50.0)
+
+
+def one_laplace_false_pass(criterion: Criterion, delta: float, epsilon: float) -> float:
+    """P(E + Lap(Δ/ε) < T) at E = 1.1·T."""
+    return laplace_cdf(-FALSE_PASS_MARGIN * criterion.threshold, delta / epsilon)
+
+
+def design_table(path: Path, n: int, draws: int, seed: int, candidates: int
+                 ) -> tuple[float, float, float]:
     """Print one design's table; return (ε_gen, Σ ε before, Σ ε after)."""
     spec = load_spec(path)
     config = next(iter(spec.configurations()))
     trial = bind(spec, config)
     frame = as_evidence(spec, PROXY).population(n, size_seed(seed, n))
     real = trial.encode(frame)
-    facts = candidate_facts(trial, frame, real, seed)
+    all_facts = [candidate_facts(trial, frame, real, seed + 7919 * k) for k in range(candidates)]
+    facts = all_facts[0]
     cells, counts = distinct_cells(real, trial.table.domain)
     eps_gen = float(spec.budget.epsilon_generator)
     print(f"\n== {path.name}: n = {n:,} (public proxy), ε_gen {eps_gen:g}")
@@ -91,6 +130,15 @@ def design_table(path: Path, n: int, draws: int, seed: int) -> tuple[float, floa
             pb, pa = p_before.worst, p_after.worst
             note = (f"joint Δ; {draws} seeded releases, triangle bound "
                     f"{percent(p_before.bound)}")
+        elif c.kind == "regression_mae" and c.params.get("sensitivity") != "prediction_gap":
+            gamma, cap = mae_cap(spec, trial, real, [f.synth for f in all_facts], c, seed)
+            width = float(c.bounds[1] - c.bounds[0])
+            delta_after = delta * min(cap, width) / width
+            eps_after = equal_false_pass_epsilon(c.epsilon, delta, delta_after)
+            pb = one_laplace_false_pass(c, delta, c.epsilon)
+            pa = one_laplace_false_pass(c, delta_after, eps_after)
+            note = (f"prediction_gap, G = {cap:g} (γ ≤ {gamma:.3g} on {candidates} proxy "
+                    f"candidates; U − L = {width:g})")
         elif c.kind == "regression_coefficients":
             pb = pa = regression_false_pass(
                 RegressionDesign.build(spec, trial.table, c), c, cells, counts, draws,
@@ -141,13 +189,14 @@ def main() -> None:
     parser.add_argument("--draws", type=int, default=400, help="seeded regression releases")
     parser.add_argument("--trials", type=int, default=20_000, help="audit draws")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--candidates", type=int, default=3, help="proxy candidates for G")
     args = parser.parse_args()
     start = time.perf_counter()
     print("P(false pass): the chance that a release whose true value is 10% worse than T still "
           "passes (data-free for one Laplace draw; for the L1 coefficient gap, the worst gap "
           "direction over seeded releases on the proxy). ε after = ε·Δ′/Δ keeps it equal.")
     for path in args.design:
-        design_table(path, args.n, args.draws, args.seed)
+        design_table(path, args.n, args.draws, args.seed, args.candidates)
     audit_table(args.trials)
     print(f"\n({time.perf_counter() - start:.0f} s; np {np.__version__})")
 
