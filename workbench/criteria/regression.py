@@ -34,6 +34,9 @@ look at R. The noisy A is symmetrised, its eigenvalues floored at the noise scal
 A⁻¹b; everything after the Laplace call is post-processing. The coefficients are then mapped
 back to raw units. (The paper used diffprivlib's functional mechanism, whose sensitivity has a
 known issue; this mechanism is simpler and its Δ is checked in ``tests/test_criteria.py``.)
+``params.sensitivity: joint`` (issue 37) replaces Σ_e c_e·ρ_e by the exact L1 diameter of the
+weighted per-record vectors over the public record universe, which is smaller because the
+per-entry extremes need different records (:mod:`workbench.criteria.regression_joint`).
 
 Because this uses R alone, with a fixed transformation it can be computed **once**, outside
 the selection loop (§4.14.1): :func:`dp_regression_coefficients` is that computation, and its
@@ -51,8 +54,6 @@ OLS fit on S; Δ = 2(U − L)/n.
 
 from __future__ import annotations
 
-import functools
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -115,7 +116,7 @@ class RegressionDesign:
     columns: tuple[str, ...]
     weight_overrides: tuple[tuple[str, float], ...] = ()
     threshold: float = 0.0
-    #: "entrywise" (Δ = Σ_e c_e·ρ_e) or "joint" (the exact L1 diameter, :func:`joint_delta`)
+    #: "entrywise" (Δ = Σ_e c_e·ρ_e) or "joint" (the exact L1 diameter, ``regression_joint``)
     sensitivity_rule: str = ENTRYWISE
 
     @classmethod
@@ -278,52 +279,14 @@ def _constant_entries(design: RegressionDesign) -> tuple[np.ndarray, np.ndarray]
 
 def regression_sensitivity(design: RegressionDesign) -> float:
     """L1 Δ of the released weighted statistics c ⊙ s under replace-one: Σ_e c_e·ρ_e, or the
-    exact diameter (:func:`joint_delta`) under the "joint" rule."""
+    exact diameter (``regression_joint.joint_delta``) under the "joint" rule."""
     entrywise = sensitivity.sufficient_statistics(
         statistic_weights(design) * statistic_ranges(design))
-    return joint_delta(design, entrywise) if design.sensitivity_rule == JOINT else entrywise
-
-
-def record_universe(design: RegressionDesign) -> np.ndarray | None:
-    """φ(x) for every combination of feature codes × the target's two extreme values, or None
-    when there are more than :data:`~workbench.criteria.sensitivity.MAX_DIAMETER_POINTS`.
-
-    Public (codecs only). Other target values need not be listed: for fixed features of x and
-    x′, ‖c ⊙ (φ(x) − φ(x′))‖₁ is convex in (t, t′) (absolute values of affine maps), so its
-    maximum over [t_min, t_max]² sits at a corner."""
-    blocks = _scaled_blocks(design)
-    sizes = [b.shape[0] for b in blocks]
-    if 2 * math.prod(sizes) > sensitivity.MAX_DIAMETER_POINTS:
-        return None
-    grids = np.meshgrid(*[np.arange(k) for k in sizes], indexing="ij")
-    z = np.hstack([b[g.ravel()] for b, g in zip(blocks, grids, strict=True)] or
-                  [np.zeros((1, 0))])
-    zt = np.hstack([np.ones((z.shape[0], 1)), z])
-    i, j = np.triu_indices(design.p + 1)
-    a = (zt[:, i] * zt[:, j])[:, 1:]
-    t = _scale_target(design)[0]
-    return np.vstack([np.hstack([a, zt * v]) for v in (float(t.min()), float(t.max()))])
-
-
-def joint_delta(design: RegressionDesign, entrywise: float) -> float:
-    """Exact L1 Δ = max_{x, x′} ‖c ⊙ (φ(x) − φ(x′))‖₁ over the public record universe.
-
-    The released vector is Σ_records c ⊙ φ(x) (entries with ρ_e = 0 are the same for every
-    record and drop out of every difference), so replacing one record moves it by exactly one
-    such difference: the diameter is the smallest valid Δ and is attained by a pair of
-    records (:func:`~workbench.criteria.sensitivity.l1_diameter`). Falls back to the
-    entrywise bound (≥ the diameter) when the universe is too large to scan."""
-    points = record_universe(design)
-    if points is None:
+    if design.sensitivity_rule != JOINT:
         return entrywise
-    weighted = points * statistic_weights(design)
-    return min(entrywise, _diameter(weighted.tobytes(), weighted.shape))
+    from workbench.criteria.regression_joint import joint_delta  # it builds on this module
 
-
-@functools.lru_cache(maxsize=16)
-def _diameter(data: bytes, shape: tuple[int, int]) -> float:
-    """:func:`~workbench.criteria.sensitivity.l1_diameter`, cached per public design."""
-    return sensitivity.l1_diameter(np.frombuffer(data, dtype=np.float64).reshape(shape))
+    return joint_delta(design, entrywise)
 
 
 def _statistics(design: RegressionDesign, cells: np.ndarray, counts: np.ndarray) -> np.ndarray:

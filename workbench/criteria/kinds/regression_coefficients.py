@@ -107,7 +107,7 @@ class RegressionCoefficients(CriterionKind):
         (:func:`workbench.criteria.regression.regression_sensitivity`). The per-entry extremes
         need different records, so the sum overstates the move of one replacement; "joint"
         scans every pair of the public record universe instead
-        (:func:`workbench.criteria.regression.joint_delta`): 11.41 against 15.91 on the
+        (:func:`workbench.criteria.regression_joint.joint_delta`): 11.41 against 15.91 on the
         births designs (0.72), so the same noise costs 0.72 of the ε.
         """
         design = RegressionDesign.build(spec, table, criterion)
