@@ -46,6 +46,8 @@ from workbench.audits import (
     primitive_scenarios,
     privbayes_mi_scenario,
     public_choice_scenario,
+    variant_cases,
+    variant_scenario,
 )
 from workbench.audits.floats import OpenDPCitation, SupportCheck, support_checks
 from workbench.privacy.noise import OpenDPNoise
@@ -103,6 +105,9 @@ def main() -> None:
                   f"{measured} measurements")
             continue
         row = audit_scenario(criterion_scenario(kind), trials=args.trials, seed=seed)
+        print(line(row, "seeded", support))
+    for seed, name in enumerate(variant_cases(), start=200):  # issue 37: release options
+        row = audit_scenario(variant_scenario(name), trials=args.trials, seed=seed)
         print(line(row, "seeded", support))
     for seed, build in enumerate((privbayes_mi_scenario, aim_score_scenario,
                                   public_choice_scenario), start=100):

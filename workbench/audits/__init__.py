@@ -21,6 +21,8 @@ from workbench.audits.criteria import (
     NOISELESS_KINDS,
     criterion_scenario,
     noiseless_check,
+    variant_cases,
+    variant_scenario,
 )
 from workbench.audits.generators import (
     aim_score_scenario,
@@ -60,4 +62,6 @@ __all__ = [
     "primitive_scenarios",
     "privbayes_mi_scenario",
     "public_choice_scenario",
+    "variant_cases",
+    "variant_scenario",
 ]

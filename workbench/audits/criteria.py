@@ -39,13 +39,31 @@ def audit_case(kind: str) -> AuditCase:
 @cache
 def case_spec(kind: str) -> tuple[Spec, Configuration]:
     """The case's tiny spec and its one configuration."""
-    spec = build_spec(audit_document(audit_case(kind)))
+    return _spec_of(audit_case(kind))
+
+
+def _spec_of(case: AuditCase) -> tuple[Spec, Configuration]:
+    """Any case's tiny spec and its one configuration."""
+    spec = build_spec(audit_document(case))
     return spec, next(iter(spec.configurations()))
 
 
-def _runner(case: AuditCase) -> Callable[[PrivacyContext, int], object]:
+def variant_cases() -> dict[str, AuditCase]:
+    """Every kind's declared cases of its other release options, by audit name."""
+    return {name: case for k in kinds.registered()
+            for name, case in k.variant_audit_cases().items()}
+
+
+def variant_scenario(name: str) -> Scenario:
+    """The captured releases of one declared release option on its worst-case neighbours."""
+    case = variant_cases()[name]
+    return scenario(name, case.mechanism, case.how, case.delta, _runner(case, _spec_of(case)))
+
+
+def _runner(case: AuditCase, built: tuple[Spec, Configuration] | None = None
+            ) -> Callable[[PrivacyContext, int], object]:
     """run(ctx, which): the public call that releases the case's criterion on R (0) or R′ (1)."""
-    spec, config = case_spec(case.kind)
+    spec, config = built or case_spec(case.kind)
     datasets = (case.real, case.real_prime)
     if case.stage == "once":
         return lambda ctx, which: release_once(spec, config, datasets[which], ctx)

@@ -34,6 +34,9 @@ look at R. The noisy A is symmetrised, its eigenvalues floored at the noise scal
 A⁻¹b; everything after the Laplace call is post-processing. The coefficients are then mapped
 back to raw units. (The paper used diffprivlib's functional mechanism, whose sensitivity has a
 known issue; this mechanism is simpler and its Δ is checked in ``tests/test_criteria.py``.)
+``params.sensitivity: joint`` (issue 37) replaces Σ_e c_e·ρ_e by the exact L1 diameter of the
+weighted per-record vectors over the public record universe, which is smaller because the
+per-entry extremes need different records (:mod:`workbench.criteria.regression_joint`).
 
 Because this uses R alone, with a fixed transformation it can be computed **once**, outside
 the selection loop (§4.14.1): :func:`dp_regression_coefficients` is that computation, and its
@@ -65,6 +68,8 @@ from workbench.transform import TableCodec
 from workbench.transform.cells import distinct_cells
 
 MECHANISM = "laplace_sufficient_statistics"
+#: The two sensitivity rules of the release (``params.sensitivity``).
+ENTRYWISE, JOINT = "entrywise", "joint"
 #: Budget weights of the released entries: entry e is released as c_e·s_e, so its noise is
 #: (Δ/ε)/c_e with Δ = Σ c_e ρ_e. Coefficients depend most on Σz̃t and least on the feature
 #: sums (already precise to 1/n); these public constants were chosen on the public proxy
@@ -111,6 +116,8 @@ class RegressionDesign:
     columns: tuple[str, ...]
     weight_overrides: tuple[tuple[str, float], ...] = ()
     threshold: float = 0.0
+    #: "entrywise" (Δ = Σ_e c_e·ρ_e) or "joint" (the exact L1 diameter, ``regression_joint``)
+    sensitivity_rule: str = ENTRYWISE
 
     @classmethod
     def build(cls, spec: Spec, table: TableCodec, criterion: Criterion) -> RegressionDesign:
@@ -136,6 +143,7 @@ class RegressionDesign:
             table.names,
             tuple((str(k), float(v)) for k, v in overrides.items()),
             float(criterion.threshold),
+            str(criterion.params.get("sensitivity") or ENTRYWISE),
         )
 
     @property
@@ -270,8 +278,15 @@ def _constant_entries(design: RegressionDesign) -> tuple[np.ndarray, np.ndarray]
 
 
 def regression_sensitivity(design: RegressionDesign) -> float:
-    """L1 Δ of the released weighted statistics c ⊙ s under replace-one: Σ_e c_e·ρ_e."""
-    return sensitivity.sufficient_statistics(statistic_weights(design) * statistic_ranges(design))
+    """L1 Δ of the released weighted statistics c ⊙ s under replace-one: Σ_e c_e·ρ_e, or the
+    exact diameter (``regression_joint.joint_delta``) under the "joint" rule."""
+    entrywise = sensitivity.sufficient_statistics(
+        statistic_weights(design) * statistic_ranges(design))
+    if design.sensitivity_rule != JOINT:
+        return entrywise
+    from workbench.criteria.regression_joint import joint_delta  # it builds on this module
+
+    return joint_delta(design, entrywise)
 
 
 def _statistics(design: RegressionDesign, cells: np.ndarray, counts: np.ndarray) -> np.ndarray:

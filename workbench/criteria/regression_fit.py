@@ -104,3 +104,27 @@ def tuned_statistic_weights(
     }
 
 
+
+
+def prediction_gap(
+    design: RegressionDesign,
+    fit_a: tuple[float, np.ndarray],
+    fit_b: tuple[float, np.ndarray],
+) -> float:
+    """An upper bound on max_x |clip(w_a·x) − clip(w_b·x)| over EVERY record of the public domain.
+
+    Clipping to [L, U] is 1-Lipschitz, so the gap is ≤ |δ₀ + Σ_j δ_j·x_j| with δ = w_a − w_b;
+    over a product of per-column code sets a linear function's maximum (and minimum) is the
+    sum of per-column maxima (minima) of its block δ_B·x_B. Reads the codecs and the two
+    (public) models only.
+    """
+    delta = np.asarray(fit_a[1], dtype=np.float64) - np.asarray(fit_b[1], dtype=np.float64)
+    top = bottom = float(fit_a[0]) - float(fit_b[0])
+    start = 0
+    for block in design.code_features:
+        q = block.shape[1]
+        values = block @ delta[start : start + q]
+        top += float(values.max())
+        bottom += float(values.min())
+        start += q
+    return max(abs(top), abs(bottom))

@@ -256,6 +256,11 @@ class CriterionKind(ABC):
         :mod:`workbench.criteria.audit_case`. Abstract, so a kind without one cannot even be
         made (Python's TypeError names ``audit_case``); ``tests/test_audits.py`` audits each."""
 
+    def variant_audit_cases(self) -> Mapping[str, AuditCase]:
+        """Worst-case pairs of the kind's other release options (e.g. another Δ rule), by
+        audit name; audited like :meth:`audit_case` (``workbench.audits.criteria``)."""
+        return {}
+
     # --- the workload generator ------------------------------------------------------------
     def workload_need(self, criterion: Criterion) -> float:
         """How much of ε_gen the criterion's marginals need (unitless; never its own ε, so a
