@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from workbench.generators.mbi_model import NoisyMarginal, estimate, sampling_plan
-from workbench.generators.model_size import COPIES, Clique, ModelLimit, junction_tables
+from workbench.generators.model_size import Clique, ModelLimit, cap_cells, junction_tables
 from workbench.privacy.records import discrete_laplace_sigma
 from workbench.specification.params import Param, one_of, open_interval, whole_at_least
 
@@ -65,11 +65,6 @@ STRUCTURE_PARAMS = MappingProxyType({
                               "rounds of unnamed-structure selection (one refit each)",
                               control="whole_number"),
 })
-
-
-def cap_cells(limit: ModelLimit) -> int:
-    """The most cells a model may have under both halves of the limit."""
-    return int(min(limit.cells, limit.bytes // (8 * COPIES)))
 
 
 def tree_cells(sizes: dict[str, int], cliques: Sequence[Clique]) -> int:
