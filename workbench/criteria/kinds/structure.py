@@ -114,7 +114,7 @@ class Structure(CriterionKind):
                        "other criterion's marginals contain", control="choice", label="pairs",
                        choices=SCOPES),
     })
-    position = 85
+    position = 119
     tags = KindTags(sigma_by_simulation=True,
                     noise_note="Laplace on two means of R's pair tables; the ratio is "
                                "computed from them")
