@@ -34,8 +34,8 @@ from workbench.evidence.prepare import prepare_proxy
 from workbench.generators.model_size import ModelLimit, configuration_size
 from workbench.privacy import PrivacyContext
 from workbench.specification import Configuration
-from workbench.trial import bind
 from workbench.transform.cells import PairedCells
+from workbench.trial import bind
 from workbench.validation import load_spec
 
 
