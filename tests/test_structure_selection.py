@@ -166,3 +166,24 @@ def test_bad_structure_values_name_the_field(example_doc, tmp_path: Path,
     assert "structure_share" in capsys.readouterr().err
     with pytest.raises(ValueError, match="structure"):
         make_generator("workload", structure="triples")
+
+
+@pytest.mark.parametrize("strategy", ["partial", "impute"])
+def test_allow_columns_select_the_unnamed_dependence_too(strategy: str) -> None:
+    """With 'allow' columns (missing strategies), the rounds read and measure through the same
+    view: occupation = workclass mod 14 is found and kept, ε adds up to ε_gen."""
+    from test_missing import toy_codes, toy_spec
+
+    spec, _, table = toy_spec()
+    codes = toy_codes(table)
+    gen = make_generator("workload", missing_strategy=strategy, structure="pairs",
+                         structure_rounds=1, structure_share=0.3, iters=200)
+    gen.bind_spec(spec, table)
+    ctx = PrivacyContext.simulation(1, noise=SeededNoise(1))
+    gen.fit(codes, table.domain, 50.0, ctx)
+    assert ctx.epsilon_recorded() == pytest.approx(50.0, rel=1e-12)
+    assert gen.structure_ == [("workclass", "occupation")]
+    synth = gen.sample(len(codes), ctx.rng)
+    w, o = table.domain.index("workclass"), table.domain.index("occupation")
+    both = ~gen.pattern_.layout.missing(synth).any(axis=1)
+    assert (synth[both, o] == synth[both, w] % 14).mean() > 0.6
