@@ -128,3 +128,21 @@ def test_bad_params_and_bounds_name_the_field(tmp_path: Path,
     path.write_text(json.dumps(doc))
     assert main(["validate", str(path)]) == 2
     assert "params.pairs" in capsys.readouterr().err
+
+
+def test_floor_follows_n_and_the_independent_generator_fails_it() -> None:
+    """The feasibility floor (a bootstrap of the proxy: an n-row sample's own noise) is above
+    T = 0.5 at 20,000 rows of these fine bins and below it at 95,000; the trivial
+    independent-marginals release fails at both: the criterion protects utility."""
+    from workbench.dryrun.floors import feasibility_floors
+
+    repo = Path(__file__).resolve().parents[1]
+    spec = build_spec(json.loads(
+        (repo / "benchmarks" / "specs" / "births_few_pairs.json").read_text()))
+    proxy = repo / "data_public" / "proxy_sample_166k.csv.gz"
+    small, large = (feasibility_floors(spec, proxy, n=n, draws=2).by_id()["unnamed_structure"]
+                    for n in (20_000, 95_000))
+    assert small.infeasible and small.mean > 0.5
+    assert not large.infeasible and large.mean < small.mean
+    assert small.trivial > 1 and large.trivial > 1
+    assert not small.trivial_passes and not large.trivial_passes
