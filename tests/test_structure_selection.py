@@ -187,3 +187,11 @@ def test_allow_columns_select_the_unnamed_dependence_too(strategy: str) -> None:
     w, o = table.domain.index("workclass"), table.domain.index("occupation")
     both = ~gen.pattern_.layout.missing(synth).any(axis=1)
     assert (synth[both, o] == synth[both, w] % 14).mean() > 0.6
+
+
+def test_describe_names_the_structure_rounds_and_their_epsilon() -> None:
+    gen = WorkloadGenerator(structure="pairs", structure_share=0.25, structure_rounds=2)
+    gen.bind_workload(NAMED)
+    lines = gen.describe("(1)", 2.0)
+    assert "ε 0.5 of ε_gen goes first to 2 rounds selecting unnamed pairs" in lines[0]
+    assert "a × b: weight 1, ε 1.05" in lines[2]  # the rest, 1.5, less the 1-ways' 0.3
