@@ -25,6 +25,12 @@ spec-time estimate is therefore the budget itself (``model_size``), never the re
 selection. If no candidate fits before anything is spent, :func:`refusal` says so (the fit
 raises, exit 2); if candidates run out during the rounds, the remaining ε re-measures the
 1-way marginals, so Σ ε = ε_gen exactly and nothing is left unspent.
+
+With ``allow`` columns the rounds read and measure through the missing strategy's own view
+(observed rows, or the imputed ones), so a score compares a table of fewer than n rows with the
+model's n-row table: biased towards cliques with fewer missing values, its Δ unchanged.
+Cost: every round adds a clique, so the mirror descent compiles once more for the new model
+shape (JAX's persistent cache makes a repeated selection cheap); keep ``structure_rounds`` small.
 """
 
 from __future__ import annotations
