@@ -39,11 +39,13 @@ def planted(n: int, rng: np.random.Generator) -> tuple[np.ndarray, Domain]:
 NAMED = Workload(("a", "b", "c", "d"), (WorkloadItem(("a", "b"), 1.0, ("named",)),), 0.3)
 
 
-@pytest.mark.parametrize("algorithm", ["fixed", "aim"])
-def test_the_planted_unnamed_pair_is_selected_and_epsilon_adds_up(algorithm: str) -> None:
+@pytest.mark.parametrize(("algorithm", "structure"),
+                         [("fixed", "pairs"), ("aim", "pairs"), ("fixed", "pairs_triples")])
+def test_the_planted_unnamed_pair_is_selected_and_epsilon_adds_up(algorithm: str,
+                                                                  structure: str) -> None:
     codes, domain = planted(20_000, np.random.default_rng(1))
     ctx = PrivacyContext.simulation(seed=5, noise=SeededNoise(5))
-    gen = WorkloadGenerator(algorithm=algorithm, rounds=1, structure="pairs",
+    gen = WorkloadGenerator(algorithm=algorithm, rounds=1, structure=structure,
                             structure_rounds=2, structure_share=0.2, iters=150)
     gen.bind_workload(NAMED)
     gen.fit(codes, domain, 2.0, ctx)
@@ -54,6 +56,8 @@ def test_the_planted_unnamed_pair_is_selected_and_epsilon_adds_up(algorithm: str
     assert all(r.purpose for r in ctx.records)
     assert gen.structure_[0] == ("a", "c")  # the strongly dependent pair nobody named
     assert ("a", "b") not in gen.structure_  # already measured: never a candidate
+    if structure == "pairs":
+        assert all(len(q) == 2 for q in gen.structure_)
     synth = gen.sample(20_000, np.random.default_rng(7))
     assert np.mean(synth[:, 0] == synth[:, 2]) > 0.8  # kept (independent: about 1/3)
 
