@@ -222,7 +222,7 @@ class WorkloadGenerator(GeneratorFamily):
                     "to the private multi-way ones:")
             lines = self.workload.describe(epsilon - select)
         else:
-            head = f"Derived workload {label}, ε at ε_gen = {epsilon:.6g}:"
+            head = f"Derived workload {label}, ε at ε_gen = {whole:.6g}:"
             lines = self.workload.describe(epsilon)
         if self.structure != "none":
             head += (f" (ε {whole - epsilon:.6g} of ε_gen goes first to "
