@@ -197,5 +197,21 @@ def test_describe_names_the_structure_rounds_and_their_epsilon() -> None:
     gen = WorkloadGenerator(structure="pairs", structure_share=0.25, structure_rounds=2)
     gen.bind_workload(NAMED)
     lines = gen.describe("(1)", 2.0)
-    assert "ε 0.5 of ε_gen goes first to 2 rounds selecting unnamed pairs" in lines[0]
+    assert "ε 0.5 of ε_gen goes first to 2 rounds of 1 selecting unnamed pairs" in lines[0]
     assert "a × b: weight 1, ε 1.05" in lines[2]  # the rest, 1.5, less the 1-ways' 0.3
+
+
+def test_several_picks_per_round_share_its_epsilon() -> None:
+    codes, domain = planted(20_000, np.random.default_rng(1))
+    ctx = PrivacyContext.simulation(seed=5, noise=SeededNoise(5))
+    gen = WorkloadGenerator(structure="pairs", structure_rounds=1, structure_picks=2,
+                            structure_share=0.2, iters=150)
+    gen.bind_workload(NAMED)
+    gen.fit(codes, domain, 2.0, ctx)
+    assert ctx.epsilon_recorded() == pytest.approx(2.0, rel=1e-12)
+    picks = [r for r in ctx.records if r.mechanism == "exponential"]
+    assert [r.purpose for r in picks] == [
+        "workload structure round 1.1: select a clique",
+        "workload structure round 1.2: select a clique"]
+    assert all(r.epsilon == pytest.approx(0.1 * 0.4 / 2) for r in picks)
+    assert gen.structure_[0] == ("a", "c") and len(set(gen.structure_)) == 2

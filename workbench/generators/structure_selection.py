@@ -70,6 +70,9 @@ STRUCTURE_PARAMS = MappingProxyType({
     "structure_rounds": Param(3, whole_at_least(1),
                               "rounds of unnamed-structure selection (one refit each)",
                               control="whole_number"),
+    "structure_picks": Param(1, whole_at_least(1),
+                             "cliques selected per structure round (against one model)",
+                             control="whole_number"),
 })
 
 
@@ -159,16 +162,20 @@ def run_structure(
     privacy: PrivacyContext,
     iters: int,
     warm: object | None = None,
+    picks: int = 1,
 ) -> tuple[object, list[Clique]]:
     """Spend exactly ``epsilon`` on the rounds (module doc); the final estimate and the choice.
 
-    ``truth`` gives a clique's confidential counts (read only inside the scores, whose Δ the
-    module doc derives); ``measure`` releases one through the privacy layer at an ε.
+    Each round makes ``picks`` selections against the same model (one refit per round, so
+    ``picks`` > 1 trades fresher scores for fewer compiles); each pick's select and measure
+    ε is the round's divided by ``picks``. ``truth`` gives a clique's confidential counts
+    (read only inside the scores, whose Δ the module doc derives); ``measure`` releases one
+    through the privacy layer at an ε.
     """
     sizes = dict(zip(domain.names, (int(s) for s in domain.sizes), strict=True))
     delta = privacy.histogram_sensitivity()
-    eps_round = epsilon / rounds
-    eps_select, eps_measure = SELECT_SHARE * eps_round, (1 - SELECT_SHARE) * eps_round
+    eps_step = epsilon / (rounds * picks)
+    eps_select, eps_measure = SELECT_SHARE * eps_step, (1 - SELECT_SHARE) * eps_step
     noise = discrete_laplace_sigma(delta, eps_measure) / math.sqrt(2.0)
     refit = max(1, iters // 4)
     model = warm if warm is not None else estimate(domain, measured, total, refit)
@@ -176,32 +183,33 @@ def run_structure(
     cache: dict[Clique, np.ndarray] = {}
     spent = 0.0
     for r in range(rounds):
-        cliques = [m.clique for m in measured]
-        pool = eligible(sizes, cliques, candidates(domain.names, cliques, chosen, triples),
-                        limit)
-        if not pool:  # nothing left that fits: the rest re-measures the 1-way marginals
-            rest = epsilon - spent
-            for name in domain.names:
-                measured.append(measure((name,), rest / len(domain.names)))
-            break
         sample = sampling_plan(domain, model).sample(max(total, MODEL_SAMPLE), privacy.rng)
-        cols = [tuple(domain.index(c) for c in q) for q in pool]
         scale = total / sample.shape[0]
-        fitted = _tables(sample, None, domain.sizes, cols)
-        for q in pool:
-            if q not in cache:
-                cache[q] = np.asarray(truth(q), dtype=np.float64)
-        scores = [float(np.abs(cache[q] - scale * f).sum()) - noise * domain.size(q)
-                  for q, f in zip(pool, fitted, strict=True)]
-        pick = privacy.exponential(scores, sensitivity=float(delta), epsilon=eps_select,
-                                   purpose=f"workload structure round {r + 1}: select a clique")
-        clique = pool[int(pick.value)]
-        chosen.append(clique)
-        last = r == rounds - 1
-        eps_m = epsilon - spent - eps_select if last else eps_measure
-        measured.append(measure(clique, eps_m))
-        spent += eps_select + eps_m
-        model = estimate(domain, measured, total, iters if last else refit, warm=model)
-    else:
-        return model, chosen
-    return estimate(domain, measured, total, iters, warm=model), chosen
+        for k in range(picks):
+            cliques = [m.clique for m in measured]
+            pool = eligible(sizes, cliques, candidates(domain.names, cliques, chosen, triples),
+                            limit)
+            if not pool:  # nothing left that fits: the rest re-measures the 1-way marginals
+                rest = epsilon - spent
+                for name in domain.names:
+                    measured.append(measure((name,), rest / len(domain.names)))
+                return estimate(domain, measured, total, iters, warm=model), chosen
+            fitted = _tables(sample, None, domain.sizes,
+                             [tuple(domain.index(c) for c in q) for q in pool])
+            for q in pool:
+                if q not in cache:
+                    cache[q] = np.asarray(truth(q), dtype=np.float64)
+            scores = [float(np.abs(cache[q] - scale * f).sum()) - noise * domain.size(q)
+                      for q, f in zip(pool, fitted, strict=True)]
+            pick = privacy.exponential(
+                scores, sensitivity=float(delta), epsilon=eps_select,
+                purpose=f"workload structure round {r + 1}.{k + 1}: select a clique")
+            clique = pool[int(pick.value)]
+            chosen.append(clique)
+            last = r == rounds - 1 and k == picks - 1
+            eps_m = epsilon - spent - eps_select if last else eps_measure
+            measured.append(measure(clique, eps_m))
+            spent += eps_select + eps_m
+        model = estimate(domain, measured, total, iters if r == rounds - 1 else refit,
+                         warm=model)
+    return model, chosen

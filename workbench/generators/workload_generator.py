@@ -202,9 +202,7 @@ class WorkloadGenerator(GeneratorFamily):
         """The derived workload with each measurement's ε (AIM: its candidates and rounds)."""
         if self.workload is None:
             return []
-        whole = epsilon
-        if self.structure != "none":
-            epsilon = epsilon * (1 - self.structure_share)
+        whole, epsilon = epsilon, epsilon * (1 - self.structure_share * (self.structure != "none"))
         if self.algorithm == "aim":
             rest = epsilon * (1 - self.one_way_share)
             head = (f"Derived workload {label}: AIM candidates; after the 1-way marginals, "
@@ -226,8 +224,8 @@ class WorkloadGenerator(GeneratorFamily):
             lines = self.workload.describe(epsilon)
         if self.structure != "none":
             head += (f" (ε {whole - epsilon:.6g} of ε_gen goes first to "
-                     f"{self.structure_rounds} rounds selecting unnamed {self.structure} within "
-                     "generator.model_limit)")
+                     f"{self.structure_rounds} rounds of {self.structure_picks} selecting "
+                     f"unnamed {self.structure} within generator.model_limit)")
         return [head] + ["  " + line for line in lines]
 
     @classmethod
@@ -322,7 +320,7 @@ class WorkloadGenerator(GeneratorFamily):
 
     def _limit(self) -> ModelLimit:
         """The declared model budget: the bound spec's ``generator.model_limit``, or defaults."""
-        return ModelLimit.of(self.bound_spec_) if self.bound_spec_ is not None else ModelLimit()
+        return ModelLimit() if self.bound_spec_ is None else ModelLimit.of(self.bound_spec_)
 
     def _structure_rounds(self, eps: float, privacy: PrivacyContext) -> Callable[..., object]:
         """The rounds of :mod:`~workbench.generators.structure_selection` at ``eps``, as a
@@ -333,7 +331,8 @@ class WorkloadGenerator(GeneratorFamily):
             model, self.structure_ = run_structure(
                 domain, measured, n, truth, measure, epsilon=eps,
                 rounds=self.structure_rounds, triples=self.structure == "pairs_triples",
-                limit=self._limit(), privacy=privacy, iters=self.iters, warm=warm)
+                limit=self._limit(), privacy=privacy, iters=self.iters, warm=warm,
+                picks=self.structure_picks)
             return model
         return rounds
 
