@@ -11,11 +11,12 @@ post-processing), and prints, over the column pairs that no criterion's marginal
   fit) beside the declared model budget (``generator.model_limit``) and the size guard's
   estimate, and the fit time.
 
-``--structure`` (and ``--share``, ``--rounds``) override the workload's structure option, so
+``--structure`` (and ``--share``, ``--rounds``, ``--picks``) override the workload's structure option, so
 one spec runs with and without it. Each variant is one process (so the peak RSS is its own).
 
 Run: nice -n 10 python benchmarks/pair_dependence.py --spec SPEC --data CSV [--reps 2]
-     [--structure none|pairs|pairs_triples] [--epsilon E] [--seed S]
+     [--structure none|pairs|pairs_triples] [--share S] [--rounds R] [--picks K]
+     [--epsilon E] [--seed S]
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--structure", choices=("none", "pairs", "pairs_triples"), default=None)
     p.add_argument("--share", type=float, default=None)
     p.add_argument("--rounds", type=int, default=None)
+    p.add_argument("--picks", type=int, default=None)
     p.add_argument("--epsilon", type=float, default=None, help="ε_gen (default: the spec's)")
     p.add_argument("--seed", type=int, default=36)
     args = p.parse_args(argv)
@@ -74,7 +76,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"pair_dependence: {exc}", file=sys.stderr)
         return 2
     overrides = {k: v for k, v in (("structure", args.structure), ("structure_share", args.share),
-                                   ("structure_rounds", args.rounds)) if v is not None}
+                                   ("structure_rounds", args.rounds),
+                                   ("structure_picks", args.picks)) if v is not None}
     config = chosen(spec, overrides)
     trial = bind(spec, config)
     codes = trial.encode(frame)
