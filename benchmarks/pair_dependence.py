@@ -12,7 +12,8 @@ post-processing), and prints, over the column pairs that no criterion's marginal
   estimate, and the fit time.
 
 ``--structure`` (and ``--share``, ``--rounds``, ``--picks``) override the workload's
-structure option, so one spec runs with and without it. Each variant is one process (so the peak RSS is its own).
+structure option, so one spec runs with and without it. Each variant is one process (so the
+peak RSS is its own).
 
 Run: nice -n 10 python benchmarks/pair_dependence.py --spec SPEC --data CSV [--reps 2]
      [--structure none|pairs|pairs_triples] [--share S] [--rounds R] [--picks K]
