@@ -97,6 +97,15 @@ class ModelSize:
         return text
 
 
+def cap_cells(limit: ModelLimit) -> int:
+    """The most cells a model may have under both halves of the limit."""
+    return int(min(limit.cells, limit.bytes // (8 * COPIES)))
+
+
+#: The pseudo-table that stands for the workload's ``structure`` rounds in an estimate.
+STRUCTURE_TABLE = ("(unnamed structure, up to generator.model_limit)",)
+
+
 def _num(x: float) -> str:
     """A count as people read it: 12,345 or 1.2e+08."""
     return f"{x:,.0f}" if x < 1e7 else f"{x:.2g}"
@@ -149,14 +158,19 @@ def _sizes(spec: Spec, configuration: Configuration) -> dict[str, int]:
 
 def _workload(spec: Spec, configuration: Configuration,
               sizes: dict[str, int]) -> ModelSize:
-    """The junction tree of every clique the workload may measure (AIM: all its candidates)."""
+    """The junction tree of every clique the workload may measure (AIM: all its candidates);
+    with ``structure`` rounds, what they may add up to the budget (their eligibility rule),
+    so the estimate bounds any selection they make."""
     from workbench.generators.registry import generator_for
 
     generator = generator_for(spec, configuration, spec.table_codec(configuration))
     items = generator.workload.items if generator.workload is not None else ()
     sources = {i.clique: i.sources for i in items}
-    return ModelSize("workload", tuple(junction_tables(sizes, [i.clique for i in items])),
-                     configuration, sources)
+    tables = junction_tables(sizes, [i.clique for i in items])
+    room = cap_cells(ModelLimit.of(spec)) - sum(c for _, c in tables)
+    if getattr(generator, "structure", "none") != "none" and room > 0:
+        tables = sorted([*tables, (STRUCTURE_TABLE, room)], key=lambda t: -t[1])
+    return ModelSize("workload", tuple(tables), configuration, sources)
 
 
 def _largest_others(sizes: dict[str, int], column: str, k: int) -> int:

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -51,16 +51,20 @@ from workbench.generators.arguments import check_epsilon, check_n
 from workbench.generators.conditional import SAMPLING_PARAM
 from workbench.generators.family import GeneratorFamily, Guarantee
 from workbench.generators.mbi_model import (
-    GraphicalModel,
     NoisyMarginal,
     estimate,
-    fit_graphical_model,
     model_marginal,
     sampling_plan,
 )
 from workbench.generators.measurement import measure_marginal
 from workbench.generators.missing import MISSING_PARAMS, layout_for
+from workbench.generators.model_size import ModelLimit
 from workbench.generators.public_proxy import check_proxy, proxy_counts
+from workbench.generators.structure_selection import (
+    STRUCTURE_PARAMS,
+    run_structure,
+    structure_epsilon,
+)
 from workbench.generators.workload import Workload, all_pairs_workload, derive_workload
 from workbench.generators.workload_public import (
     PUBLIC_PARAMS,
@@ -122,6 +126,7 @@ class WorkloadGenerator(GeneratorFamily):
         "rounds": Param(6, whole_at_least(1), "AIM rounds", control="whole_number"),
         **MISSING_PARAMS,
         **PUBLIC_PARAMS,
+        **STRUCTURE_PARAMS,
     })
 
     def __init__(self, **hyperparameters: object) -> None:
@@ -137,6 +142,8 @@ class WorkloadGenerator(GeneratorFamily):
         at fit, its file and hash; ``bind_public`` may give the counts instead)."""
         for key, message in joint_problems(self.get_params(), needs_file=False):
             raise ValueError(f"{self.name}: {key} {message}")
+        if self.structure != "none" and self.public_measurements == "joint":
+            raise ValueError(f"{self.name}: structure needs public_measurements 'none'")
 
     @classmethod
     def spec_problems(cls, grid: Mapping[str, Sequence[Any]],
@@ -208,6 +215,7 @@ class WorkloadGenerator(GeneratorFamily):
         """The derived workload with each measurement's ε (AIM: its candidates and rounds)."""
         if self.workload is None:
             return []
+        whole, epsilon = epsilon, epsilon * (1 - self.structure_share * (self.structure != "none"))
         if self.algorithm == "aim":
             rest = epsilon * (1 - self.one_way_share)
             head = (f"Derived workload {label}: AIM candidates; after the 1-way marginals, "
@@ -226,8 +234,12 @@ class WorkloadGenerator(GeneratorFamily):
                     "proxy's smallest cells when the fit reads it):")
             lines = self.workload.describe(epsilon - select)
         else:
-            head = f"Derived workload {label}, ε at ε_gen = {epsilon:.6g}:"
+            head = f"Derived workload {label}, ε at ε_gen = {whole:.6g}:"
             lines = self.workload.describe(epsilon)
+        if self.structure != "none":
+            head += (f" (ε {whole - epsilon:.6g} of ε_gen goes first to "
+                     f"{self.structure_rounds} rounds of {self.structure_picks} selecting "
+                     f"unnamed {self.structure} within generator.model_limit)")
         return [head] + ["  " + line for line in lines]
 
     @classmethod
@@ -273,10 +285,14 @@ class WorkloadGenerator(GeneratorFamily):
             raise ValueError(f"workload: columns {missing} differ between workload and domain")
         layout = layout_for(self.bound_spec_, domain)
         self.pattern_ = None
+        self.structure_: list[tuple[str, ...]] = []
         joint = self.public_measurements == "joint"
         if joint and layout is not None:
             raise ValueError("workload: public_measurements 'joint' does not support 'allow' "
                              "columns; nothing was spent")
+        model_domain = layout.values if layout is not None else domain
+        eps_structure = structure_epsilon(self.structure, self.structure_share, model_domain,
+                                          workload, eps, self._limit())
         if layout is not None:  # 'allow' columns: the missing strategy (workload_missing)
             from workbench.generators.workload_missing import fit_workload_missing
 
@@ -284,29 +300,58 @@ class WorkloadGenerator(GeneratorFamily):
                 raise ValueError("workload: 'allow' columns need algorithm 'fixed'")
             self.pattern_, self.allocation_, self.model_ = fit_workload_missing(
                 self.missing_strategy, self.missingness_share, self.iters, codes, layout,
-                workload, eps, privacy)
+                workload, eps - eps_structure, privacy,
+                structure=self._structure_rounds(eps_structure, privacy) if eps_structure
+                else None)
             self.domain_ = layout.domain
             return self
         data = CellCounts.from_codes(codes, domain)
         public = self._public(domain) if joint else None  # read and checked before spending
         if public is not None and self.derived_ and self.bound_spec_ is not None:
             workload = self.workload = self._derive(self.bound_spec_, self.bound_table_, public)
-        self.allocation_ = workload.allocate(eps)
+        base = eps - eps_structure
+        self.allocation_ = workload.allocate(base)
         if public is not None:
             self.model_, self.choices_ = fit_joint(data, public, workload, eps,
                                                    self.public_selection_share, privacy,
                                                    self.iters)
-        elif self.algorithm == "aim" and any(item.weight > 0 for item in workload.items):
+            self.domain_ = domain
+            return self
+        refit = max(1, self.iters // 4) if eps_structure else self.iters
+        if self.algorithm == "aim" and any(item.weight > 0 for item in workload.items):
             one_way = [(c, e) for c, e in self.allocation_ if len(c) == 1]
             measured = [measure_marginal(data, c, e, privacy) for c, e in one_way]
-            self.model_ = self._aim(data, workload, eps - sum(e for _, e in one_way), measured,
-                                    privacy)
+            model = self._aim(data, workload, base - sum(e for _, e in one_way), measured,
+                              privacy, refit)
         else:
             measured = [measure_marginal(data, c, e, privacy) for c, e in self.allocation_]
             # n is public in this scheme (§4.4.2), so the model's total is n, not an estimate.
-            self.model_ = fit_graphical_model(domain, measured, data.n, self.iters)
+            model = estimate(domain, measured, data.n, refit)
+        if eps_structure:
+            model = self._structure_rounds(eps_structure, privacy)(
+                domain, measured, data.n, data.marginal,
+                lambda c, e: measure_marginal(data, c, e, privacy), model)
+        self.model_ = sampling_plan(domain, model)
         self.domain_ = domain
         return self
+
+    def _limit(self) -> ModelLimit:
+        """The declared model budget: the bound spec's ``generator.model_limit``, or defaults."""
+        return ModelLimit() if self.bound_spec_ is None else ModelLimit.of(self.bound_spec_)
+
+    def _structure_rounds(self, eps: float, privacy: PrivacyContext) -> Callable[..., object]:
+        """The rounds of :mod:`~workbench.generators.structure_selection` at ``eps``, as a
+        callable (domain, measured, n, truth, measure, warm) → estimate; records the choice."""
+        def rounds(domain: Domain, measured: list[NoisyMarginal], n: int,
+                   truth: Callable[..., np.ndarray], measure: Callable[..., NoisyMarginal],
+                   warm: object | None = None) -> object:
+            model, self.structure_ = run_structure(
+                domain, measured, n, truth, measure, epsilon=eps,
+                rounds=self.structure_rounds, triples=self.structure == "pairs_triples",
+                limit=self._limit(), privacy=privacy, iters=self.iters, warm=warm,
+                picks=self.structure_picks)
+            return model
+        return rounds
 
     def _aim(
         self,
@@ -315,8 +360,10 @@ class WorkloadGenerator(GeneratorFamily):
         eps: float,
         measured: list[NoisyMarginal],
         privacy: PrivacyContext,
-    ) -> GraphicalModel:
-        """AIM's rounds with pure-ε parts (module docstring): select, measure, refit."""
+        last_iters: int,
+    ) -> object:
+        """AIM's rounds with pure-ε parts (module docstring): select, measure, refit; the
+        estimate (``last_iters`` steps in the last refit)."""
         candidates = [item for item in workload.items if item.weight > 0]
         weights = np.array([item.weight for item in candidates], dtype=np.float64)
         weights = weights / weights.max()
@@ -342,9 +389,9 @@ class WorkloadGenerator(GeneratorFamily):
             self.selected_.append(clique)
             measured.append(measure_marginal(data, clique, eps_measure, privacy))
             last = r == self.rounds - 1
-            model = estimate(data.domain, measured, data.n, self.iters if last else refit,
+            model = estimate(data.domain, measured, data.n, last_iters if last else refit,
                              warm=model)
-        return sampling_plan(data.domain, model)
+        return model
 
     def _public(self, domain: Domain) -> CellCounts:
         """The proxy's counts in ``domain``: bound ones, else the spec's file (checked)."""

@@ -19,12 +19,14 @@ post-processing), and its noise std is rescaled by the same factor.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from workbench.generators.conditional import ConditionalTable
-from workbench.generators.mbi_model import NoisyMarginal, fit_graphical_model
+from workbench.generators.mbi_model import NoisyMarginal, fit_graphical_model, sampling_plan
+from workbench.generators.measurement import measure_marginal
 from workbench.generators.missing import MissingLayout, ObservedCounts, PatternModel
 from workbench.privacy.records import discrete_laplace_sigma
 from workbench.transform.cells import CellCounts
@@ -36,11 +38,13 @@ if TYPE_CHECKING:
 
 def fit_workload_missing(strategy: str, share: float, iters: int, codes: np.ndarray,
                          layout: MissingLayout, workload: Workload, eps: float,
-                         privacy: PrivacyContext
+                         privacy: PrivacyContext, structure: Callable[..., Any] | None = None
                          ) -> tuple[PatternModel, list[tuple[tuple[str, ...], float]], Any]:
     """Pattern (``share``·ε), then every workload marginal under ``strategy``; spends ``eps``.
 
     Returns the fitted pattern, the allocation and the value model for the family to hold.
+    ``structure`` (the workload's unnamed-structure rounds, their own ε) then reads and
+    measures further cliques through the same view, each a count table of Δ₁ as above.
     """
     codes = np.asarray(codes, dtype=np.int64)
     layout.check_rates(codes)
@@ -48,11 +52,17 @@ def fit_workload_missing(strategy: str, share: float, iters: int, codes: np.ndar
     pattern = PatternModel(layout).fit(codes, privacy, eps_pattern)
     allocation = workload.allocate(eps - eps_pattern)
     if strategy == "impute":
-        measured = _impute_and_measure(codes, layout, allocation, privacy)
+        measured, data = _impute_and_measure(codes, layout, allocation, privacy)
+        truth, measure = data.marginal, lambda c, e: measure_marginal(data, c, e, privacy)
     else:
         view = ObservedCounts(codes, layout, complete_rows=strategy == "complete_rows")
         measured = [measure_observed(view, c, e, privacy) for c, e in allocation]
-    return pattern, allocation, fit_graphical_model(layout.values, measured, len(codes), iters)
+        truth, measure = view.marginal, lambda c, e: measure_observed(view, c, e, privacy)
+    if structure is None:
+        return pattern, allocation, fit_graphical_model(layout.values, measured, len(codes),
+                                                        iters)
+    model = structure(layout.values, measured, len(codes), truth, measure)
+    return pattern, allocation, sampling_plan(layout.values, model)
 
 
 def measure_observed(view: ObservedCounts, clique: tuple[str, ...], eps: float,
@@ -70,8 +80,9 @@ def measure_observed(view: ObservedCounts, clique: tuple[str, ...], eps: float,
 
 def _impute_and_measure(codes: np.ndarray, layout: MissingLayout,
                         allocation: list[tuple[tuple[str, ...], float]],
-                        privacy: PrivacyContext) -> list[NoisyMarginal]:
-    """1-way tables from observed values, column-wise imputation, then the multi-way tables."""
+                        privacy: PrivacyContext) -> tuple[list[NoisyMarginal], CellCounts]:
+    """1-way tables from observed values, column-wise imputation, then the multi-way tables;
+    also the imputed rows' counts (the structure rounds read further tables from them)."""
     view = ObservedCounts(codes, layout, complete_rows=False)
     measured = [measure_observed(view, c, e, privacy) for c, e in allocation if len(c) == 1]
     work = codes.copy()
@@ -94,4 +105,4 @@ def _impute_and_measure(codes: np.ndarray, layout: MissingLayout,
                                                  f"{' x '.join(clique)}")
         measured.append(NoisyMarginal(clique, np.asarray(noisy.value).reshape(true.shape),
                                       discrete_laplace_sigma(delta, eps)))
-    return measured
+    return measured, data

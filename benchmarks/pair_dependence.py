@@ -1,0 +1,124 @@
+"""Issue 36, must-show 6: do the pairs no criterion names keep their dependence?
+
+Fits the spec's chosen configuration (its first ``selection.configurations`` entry, else the
+first of its grid) on the data, samples n rows (the generator's own sample, before the engine's
+post-processing), and prints, over the column pairs that no criterion's marginals contain:
+
+* U: the mean total variation between the release's pair tables and the real ones;
+* D: the same for an independent release (the product of the real 1-way marginals);
+* U/D (the ``structure`` criterion's value, exact: this is a benchmark on public data);
+* the fit's peak memory (this process's peak RSS, and its growth over the RSS before the first
+  fit) beside the declared model budget (``generator.model_limit``) and the size guard's
+  estimate, and the fit time.
+
+``--structure`` (and ``--share``, ``--rounds``, ``--picks``) override the workload's
+structure option, so one spec runs with and without it. Each variant is one process (so the
+peak RSS is its own).
+
+Run: nice -n 10 python benchmarks/pair_dependence.py --spec SPEC --data CSV [--reps 2]
+     [--structure none|pairs|pairs_triples] [--share S] [--rounds R] [--picks K]
+     [--epsilon E] [--seed S]
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from workbench.criteria.kinds.structure import named_cliques, pair_means
+from workbench.evidence.prepare import prepare_proxy
+from workbench.generators.model_size import ModelLimit, configuration_size
+from workbench.privacy import PrivacyContext
+from workbench.specification import Configuration
+from workbench.transform.cells import PairedCells
+from workbench.trial import bind
+from workbench.validation import load_spec
+
+
+def rss_mb() -> float:
+    """This process's resident memory now, in MB (Linux /proc)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def chosen(spec, overrides: dict) -> Configuration:
+    """The spec's chosen configuration, with the structure overrides in its generator."""
+    config = next(iter(spec.configurations()))
+    raw = config.to_dict()
+    raw["generator"] = {**raw["generator"], **overrides}
+    return Configuration.from_dict(raw)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse, fit ``--reps`` times, print the table; 2 on bad input."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--spec", required=True)
+    p.add_argument("--data", required=True)
+    p.add_argument("--reps", type=int, default=2)
+    p.add_argument("--structure", choices=("none", "pairs", "pairs_triples"), default=None)
+    p.add_argument("--share", type=float, default=None)
+    p.add_argument("--rounds", type=int, default=None)
+    p.add_argument("--picks", type=int, default=None)
+    p.add_argument("--epsilon", type=float, default=None, help="ε_gen (default: the spec's)")
+    p.add_argument("--seed", type=int, default=36)
+    args = p.parse_args(argv)
+    try:
+        spec = load_spec(args.spec)
+        frame = prepare_proxy(spec, args.data)
+    except (OSError, ValueError) as exc:
+        print(f"pair_dependence: {exc}", file=sys.stderr)
+        return 2
+    overrides = {k: v for k, v in (("structure", args.structure), ("structure_share", args.share),
+                                   ("structure_rounds", args.rounds),
+                                   ("structure_picks", args.picks)) if v is not None}
+    config = chosen(spec, overrides)
+    trial = bind(spec, config)
+    codes = trial.encode(frame)
+    domain = trial.domain
+    names = domain.names
+    named = [set(q) for q in named_cliques(spec)]
+    unnamed = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]
+               if not any({a, b} <= q for q in named)]
+    eps = args.epsilon or trial.epsilon_generator
+    limit = ModelLimit.of(spec)
+    size = configuration_size(spec, config)
+    print(f"spec {args.spec}; data {args.data}: n = {len(codes):,}, {len(names)} columns, "
+          f"{len(unnamed)} of {len(names) * (len(names) - 1) // 2} pairs named by no criterion")
+    print(f"generator {config.generator_params}; ε_gen {eps:g}")
+    print(f"declared model budget {limit.cells:,} cells / {limit.bytes / 1e6:,.0f} MB; size "
+          f"guard estimate {size.cells:,} cells / {size.bytes / 1e6:,.1f} MB")
+    base_rss = rss_mb()
+    rows = []
+    for rep in range(args.reps):
+        ctx = PrivacyContext.simulation(seed=args.seed + rep)
+        gen = trial.generator()
+        start = time.perf_counter()
+        gen.fit(codes, domain, eps, ctx)
+        fit_s = time.perf_counter() - start
+        synth = gen.sample(len(codes), np.random.default_rng(args.seed + rep))
+        u, d = pair_means(PairedCells.from_codes(codes, synth, domain), unnamed)
+        picked = getattr(gen, "structure_", [])
+        rows.append((u, d, fit_s))
+        print(f"rep {rep + 1}: U {u:.4f}  D {d:.4f}  U/D {u / d:.3f}  fit {fit_s:.1f} s  "
+              f"ε charged {ctx.epsilon_recorded():.6g}  structure selected "
+              f"{[' x '.join(q) for q in picked] or '-'}")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    u = statistics.mean(r[0] for r in rows)
+    d = statistics.mean(r[1] for r in rows)
+    print(f"mean over {args.reps}: release-vs-real {u:.4f}, independent-vs-real {d:.4f}, "
+          f"ratio {u / d:.3f}; fit {statistics.mean(r[2] for r in rows):.1f} s")
+    print(f"peak RSS {peak:,.0f} MB (before the first fit {base_rss:,.0f} MB, growth "
+          f"{peak - base_rss:,.0f} MB) vs declared budget {limit.bytes / 1e6:,.0f} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
