@@ -8,7 +8,9 @@ the README's "quickstart for your own data" is followed on A with the shipped dr
 ``examples/nhanes_wide_draft.json``: ``validate`` (the draft) → ``pilot`` (ε 1, a FACTS file) →
 ``proxy build`` (n = |A|) → the ``pilot`` section added to the spec → ``design`` (target 0.7,
 ``--workers 2``, frozen) → ``run`` (``--spend-again``) → ``verify``. Each step is a CLI child
-process timed by ``/usr/bin/time`` (wall seconds and the child's peak RSS).
+process timed by ``/usr/bin/time``: wall seconds, CPU seconds (user + system, the child's and
+its waited workers') and peak RSS (the largest of the child and its workers). On a shared,
+loaded machine the CPU seconds are the figure to compare with the issue's budgets.
 
 The check on B: 16 seeded iterations of the frozen spec on B (``workbench dryrun --n |B|
 --noise seeded --records``: the run's own iteration, by test_rehearsal), P(all criteria pass)
@@ -23,6 +25,7 @@ step and runs a frozen spec (e.g. the shipped ``examples/nhanes_wide.frozen.json
 
 Usage: python benchmarks/nhanes_wide.py [--rows 100000] [--iterations 16] [--keep DIR]
        [--frozen examples/nhanes_wide.frozen.json] [--target-p 0.7] [--workers 2]
+       [--design-args "--eps-gen 2 3 --repetitions 2"]
 """
 
 from __future__ import annotations
@@ -72,13 +75,14 @@ def step(name: str, args: list[str], folder: Path, timings: list[tuple[str, floa
     """Run one CLI step in a child timed by /usr/bin/time; record (name, wall s, peak MB)."""
     stats = folder / f".time_{len(timings)}"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    cmd = ["/usr/bin/time", "-f", "%e %M", "-o", str(stats),
+    cmd = ["/usr/bin/time", "-f", "%U %S %e %M", "-o", str(stats),
            sys.executable, "-m", "workbench.cli.main", *args]
     done = subprocess.run(cmd, cwd=folder, env=env, capture_output=True, text=True)
-    wall, kb = stats.read_text().split()[-2:]
+    user, system, wall, kb = stats.read_text().split()[-4:]
+    cpu = float(user) + float(system)  # this child's own CPU; its workers' when it waited them
     timings.append((name, float(wall), int(kb) / 1024))
-    print(f"{name:<14} {float(wall):8.1f} s  peak {int(kb) / 1024:7.0f} MB  exit "
-          f"{done.returncode}", flush=True)
+    print(f"{name:<14} {float(wall):8.1f} s wall  {cpu:8.1f} s CPU  peak {int(kb) / 1024:7.0f} MB"
+          f"  exit {done.returncode}", flush=True)
     if done.returncode not in ok:
         print(done.stdout[-3000:], done.stderr[-3000:], sep="\n")
         raise SystemExit(f"step {name} exited {done.returncode}")
@@ -145,6 +149,8 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=16)
     parser.add_argument("--target-p", type=float, default=0.7)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--design-args", default="--eps-gen 2 3 --repetitions 2",
+                        help="further `workbench design` options (one string)")
     parser.add_argument("--frozen", type=Path, default=None,
                         help="skip design: run this frozen spec (its recorded forecast)")
     parser.add_argument("--keep", type=Path, default=None, help="work here and keep the files")
@@ -173,7 +179,8 @@ def main() -> None:
     if args.frozen is None:
         out = step("design", ["design", "spec.json", "proxy.csv.gz", "--n", str(n_a),
                               "--target-p", str(args.target_p), "--workers", str(args.workers),
-                              "--out", "design_input.json", "--freeze", str(frozen), "--quiet"],
+                              *args.design_args.split(), "--out", "design_input.json",
+                              "--freeze", str(frozen), "--quiet"],
                    folder, timings)
         print("\n".join("  " + line for line in out.splitlines()[-6:]))
     else:

@@ -45,23 +45,23 @@ def test_the_frozen_example_passes_the_size_guard() -> None:
     assert 0 < size.cells < 2e7
 
 
-def test_a_seeded_rehearsal_of_the_frozen_example_releases_on_a_sample_of_the_file(
+def test_a_seeded_iteration_of_the_frozen_example_runs_on_a_sample_of_the_file(
         tmp_path: Path) -> None:
-    """``workbench run --rehearse 0`` (the run's code path, seeded) on 1,500 drawn rows."""
+    """One seeded dry-run task (the run's own iteration: tests/test_rehearsal.py) of the frozen
+    example on 1,500 rows drawn from the public file: every criterion is evaluated."""
     source = pd.read_csv(shared_data(NHANES), dtype=str, keep_default_na=False)
     keep = np.sort(np.random.default_rng(36).permutation(len(source))[:1_500])
     sample = tmp_path / "nhanes_sample.csv"
     source.iloc[keep].to_csv(sample, index=False)
-    out = tmp_path / "run"
-    code = main(["run", str(FROZEN), str(sample), "--out", str(out), "--rehearse", "0",
-                 "--quiet", "--allow-unbounded"])
-    assert code in (0, 3), code  # 3: ⊥ (nothing released) is an outcome, not a failure
-    status = json.loads((out / "status.json").read_text())
-    assert status["state"] in ("published", "bottom"), status
-    if status["state"] == "published":
-        release = pd.read_csv(out / "release" / "release.csv", dtype=str)
-        assert len(release) == len(sample.read_text().splitlines()) - 1 or len(release) > 1000
-        assert list(release.columns) == [c.name for c in load_spec(FROZEN).columns]
+    records = tmp_path / "records.jsonl"
+    code = main(["dryrun", str(FROZEN), str(sample), "--n", "1500", "--repetitions", "1",
+                 "--noise", "seeded", "--min-pass", "0", "--floor-draws", "0", "--no-cache",
+                 "--workers", "0", "--records", str(records), "--quiet"])
+    assert code == 0
+    (record,) = [json.loads(line) for line in records.read_text().splitlines() if line]
+    assert record["failure"] is None, record["failure"]
+    ids = {c["id"] for c in json.loads(FROZEN.read_text())["criteria"]}
+    assert set(record["criteria"]) == ids
 
 
 @pytest.mark.parametrize("column", ["ID", "Gender"])
