@@ -23,20 +23,22 @@ NHANES = "nhanes/nhanes_2009_2012_raw.csv.gz"
 
 
 def test_the_draft_and_the_frozen_example_are_wide_survey_specs_without_id() -> None:
-    """At least 30 columns, never ID; structurally missing columns kept (allow/category); the
-    declared associations and a relative-risk criterion on smoking × systolic BP ≥ 140."""
+    """At least 30 columns, never ID; structurally missing columns kept as their own value
+    (``category``); the declared associations and a relative-risk criterion on smoking ×
+    systolic BP ≥ 140."""
     for path in (DRAFT, FROZEN):
         spec = load_spec(path)
         names = [c.name for c in spec.columns]
         assert len(names) >= 30 and "ID" not in names, path.name
         policies = {c.name: c.missing for c in spec.columns}
-        assert policies["SmokeNow"] == "category" and policies["BPSysAve"] == "allow"
+        assert policies["SmokeNow"] == "category" and policies["BPSysAve"] == "category"
         pairs = {(p["exposure"], p["outcome"]) for p in spec.metadata.associations}
         assert ("Smoke100", "BPSysAve") in pairs
         kinds = {c.kind for c in spec.criteria}
         assert {"relative_risk", "rate_by_group", "missing_rate"} <= kinds
-    assert load_spec(FROZEN).is_frozen
-    forecast = json.loads(FROZEN.read_text())["selection"]["forecast"]
+    frozen = json.loads(FROZEN.read_text())
+    assert load_spec(FROZEN).sha256 == frozen["frozen"]["sha256"]  # load_spec checks the hash
+    forecast = frozen["selection"]["forecast"]
     assert forecast["range"]["low"] >= 0.7
 
 
