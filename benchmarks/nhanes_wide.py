@@ -20,11 +20,12 @@ same direction and |log RR_release − log RR_B| within the threshold of the rel
 criterion on that pair.
 
 ``--rows N`` resamples each half to N rows (with replacement, seeded) for the timing figures
-only (iteration ≤ 30 s, design ≤ 10 min at 100,000 rows); ``--frozen FILE`` skips the design
-step and runs a frozen spec (e.g. the shipped ``examples/nhanes_wide.frozen.json``).
+only (iteration ≤ 30 s, design ≤ 10 min at 100,000 rows). The shipped
+``examples/nhanes_wide.frozen.json`` came from this flow (its ``pilot`` names the pilot it was
+designed from; a new pilot's FACTS differ, so every run of this benchmark designs again).
 
 Usage: python benchmarks/nhanes_wide.py [--rows 100000] [--iterations 16] [--keep DIR]
-       [--frozen examples/nhanes_wide.frozen.json] [--target-p 0.7] [--workers 2]
+       [--target-p 0.7] [--workers 2]
        [--design-args "--eps-gen 2 3 --repetitions 2"]
 """
 
@@ -151,8 +152,6 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--design-args", default="--eps-gen 2 3 --repetitions 2",
                         help="further `workbench design` options (one string)")
-    parser.add_argument("--frozen", type=Path, default=None,
-                        help="skip design: run this frozen spec (its recorded forecast)")
     parser.add_argument("--keep", type=Path, default=None, help="work here and keep the files")
     args = parser.parse_args()
     if not DATA.exists():
@@ -176,15 +175,11 @@ def main() -> None:
         (folder / "facts.json").read_bytes()).hexdigest()}
     spec.write_text(json.dumps(doc, indent=2))
     frozen = folder / "spec.frozen.json"
-    if args.frozen is None:
-        out = step("design", ["design", "spec.json", "proxy.csv.gz", "--n", str(n_a),
-                              "--target-p", str(args.target_p), "--workers", str(args.workers),
-                              *args.design_args.split(), "--out", "design_input.json",
-                              "--freeze", str(frozen), "--quiet"],
-                   folder, timings)
-        print("\n".join("  " + line for line in out.splitlines()[-6:]))
-    else:
-        shutil.copy(args.frozen, frozen)
+    out = step("design", ["design", "spec.json", "proxy.csv.gz", "--n", str(n_a),
+                          "--target-p", str(args.target_p), "--workers", str(args.workers),
+                          *args.design_args.split(), "--out", "design_input.json",
+                          "--freeze", str(frozen), "--quiet"], folder, timings)
+    print("\n".join("  " + line for line in out.splitlines()[-6:]))
     step("run", ["run", str(frozen), str(half_a_path), "--out", "run", "--budget-store", store,
                  "--spend-again", "--quiet"], folder, timings)
     out = step("verify", ["verify", "run/release"], folder, timings)
