@@ -195,3 +195,21 @@ def test_the_exit_follows_the_proxy_rows(built) -> None:
     assert ProxyBuild(built.frame, rows, built.facts).all_met
     rows[0] = replace(rows[0], proxy_ok=False)
     assert not ProxyBuild(built.frame, rows, built.facts).all_met
+
+
+def test_a_singleton_top_bin_sharing_its_high_with_the_bin_before_is_a_union() -> None:
+    """NHANES' Poverty (bounds [0, 5], edges 1…5) pilots as bins […, [4, 5], [5, 5]]: the pilot's
+    own fact was refused as 'not a union'; each bin must map to its own atom, and a coarser
+    [4, 5] + [5, 5] group to both."""
+    from workbench.evidence.fact_list import Axis
+    from workbench.evidence.maxent import ColumnAtoms
+    from workbench.transform import ColumnSpec
+
+    col = ColumnSpec("Poverty", "continuous", None, (0.0, 5.0), "allow", "to_missing")
+    finest = ((0.0, 1.0), (1.0, 2.0), (2.0, 3.0), (3.0, 4.0), (4.0, 5.0), (5.0, 5.0))
+    atoms = ColumnAtoms(col, None, finest, True)
+    assert atoms.groups_of(Axis("Poverty", bins=finest), "f").tolist() == [0, 1, 2, 3, 4, 5]
+    coarse = ((0.0, 2.0), (2.0, 4.0), (4.0, 5.0))
+    assert atoms.groups_of(Axis("Poverty", bins=coarse), "f").tolist() == [0, 0, 1, 1, 2, 2]
+    with pytest.raises(FactsError, match="not a union"):
+        atoms.groups_of(Axis("Poverty", bins=((0.0, 1.5), (1.5, 5.0))), "f")

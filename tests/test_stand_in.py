@@ -178,3 +178,16 @@ def test_no_fuzzed_draft_validates_and_then_fails() -> None:
             failures.append(f"seed {seed}: {exc}")
     assert validated >= 4
     assert not failures, "\n".join(failures)
+
+
+def test_stand_in_rows_stay_under_a_declared_max_missing_rate_below_the_default_share() -> None:
+    """A column declaring φ̄ = 0.02 (< MISSING_SHARE) is missing, but within φ̄ (NHANES'
+    HomeRooms at 0.05 made validate refuse a valid spec)."""
+    doc = _draft_with_missing_group_by()
+    for column in doc["schema"]["columns"]:
+        if column["name"] == "gestation_week":
+            column["max_missing_rate"] = 0.02
+    spec = build_spec(doc)
+    share = stand_in_rows(spec)["gestation_week"].isna().mean()
+    assert 0 < share <= 0.02
+    assert rehearse_on_stand_in(spec).rows > 200

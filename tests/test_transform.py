@@ -162,3 +162,17 @@ def test_clean_removes_rule_rows_and_enforces_missing(example_spec):
     )
     out = clean(frame, example_spec)
     assert out["birth_month"].tolist() == [1]  # teen parity > 3, weight > 5500, missing age removed
+
+
+def test_a_wide_domain_counts_its_cells_exactly_and_summarises_its_rows() -> None:
+    """36 columns of 8 codes: 8^36 cells passes 2^63; the size must not wrap negative, and
+    CellCounts must still summarise the rows (NHANES' 36 columns failed with 'invalid dims')."""
+    from workbench.transform import Domain
+    from workbench.transform.cells import CellCounts
+
+    domain = Domain(tuple(f"c{i}" for i in range(36)), (8,) * 36)
+    assert domain.size() == 8 ** 36
+    codes = np.tile(np.arange(8), (36, 1)).T[[0, 1, 1, 7]]
+    counts = CellCounts.from_codes(codes, domain)
+    assert sorted(counts.counts.tolist()) == [1, 1, 2]
+    assert counts.marginal(("c3",)).tolist() == [1, 2, 0, 0, 0, 0, 0, 1]

@@ -8,7 +8,8 @@ store has recorded ε. :func:`rehearse_on_stand_in` runs the run's own steps
 :func:`workbench.engine.run_iteration`) for every configuration of the spec (a seeded choice
 of :data:`MAX_CONFIGURATIONS` when there are more) in a seeded SIMULATION context on
 :func:`stand_in_rows`: every declared category and every whole number of a bounded column
-equally likely, each column that may be missing missing in :data:`MISSING_SHARE` of the rows,
+equally likely, each column that may be missing missing in :data:`MISSING_SHARE` of the rows
+(half its declared ``max_missing_rate`` when that is lower, so the run's φ̄ check passes),
 then the run's own cleaning. Nothing of the confidential data is read, so an exception's real
 message is shown: ``workbench run`` refuses before the store is touched, ``validate`` and
 ``freeze`` refuse the spec.
@@ -78,6 +79,12 @@ def _column_values(column: ColumnSpec, n: int, rng: np.random.Generator) -> np.n
     return rng.uniform(low, high, n)
 
 
+def _missing_share(column: ColumnSpec) -> float:
+    """The stand-in's missing share: MISSING_SHARE, kept well under a declared φ̄."""
+    bound = column.max_missing_rate
+    return MISSING_SHARE if bound is None else min(MISSING_SHARE, bound / 2)
+
+
 def stand_in_rows(spec: Spec, n: int = STAND_IN_ROWS, seed: int = SEED) -> pd.DataFrame:
     """Public rows in the spec's domains, cleaned as the run cleans (module doc)."""
     rng = np.random.default_rng(seed)
@@ -85,7 +92,7 @@ def stand_in_rows(spec: Spec, n: int = STAND_IN_ROWS, seed: int = SEED) -> pd.Da
     for column in spec.columns:
         values = _column_values(column, n, rng).astype(object)
         if column.missing != "forbid":
-            values[rng.random(n) < MISSING_SHARE] = None
+            values[rng.random(n) < _missing_share(column)] = None
         data[column.name] = values
     if spec.survey is not None:
         data[spec.survey.weight_column] = _weights(spec, n)

@@ -98,10 +98,16 @@ class ColumnAtoms:
         highs = [b[1] for b in self.bins or ()]
         out = np.full(self.observed, -1, dtype=np.int64)
         for g, (lo, hi) in enumerate(axis.bins):
-            if lo not in lows or hi not in highs or highs.index(hi) < lows.index(lo):
+            first = lows.index(lo) if lo in lows else -1
+            # a singleton top atom [5, 5] shares its high with the atom before it ([4, 5]):
+            # a bin ends at the first atom from ``first`` ending at hi, the axis' last (closed)
+            # bin at the last such atom
+            ends = [j for j in range(max(first, 0), len(highs)) if highs[j] == hi]
+            last = (ends[-1] if g == len(axis.bins) - 1 else ends[0]) if ends else -1
+            if first < 0 or last < 0:
                 raise FactsError(f"{where}: bin [{lo:g}, {hi:g}] of column {self.name!r} is "
                                  "not a union of the bins of its finest 1-way fact")
-            out[lows.index(lo):highs.index(hi) + 1] = g
+            out[first:last + 1] = g
         if (out < 0).any():
             raise FactsError(f"{where}: the bins of column {self.name!r} must cover its bounds")
         return out

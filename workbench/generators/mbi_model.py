@@ -112,7 +112,10 @@ def sampling_plan(domain: Domain, model: object) -> GraphicalModel:
     """The ancestral-sampling plan of an estimate along its junction tree's elimination order."""
     from mbi import junction_tree
 
+    from workbench.generators.mbi_numpy import log_factors, marginal
+
     mdomain = model.domain
+    factors, sizes = log_factors(model)
     jtree, order = junction_tree.make_junction_tree(mdomain, model.cliques)
     nodes = [set(node) for node in jtree.nodes]
     plan = []
@@ -120,10 +123,11 @@ def sampling_plan(domain: Domain, model: object) -> GraphicalModel:
     for name in reversed(order):
         near = set().union(*(node for node in nodes if name in node))
         parents = tuple(c for c in used if c in near)
-        marginal = model_marginal(model, (*parents, name))
+        # numpy, not mbi's op-by-op JAX elimination (compiles per shape: mbi_numpy)
+        table = marginal(factors, sizes, (*parents, name), float(model.total))
         idx = tuple(domain.index(p) for p in parents)
         plan.append(
-            (domain.index(name), idx, tuple(domain.sizes[i] for i in idx), _conditional(marginal))
+            (domain.index(name), idx, tuple(domain.sizes[i] for i in idx), _conditional(table))
         )
         used.append(name)
     return GraphicalModel(domain, plan)

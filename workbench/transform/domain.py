@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-
-import numpy as np
 
 
 @dataclass(frozen=True)
@@ -36,9 +35,10 @@ class Domain:
         return len(self.names)
 
     def size(self, names: list[str] | tuple[str, ...] | None = None) -> int:
-        """Number of cells in the joint domain of ``names`` (all columns by default)."""
+        """Number of cells in the joint domain of ``names`` (all columns by default); exact,
+        never wrapped around int64 (a wide schema's joint domain passes 2^63)."""
         sizes = self.sizes if names is None else [self.size_of(n) for n in names]
-        return int(np.prod(sizes, dtype=np.int64)) if sizes else 1
+        return math.prod(int(s) for s in sizes)
 
     def size_of(self, name: str) -> int:
         """Code count of one column."""
