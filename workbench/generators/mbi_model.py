@@ -117,7 +117,7 @@ def _eliminate(clique: Clique):
     small XLA executable, and each stays cached: at the lean design's model that was 0.35 GB
     of resident memory and ~12 s. Compiled whole it is one executable per clique. XLA fuses
     the steps, so cells can differ from the eager ones in the last bits (≤ 1e-11 relative on
-    the lean design); the sampled rows are the same (tests/test_mbi_plan_memory.py).
+    the lean design); the sampled rows are the same (tests/test_registry_memory.py).
     """
     import jax
     from mbi import marginal_oracles
