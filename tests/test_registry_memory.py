@@ -174,3 +174,21 @@ def test_sample_valid_is_byte_identical_to_the_concatenating_one(bad, readonly) 
                             semantics, 10)
     assert new.shape == (30_000, 2) and (new[:, 0] != 3).all()
     assert new.dtype == old.dtype and new.tobytes() == old.tobytes()
+
+
+def test_conditional_draw_in_place_is_byte_identical() -> None:
+    """ConditionalTable.sample with its sums in place draws the codes of the old formula."""
+    from workbench.generators.conditional import ConditionalTable
+
+    rng = np.random.default_rng(6)
+    probs = rng.dirichlet(np.full(7, 0.4), size=40)
+    probs[3] = 0.0
+    probs[3, 2] = 1.0  # a row with a single code (its last non-zero code clips the draw)
+    table = ConditionalTable(probs)
+    config = rng.integers(0, 40, 200_000)
+    new = table.sample(config, np.random.default_rng(2))
+    u = np.random.default_rng(2).random(config.shape[0])
+    old = np.minimum(np.searchsorted(table._shifted, config + u, side="right") - config * 7,
+                     table._last[config])
+    assert new.dtype == old.dtype and new.tobytes() == old.tobytes()
+    assert (new[config == 3] == 2).all() and len(np.unique(new)) == 7

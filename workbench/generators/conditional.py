@@ -88,9 +88,11 @@ class ConditionalTable:
         config = np.asarray(config, dtype=np.int64)
         k = self.n_codes
         u = rng.random(config.shape[0])
-        pos = np.searchsorted(self._shifted, config + u, side="right")
-        codes = pos - config * k
-        return np.minimum(codes, self._last[config])
+        u += config  # config + u, in place (one n-float array fewer at 4,000,000 rows)
+        codes = np.searchsorted(self._shifted, u, side="right")
+        del u
+        codes -= config * k
+        return np.minimum(codes, self._last[config], out=codes)
 
 
 Plan = list[tuple[int, tuple[int, ...], tuple[int, ...], ConditionalTable]]
