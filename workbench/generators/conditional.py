@@ -88,9 +88,11 @@ class ConditionalTable:
         config = np.asarray(config, dtype=np.int64)
         k = self.n_codes
         u = rng.random(config.shape[0])
-        pos = np.searchsorted(self._shifted, config + u, side="right")
-        codes = pos - config * k
-        return np.minimum(codes, self._last[config])
+        u += config  # config + u, in place (one n-float array fewer at 4,000,000 rows)
+        codes = np.searchsorted(self._shifted, u, side="right")
+        del u
+        codes -= config * k
+        return np.minimum(codes, self._last[config], out=codes)
 
 
 Plan = list[tuple[int, tuple[int, ...], tuple[int, ...], ConditionalTable]]
@@ -108,14 +110,22 @@ def ancestral_sample(plan: Plan, n: int, d: int, rng: np.random.Generator,
     """
     out = np.zeros((n, d), dtype=np.int64)
     for col, parents, parent_sizes, table in plan:
-        config = (
-            np.ravel_multi_index(tuple(out[:, list(parents)].T), parent_sizes)
-            if parents
-            else np.zeros(n, dtype=np.int64)
-        )
+        config = parent_configurations(out, parents, parent_sizes)
         out[:, col] = (rounded_draw(table, config, int(np.prod(parent_sizes)), rng) if rounded
                        else table.sample(config, rng))
     return out
+
+
+def parent_configurations(rows: np.ndarray, parents: tuple[int, ...],
+                          parent_sizes: tuple[int, ...]) -> np.ndarray:
+    """Each row's parent-configuration index, ``np.ravel_multi_index`` of its parent codes (C
+    order), built one parent column at a time in place: at 4,000,000 rows the
+    ``rows[:, parents]`` copy it replaces was up to 5 × 32 MB (issue 38)."""
+    config = np.zeros(rows.shape[0], dtype=np.int64)
+    for parent, size in zip(parents, parent_sizes, strict=True):
+        config *= size
+        config += rows[:, parent]
+    return config
 
 
 def rounded_draw(table: ConditionalTable, config: np.ndarray, n_configs: int,

@@ -110,10 +110,39 @@ def distinct_rows(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return cells, counts.astype(np.int64), inverse.ravel().astype(np.int64)
 
 
+def distinct_cells(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``distinct_rows`` without the row-to-cell index: the same cells in the same order and
+    their counts, from one sorted copy of the rows' cell numbers (no argsort, no inverse: at
+    4,000,000 rows those were 3 × 32 MB more at the projection's peak, issue 38)."""
+    arr = np.asarray(codes)
+    if arr.ndim != 2 or arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError("codes must be a 2-D integer matrix")
+    if arr.shape[0] == 0 or (arr < 0).any():
+        cells, counts, _ = distinct_rows(arr)  # its own refusal of negative codes
+        return cells, counts
+    sizes = arr.max(axis=0).astype(np.int64) + 1  # S is public post-processing output
+    if float(np.prod(sizes.astype(np.float64))) >= 2.0**62:
+        cells, counts, _ = distinct_rows(arr)
+        return cells, counts
+    keys = np.zeros(arr.shape[0], dtype=np.int64)
+    for j, size in enumerate(sizes):  # row-major cell number, as distinct_rows' ``arr @ strides``
+        keys *= size
+        keys += arr[:, j]
+    keys.sort()
+    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    counts = np.diff(np.append(starts, keys.size)).astype(np.int64)
+    unique = keys[starts]
+    del keys
+    cells = np.empty((unique.size, arr.shape[1]), dtype=np.int64)
+    for j in range(arr.shape[1] - 1, -1, -1):
+        unique, cells[:, j] = np.divmod(unique, sizes[j])
+    return cells, counts
+
+
 def project_min_count(codes: np.ndarray, min_count: int, rng: np.random.Generator) -> np.ndarray:
     """Exactly n rows where every distinct row occurs 0 or ≥ min_count times, shuffled."""
     arr = np.asarray(codes)
-    cells, counts, _ = distinct_rows(arr)
+    cells, counts = distinct_cells(arr)
     new = project_counts(counts, min_count, rng)
     # the rows np.repeat(cells, new, axis=0)[permutation] without that n × d intermediate: the
     # permutation is drawn alike (its length is new.sum()) and indexes the repeated cell numbers
