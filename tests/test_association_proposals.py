@@ -51,7 +51,8 @@ def test_design_adds_a_relative_risk_criterion_that_sees_the_reversal(
     save_spec(_loose(), spec_path)
     code = main(["design", str(spec_path), str(standin), "--n", N, "--eps-gen", "5",
                  "--divisors", "3", "--repetitions", "1", "--check-repetitions", "2",
-                 "--draws", "2", "--target-p", "0.05", "--out", str(draft), "--quiet"])
+                 "--draws", "2", "--target-p", "0.05", "--out", str(draft), "--quiet",
+                 "--workers", "0"])
     printed = capsys.readouterr().out
     assert code == 0, printed
     assert ("proposed criterion 'rr_smoking_birth_weight' (relative_risk, threshold"
@@ -120,6 +121,7 @@ def test_validate_strict_refuses_when_every_criterion_passes_the_reversal(
 def test_the_budget_tab_design_button_proposes_as_the_cli_does(standin: Path) -> None:
     """The co-design Design assistant adds the same proposal and says why; the applied draft
     holds the relative_risk criterion on the declared pair."""
+    from workbench.dryrun.executors import InlineExecutor
     from workbench.widgets.editors.design_panel import DesignPanel
     from workbench.widgets.model.lab import ProxyLab
     from workbench.widgets.model.session import Session
@@ -129,7 +131,8 @@ def test_the_budget_tab_design_button_proposes_as_the_cli_does(standin: Path) ->
     proxy = pd.read_csv(standin)
     session = Session(doc, proxy)
     panel = DesignPanel(session, ProxyLab(proxy), epsilon_generators=(5.0,), divisors=(3.0,),
-                        repetitions=1, draws=2, check_repetitions=2, scenarios=("proxy",))
+                        repetitions=1, draws=2, check_repetitions=2, scenarios=("proxy",),
+                        executor=InlineExecutor())
     panel.target.value = 0.05
     panel.button.click()
     assert panel.result is not None

@@ -345,12 +345,13 @@ def test_the_budget_header_formula_is_the_plans_own(app):
 
 
 def test_the_design_assistant_shows_a_formatted_table_with_infinity_explained(app):
+    from workbench.dryrun.executors import InlineExecutor
     from workbench.widgets.editors.design_panel import WHY_INFINITE, DesignPanel
 
     _ready(app)
     app.criteria.row("mean_hours").threshold.value = 0.001  # no margin at any ε_gen
     panel = DesignPanel(app.session, app.lab, epsilon_generators=(1.0,), divisors=(2.0,),
-                        repetitions=1, draws=2)
+                        repetitions=1, draws=2, executor=InlineExecutor())
     result = panel.run()
     out = panel.output.value
     assert result is not None and "<table" in out and "|---|" not in out

@@ -508,17 +508,45 @@ def _export(page: Any, saved: Path, shot: str) -> Path:
     return saved
 
 
+def _readouts(page: Any) -> tuple[str, str, int]:
+    """The Criteria tab's readout cells, the summary line and the number of spread charts."""
+    _tab(page, "Criteria")
+    page.wait_for_selector("text=P(false pass)")
+    page.wait_for_selector(".wb-spread")
+    cells = page.locator(".wb-section-criteria .wb-readout").all_inner_texts()
+    return "\n".join(cells), page.locator(".wb-summary").inner_text(), \
+        page.locator(".wb-spread").count()
+
+
+def _only_local_requests(requests: list[str]) -> None:
+    """Every request of the page (HTML, scripts, styles, fonts, images, websockets) was
+    recorded and none left 127.0.0.1 (Font Awesome comes from Voilà's own bundle)."""
+    assert len(requests) > 10
+    assert not outside_hosts(requests), outside_hosts(requests)
+    assert not any("cdn" in u for u in requests)
+
+
 @pytest.mark.slow
 def test_codesign_dashboard_in_a_browser(tmp_path: Path) -> None:
-    with voila("codesign", tmp_path) as base, browser(tmp_path, base) as (page, _blocked):
+    """One Voilà server and page serve several checks (each page load is a new kernel): the
+    same seed gives the same readouts on two page loads, the false-pass readout changes at
+    threshold 80, edits reach the exported frozen spec, no request leaves 127.0.0.1."""
+    requests: list[str] = []
+    with voila("codesign", tmp_path) as base, browser(tmp_path, base, requests) as (page, _b):
+        _open(page, base, ".wb-codesign-tabs")
+        first = _readouts(page)
         _open(page, base, ".wb-codesign-tabs")
         assert "Public proxy: 166,000 rows" in page.inner_text("body")
         _shot(page, "codesign_data")
+        second = _readouts(page)
+        assert first == second
+        assert first[2] >= 8 and "from 5 quick samples of the proxy" in first[0]
+        assert "forecast P(all pass)" in first[1]
 
-        _tab(page, "Criteria")
-        page.wait_for_selector("text=P(false pass)")
+        before = _readout_cell(page, "mean_birth_weight", "P(false pass)")
         _set_threshold(page, "mean_birth_weight", 80)
         assert _row_input(page, "mean_birth_weight", "threshold").input_value() == "80"
+        assert _readout_cell(page, "mean_birth_weight", "P(false pass)") != before
         # The readout is live: a threshold below the proxy's value makes it a (false) failure.
         _set_threshold(page, "mean_birth_weight", 1)
         assert re.fullmatch(r"[\d.]+%|[\d.]+e[-+]\d+", _readout_cell(
@@ -542,26 +570,17 @@ def test_codesign_dashboard_in_a_browser(tmp_path: Path) -> None:
         assert page.locator(".wb-export-acknowledge input").is_visible()  # 13% < 60%
         saved = _export(page, tmp_path / "downloaded.frozen.json", "codesign_export")
 
+    _only_local_requests(requests)
     spec = load_spec(saved, require_frozen=True)
     assert spec.criterion("mean_birth_weight").threshold == 80
     assert spec.budget.epsilon_generator == 3 and spec.epsilon_total == pytest.approx(7.98)
 
 
 @pytest.mark.slow
-def test_codesign_false_pass_changes_at_threshold_80(tmp_path: Path) -> None:
-    with voila("codesign", tmp_path) as base, browser(tmp_path, base) as (page, _blocked):
-        _open(page, base, ".wb-codesign-tabs")
-        _tab(page, "Criteria")
-        page.wait_for_selector("text=P(false pass)")
-        before = _readout_cell(page, "mean_birth_weight", "P(false pass)")
-        _set_threshold(page, "mean_birth_weight", 80)
-        assert _readout_cell(page, "mean_birth_weight", "P(false pass)") != before
-
-
-@pytest.mark.slow
 def test_spec_review_dashboard_in_a_browser(tmp_path: Path, example_spec: Any) -> None:
     dryrun = _dryrun_file(example_spec, tmp_path / "dryrun.json", [0.1, 0.3])
-    with voila("spec", tmp_path) as base, browser(tmp_path, base) as (page, _blocked):
+    requests: list[str] = []
+    with voila("spec", tmp_path) as base, browser(tmp_path, base, requests) as (page, _b):
         _open(page, base)
         header = page.locator(".wb-review-header").inner_text()
         assert "ε_total = 9.98" in header and example_spec.sha256 in header
@@ -581,11 +600,13 @@ def test_spec_review_dashboard_in_a_browser(tmp_path: Path, example_spec: Any) -
         _tab(page, "Search space")
         assert "E[iterations] = 5.0" in page.inner_text("body")
         _shot(page, "spec_review_search_space")
+    _only_local_requests(requests)
 
 
 @pytest.mark.slow
 def test_release_review_dashboard_passed_in_a_browser(tmp_path: Path, bundle: Path) -> None:
-    with voila("release", tmp_path) as base, browser(tmp_path, base) as (page, _blocked):
+    requests: list[str] = []
+    with voila("release", tmp_path) as base, browser(tmp_path, base, requests) as (page, _b):
         _open(page, base + "?" + dash.dashboard_query({"bundle": bundle}))
         header = page.locator(".wb-review-header").inner_text()
         assert "verify PASSED" in header and "FAILED" not in header
@@ -600,6 +621,7 @@ def test_release_review_dashboard_passed_in_a_browser(tmp_path: Path, bundle: Pa
         _tab(page, "Datasheet")
         assert "Intended uses" in page.inner_text("body")
         _shot(page, "release_review_datasheet")
+    _only_local_requests(requests)
 
 
 @pytest.mark.slow
@@ -615,27 +637,6 @@ def test_release_review_dashboard_failed_in_a_browser(tmp_path: Path, tampered: 
         _shot(page, "release_review_failed")
         _tab(page, "Verify checks")
         _shot(page, "release_review_failed_checks")
-
-
-def _dashboard_url(name: str, base: str, bundle: Path) -> str:
-    return base + ("?" + dash.dashboard_query({"bundle": bundle}) if name == "release" else "")
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("name", ["codesign", "spec", "release"])
-def test_no_request_leaves_127_0_0_1(tmp_path: Path, bundle: Path, name: str) -> None:
-    """Every request of the page (HTML, scripts, styles, fonts, images, websockets) is
-    recorded; any host but 127.0.0.1 fails (Font Awesome comes from Voilà's own bundle)."""
-    requests: list[str] = []
-    selector = ".wb-codesign-tabs" if name == "codesign" else ".wb-review-tabs"
-    with voila(name, tmp_path) as base, browser(tmp_path, base, requests) as (page, blocked):
-        _open(page, _dashboard_url(name, base, bundle), selector)
-        page.wait_for_timeout(1500)
-        fonts = page.evaluate("() => document.fonts.size")
-    assert len(requests) > 10 and not blocked
-    assert not outside_hosts(requests), outside_hosts(requests)
-    assert not any("cdn" in u for u in requests)
-    assert fonts >= 0
 
 
 @pytest.mark.slow
@@ -670,26 +671,6 @@ def test_guided_flow_from_an_empty_draft_to_an_exported_frozen_spec(tmp_path: Pa
     spec = load_spec(saved, require_frozen=True)
     assert [c.kind for c in spec.criteria] == ["max_marginal_error"]
     assert spec.epsilon_total == pytest.approx(1.0 + spec.criteria[0].epsilon)
-
-
-@pytest.mark.slow
-def test_same_seed_gives_the_same_readouts_on_two_page_loads(tmp_path: Path) -> None:
-    def readouts(page: Any) -> tuple[str, str, int]:
-        _tab(page, "Criteria")
-        page.wait_for_selector("text=P(false pass)")
-        page.wait_for_selector(".wb-spread")
-        cells = page.locator(".wb-section-criteria .wb-readout").all_inner_texts()
-        return "\n".join(cells), page.locator(".wb-summary").inner_text(), \
-            page.locator(".wb-spread").count()
-
-    with voila("codesign", tmp_path) as base, browser(tmp_path, base) as (page, _blocked):
-        _open(page, base, ".wb-codesign-tabs")
-        first = readouts(page)
-        _open(page, base, ".wb-codesign-tabs")
-        second = readouts(page)
-    assert first == second
-    assert first[2] >= 8 and "from 5 quick samples of the proxy" in first[0]
-    assert "forecast P(all pass)" in first[1]
 
 
 @pytest.mark.slow

@@ -13,6 +13,7 @@ from workbench.cli.main import main
 from workbench.criteria import kinds
 from workbench.design.assistant import design
 from workbench.design.rules import needed_epsilon, round_up
+from workbench.dryrun.executors import InlineExecutor
 from workbench.evidence.sampler import sample_proxy
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.mechanisms import laplace_cdf
@@ -49,7 +50,8 @@ def proxy():
 def result(proxy):
     return design(build_spec(_document(marginals=0.08)), proxy, epsilon_generators=(1.0, 3.0),
                   divisors=(2.0, 10.0), repetitions=2, draws=3, seed=1, target_p=0.5,
-                  check_repetitions=3, scenarios=("proxy", "rare thinned"))
+                  check_repetitions=3, scenarios=("proxy", "rare thinned"),
+                  executor=InlineExecutor())
 
 
 # --- the rules -----------------------------------------------------------------------------
@@ -168,7 +170,7 @@ def test_the_chosen_design_is_the_cheapest_reaching_the_target(result) -> None:
 def test_an_unreachable_target_is_reported_not_hidden(proxy) -> None:
     res = design(build_spec(_document(faithfulness=0.0001)), proxy, 2000,
                  epsilon_generators=(1.0,), divisors=(3.0,), repetitions=1, draws=2,
-                 check_repetitions=2, scenarios=("proxy",))
+                 check_repetitions=2, scenarios=("proxy",), executor=InlineExecutor())
     assert not res.reached and res.chosen.p == 0.0
     assert "∞: no margin" in res.criteria_table(build_spec(_document(faithfulness=0.0001)))
     build_spec(res.document)  # still a valid draft (the unreachable criterion keeps its ε)
@@ -184,7 +186,7 @@ def test_cli_prints_the_derivation_and_writes_the_draft(tmp_path: Path, proxy,
     code = main(["design", str(spec_path), str(proxy_path), "--n", "2000:3000",
                  "--target-p", "0.5", "--eps-gen", "2", "--divisors", "3", "--repetitions",
                  "1", "--draws", "2", "--check-repetitions", "2", "--quiet", "--out", str(draft),
-                 "--freeze", str(frozen)])
+                 "--freeze", str(frozen), "--workers", "0"])
     out = capsys.readouterr().out
     assert "design at n = 2,000" in out and "| ε_gen | K |" in out and "chosen:" in out
     assert "ε_total = " in out and "| criterion | threshold |" in out
@@ -224,7 +226,7 @@ def test_cli_design_anchors_its_rehearsal_on_published_tables(tmp_path: Path, pr
     draft = tmp_path / "draft.json"
     base = ["design", str(spec_path), str(proxy_path), "--n", "2000", "--target-p", "0.5",
             "--eps-gen", "2", "--divisors", "3", "--repetitions", "1", "--draws", "2",
-            "--check-repetitions", "2", "--quiet"]
+            "--check-repetitions", "2", "--quiet", "--workers", "0"]
     code = main([*base, "--published-tables", str(tables), "--out", str(draft)])
     out = capsys.readouterr().out
     assert code == 2 and not draft.exists()
@@ -232,7 +234,8 @@ def test_cli_design_anchors_its_rehearsal_on_published_tables(tmp_path: Path, pr
     assert "binding criterion: 'marginals' passes 0% of the rehearsals on 'published'" in out
     evidence = as_evidence(spec, str(proxy_path), read_published_tables(spec, str(tables)))
     res = design(spec, evidence, 2000, target_p=0.5, epsilon_generators=(2.0,),
-                 divisors=(3.0,), repetitions=1, draws=2, check_repetitions=2)
+                 divisors=(3.0,), repetitions=1, draws=2, check_repetitions=2,
+                 executor=InlineExecutor())
     recorded = build_spec(res.document).selection.forecast
     assert recorded.proxy == "proxy.csv raked to abstract 2015"
     scenarios = res.document["selection"]["forecast"]["range"]["scenarios"]
@@ -257,7 +260,8 @@ def test_budget_tab_button_designs_and_applies_the_draft(proxy) -> None:
     planner = BudgetPlanner(session, lab)
     assert widget_by_class(planner.widget, "wb-design-button") is planner.design.button
     panel = DesignPanel(session, lab, epsilon_generators=(3.0,), divisors=(10.0,),
-                        repetitions=1, draws=2, check_repetitions=2, scenarios=("proxy",))
+                        repetitions=1, draws=2, check_repetitions=2, scenarios=("proxy",),
+                        executor=InlineExecutor())
     panel.target.value = 0.5
     panel.button.click()
     assert panel.result is not None and "← chosen" in panel.output.value
@@ -280,7 +284,8 @@ def test_budget_tab_cannot_apply_a_draft_below_the_target(proxy) -> None:
     doc["schema"]["expected_n"] = [2000, 3000]
     session = Session(doc, proxy)
     panel = DesignPanel(session, ProxyLab(proxy), epsilon_generators=(1.0,), divisors=(3.0,),
-                        repetitions=1, draws=2, check_repetitions=2, scenarios=("proxy",))
+                        repetitions=1, draws=2, check_repetitions=2, scenarios=("proxy",),
+                        executor=InlineExecutor())
     panel.target.value = 0.5
     panel.button.click()
     assert panel.result is not None and not panel.result.reached
@@ -310,7 +315,7 @@ def test_budget_tab_button_anchors_on_published_tables_or_names_the_bad_column(
     tables = tmp_path / "tables.json"
     tables.write_text(json.dumps({"source": "abstract 2015", "counts": {column: counts[:-1]}}))
     panel = DesignPanel(session, ProxyLab(proxy), epsilon_generators=(3.0,), divisors=(10.0,),
-                        repetitions=1, draws=2, check_repetitions=2)
+                        repetitions=1, draws=2, check_repetitions=2, executor=InlineExecutor())
     panel.target.value = 0.5
     panel.tables.value = str(tables)
     panel.button.click()
@@ -385,8 +390,6 @@ def test_a_new_users_unequal_epsilon_draft_records_the_dry_run_of_what_it_froze(
     model's 0.965 where a dry run of the frozen file gave 0.000. Now the recorded forecast is
     a seeded dry run of exactly the frozen output: a dry run of that file agrees."""
     from workbench.dryrun import dry_run
-    from workbench.dryrun.executors import InlineExecutor
-
     doc = json.loads((REPO / "examples" / "israel_births_2014_lean_input.json").read_text())
     doc["schema"]["expected_n"] = 4000
     res = design(build_spec(doc), proxy, epsilon_generators=(3.0,), divisors=(4.0,),

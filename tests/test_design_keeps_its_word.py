@@ -9,6 +9,8 @@ workload used to split ε_gen by the criteria's ε, so the 2-way tables got ~0.0
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 from pathlib import Path
 
@@ -83,14 +85,15 @@ def proxy_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _design(tmp_path: Path, proxy_csv: Path, doc: dict, *extra: str) -> tuple[int, Path, Path]:
-    """``workbench design`` of ``doc`` at n = 3000, ε_gen 2, K 4 (small, to run fast)."""
+    """``workbench design`` of ``doc`` at n = 3000, ε_gen 2, K 4 (small, to run fast), its
+    rehearsals in this process unless ``extra`` gives ``--workers`` (the last one counts)."""
     spec_path = tmp_path / "draft_in.json"
     spec_path.write_text(json.dumps(doc))
     out, frozen = tmp_path / "draft.json", tmp_path / "draft.frozen.json"
     code = main(["design", str(spec_path), str(proxy_csv), "--n", "3000", "--eps-gen", "2",
                  "--divisors", "4", "--repetitions", "2", "--draws", "2",
                  "--check-repetitions", "2", "--out", str(out), "--freeze", str(frozen),
-                 *extra])
+                 "--workers", "0", *extra])
     return code, out, frozen
 
 
@@ -118,19 +121,47 @@ def test_an_unreachable_draft_exits_2_naming_its_binding_criterion_and_writes_no
     assert "rehearsing draft 1 of 1 (" in captured.err and "… ETA ~" in captured.err
 
 
+@pytest.fixture(scope="module")
+def issue_designs(tmp_path_factory: pytest.TempPathFactory, proxy_csv: Path
+                  ) -> dict[str, tuple[int, Path, Path, str]]:
+    """``design`` of the issue's draft in this process and on two worker processes (what it
+    printed kept): (exit code, draft, frozen file, stdout) by ``--workers``."""
+    runs = {}
+    for workers in ("0", "2"):
+        folder = tmp_path_factory.mktemp(f"workers{workers}")
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            code, out, frozen = _design(folder, proxy_csv, issue_draft(pair_threshold=0.05),
+                                        "--target-p", "0.6", "--quiet", "--workers", workers)
+        runs[workers] = (code, out, frozen, printed.getvalue())
+    return runs
+
+
 def test_the_issue_draft_is_frozen_only_with_a_recorded_low_end_at_the_target(
-        tmp_path: Path, proxy_csv: Path, capsys: pytest.CaptureFixture) -> None:
+        issue_designs: dict[str, tuple[int, Path, Path, str]]) -> None:
     """The issue's draft: the written, frozen file's recorded forecast (the dry run of that
     file) reaches the target at its low end."""
-    code, out, frozen = _design(tmp_path, proxy_csv, issue_draft(pair_threshold=0.05),
-                                "--target-p", "0.6", "--quiet")
-    text = capsys.readouterr().out
+    code, out, frozen, text = issue_designs["2"]
     assert code == 0, text
     recorded = load_spec(frozen, require_frozen=True).selection.forecast
     assert recorded.low >= 0.6 and recorded.n == 3000
     assert json.loads(out.read_text())["selection"]["forecast"]["range"]["low"] == recorded.low
     assert f"target reached: the draft's recorded forecast has low end {recorded.low:.2f}" \
         in text
+
+
+def test_design_gives_the_same_seeded_draft_whatever_runs_its_rehearsals(
+        issue_designs: dict[str, tuple[int, Path, Path, str]]) -> None:
+    """``--workers`` (the dry run's executors) changes who runs the rehearsals, never the draft:
+    in this process and in two worker processes the drafts are the same bytes and the frozen
+    files the same hash (only their ``frozen_at`` time differs)."""
+    drafts, hashes = [], []
+    for workers in ("0", "2"):
+        code, out, frozen, text = issue_designs[workers]
+        assert code == 0, text
+        drafts.append(out.read_bytes())
+        hashes.append(json.loads(frozen.read_text())["frozen"]["sha256"])
+    assert drafts[0] == drafts[1] and hashes[0] == hashes[1]
 
 
 def test_the_binding_criterion_passes_least_often_then_lies_furthest_above_its_threshold(
@@ -157,20 +188,3 @@ def test_write_narrowed_says_it_needs_min_pass(tmp_path: Path, capsys: pytest.Ca
                  str(tmp_path / "absent.csv"), "--write-narrowed", str(out)])
     assert code == 2 and not out.exists()
     assert "error: --write-narrowed needs --min-pass" in capsys.readouterr().err
-
-
-def test_design_gives_the_same_seeded_draft_whatever_runs_its_rehearsals(
-        tmp_path: Path, proxy_csv: Path, capsys: pytest.CaptureFixture) -> None:
-    """``--workers`` (the dry run's executors) changes who runs the rehearsals, never the draft:
-    in this process and in two worker processes the drafts are the same bytes and the frozen
-    files the same hash (only their ``frozen_at`` time differs)."""
-    drafts, hashes = [], []
-    for workers in ("0", "2"):
-        folder = tmp_path / f"workers{workers}"
-        folder.mkdir()
-        code, out, frozen = _design(folder, proxy_csv, issue_draft(pair_threshold=0.05),
-                                    "--target-p", "0.6", "--quiet", "--workers", workers)
-        assert code == 0, capsys.readouterr().out
-        drafts.append(out.read_bytes())
-        hashes.append(json.loads(frozen.read_text())["frozen"]["sha256"])
-    assert drafts[0] == drafts[1] and hashes[0] == hashes[1]

@@ -108,7 +108,7 @@ def test_the_survey_dry_run_command_runs_on_a_duckdb_table(adult: dict[str, str]
                                                            tmp_path: Path,
                                                            capsys: pytest.CaptureFixture[Any]):
     code = main(["dryrun", str(SURVEY), adult["duckdb"], "--survey-plots", str(tmp_path),
-                 "--repetitions", "1", "--seed", "3"])
+                 "--repetitions", "1", "--seed", "3", "--workers", "0"])
     out = capsys.readouterr().out
     assert code == 0 and "crossover" in out
     assert (tmp_path / "methods.png").is_file()

@@ -254,6 +254,7 @@ def test_weights_summing_to_half_of_n_stop_the_run_before_the_loop(adult_doc, tm
 def test_the_dry_run_on_a_half_weighted_proxy_says_the_same(adult_doc, tmp_path):
     """The public rehearsal refuses the same proxy before any task, with the run's words."""
     from workbench.dryrun import dry_run
+    from workbench.dryrun.executors import InlineExecutor
     from workbench.survey.weight_check import WeightCheckFailed
 
     spec = build_spec(quick_doc(adult_doc))
@@ -265,5 +266,6 @@ def test_the_dry_run_on_a_half_weighted_proxy_says_the_same(adult_doc, tmp_path)
     assert "margin 'sex_race': ratio 0.5" in text and "margin 'age_band': ratio 0.5" in text
     assert "rescale the weight column" in text and "spent only the check's ε = 0.05" in text
     full = pd.read_csv(adult_sample(tmp_path / "full.csv", 10_000, 1.0))
-    result = dry_run(spec, full, repetitions=1, cache=False, progress=False, noise="seeded")
+    result = dry_run(spec, full, repetitions=1, cache=False, progress=False, noise="seeded",
+                     executor=InlineExecutor())
     assert result.records and all(r.failure != "survey weight check" for r in result.records)

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import copy
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from conftest import shared_data
 
+from workbench.cli.main import main
 from workbench.dryrun.floors import feasibility_floors
 from workbench.validation import build_spec
 
@@ -51,31 +50,31 @@ def test_the_trivial_release_passes_marginal_criteria_and_fails_relations(adult_
     assert "trivial passes" in table.summary()
 
 
-def _validate(doc: dict, tmp_path: Path, proxy: Path) -> subprocess.CompletedProcess:
+def _validate(doc: dict, tmp_path: Path, proxy: Path, capsys: pytest.CaptureFixture
+              ) -> tuple[int, str, str]:
+    """`workbench validate --strict --proxy` in this process: (exit code, stdout, stderr)."""
     path = tmp_path / "spec.json"
     path.write_text(json.dumps(doc))
-    return subprocess.run([sys.executable, "-m", "workbench.cli.main", "validate", str(path),
-                           "--strict", "--proxy", str(proxy), "--floor-draws", "2"],
-                          cwd=REPO, capture_output=True, text=True, check=False)
+    code = main(["validate", str(path), "--strict", "--proxy", str(proxy), "--floor-draws", "2"])
+    out = capsys.readouterr()
+    return code, out.out, out.err
 
 
-def test_validate_strict_refuses_criteria_that_protect_no_utility(adult_sample, tmp_path):
-    weak = _validate(_keep({"one_way", "missing_rates"}), tmp_path, adult_sample)
-    assert weak.returncode == 2, weak.stdout
-    assert "protect no utility" in weak.stderr and "one_way" in weak.stderr
-    strong = _validate(_keep({"one_way", "co_missing"}), tmp_path, adult_sample)
-    assert strong.returncode == 0, strong.stderr
-    plain = subprocess.run([sys.executable, "-m", "workbench.cli.main", "validate",
-                            str(tmp_path / "spec.json"), "--strict"], cwd=REPO,
-                           capture_output=True, text=True, check=False)
-    assert plain.returncode == 2 and "--strict needs --proxy" in plain.stderr
+def test_validate_strict_refuses_criteria_that_protect_no_utility(adult_sample, tmp_path,
+                                                                  capsys):
+    code, out, err = _validate(_keep({"one_way", "missing_rates"}), tmp_path, adult_sample,
+                               capsys)
+    assert code == 2, out
+    assert "protect no utility" in err and "one_way" in err
+    code, out, err = _validate(_keep({"one_way", "co_missing"}), tmp_path, adult_sample, capsys)
+    assert code == 0, err
+    code = main(["validate", str(tmp_path / "spec.json"), "--strict"])
+    assert code == 2 and "--strict needs --proxy" in capsys.readouterr().err
 
 
 def test_describe_floors_of_a_draft_without_criteria_say_so(capsys) -> None:
     """The births empty draft has no criteria yet: `describe --proxy` printed its summary, then
     failed with an IndexError on the empty floor table (exit 1, no words for the user)."""
-    from workbench.cli.main import main
-
     code = main(["describe", str(REPO / "examples" / "births_empty_draft.json"), "--proxy",
                  str(REPO / "data_public" / "proxy_sample_166k.csv.gz"), "--n", "2000",
                  "--floor-draws", "2"])
