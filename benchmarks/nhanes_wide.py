@@ -45,6 +45,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from workbench.evidence.population import population
+
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data" / "nhanes" / "nhanes_2009_2012_raw.csv.gz"
 DRAFT = REPO / "examples" / "nhanes_wide_draft.json"
@@ -63,8 +65,8 @@ def halves(source: Path, folder: Path, rows: int | None) -> tuple[Path, Path, in
     mask = half_a(frame["ID"])
     out = []
     for name, part, seed in (("half_a", frame[mask], 1), ("half_b", frame[~mask], 2)):
-        if rows is not None:
-            part = part.sample(n=rows, replace=True, random_state=seed)
+        if rows is not None:  # the package's one population draw (evidence.population)
+            part = population(part, rows, np.random.default_rng(seed))
         path = folder / f"{name}.csv.gz"
         part.to_csv(path, index=False)
         out.append((path, len(part)))

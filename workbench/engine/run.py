@@ -190,7 +190,8 @@ def _guarded(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory,
     (``frame``: the cleaned data when the size guard has read them already, ``tally`` what
     their cleaning counted)."""
     plan, kept = check_budget(spec, book, spend_again)
-    check_pilot(spec, book)
+    if rehearsal is None:  # a rehearsal's store is throw-away: it cannot hold the pilot
+        check_pilot(spec, book)
     tally = tally if tally is not None else CleaningTally()
     frame = _load_refusing(spec, data_path, rd, tally) if frame is None else frame
     rd.prepare()
