@@ -89,7 +89,10 @@ def _describe(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         return EXIT_OK
     from workbench.dryrun.command import describe_floors
+    from workbench.evidence.declared import spec_pilot_warnings
 
+    for line in spec_pilot_warnings(spec, args.spec):  # the proxy lacks a declared pair
+        print(line, file=sys.stderr)
     return describe_floors(args, spec)
 
 
@@ -394,7 +397,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = add(
         "pilot",
         "A DP pilot on CONFIDENTIAL data when no public table exists: measure 1-way marginals, "
-        "missing rates, out-of-domain counts and --pairs 2-way tables with ε = --epsilon "
+        "missing rates, out-of-domain counts and the 2-way tables of the spec's declared "
+        "associations (or of --pairs; --pairs none for none) with ε = --epsilon "
         "(charged to the dataset's budget store like a run) and write a public FACTS file for "
         "`workbench proxy build`; --discover-labels also releases frequent unknown labels and "
         "out-of-range sides with (ε, δ)-DP.",

@@ -10,6 +10,7 @@ import argparse
 import json
 import math
 import sys
+from typing import Any
 
 
 def add_proxy_arguments(p: argparse.ArgumentParser) -> None:
@@ -31,6 +32,7 @@ def run_proxy(args: argparse.Namespace) -> int:
     """Build, write and report; exit 0 when the proxy's rows meet every fact (rounding, the
     fit's tolerance and the rows' grain), else 1 naming the facts that are not met."""
     from workbench.evidence.build import build_proxy, format_report, write_proxy
+    from workbench.evidence.declared import warning_lines
     from workbench.evidence.fact_list import FactsError
     from workbench.validation import load_spec
 
@@ -42,6 +44,8 @@ def run_proxy(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(f"facts: {args.facts} ({build.facts.form} form, sha256 {build.facts.sha256[:12]}…)")
+    for line in warning_lines(spec, build.facts):
+        print(line, file=sys.stderr)
     print(format_report(build))
     print(f"proxy written: {path} ({len(build.frame):,} rows, seed {args.seed})")
     if build.all_met:
@@ -59,8 +63,11 @@ def add_pilot_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--epsilon", type=float, required=True,
                    help="ε the pilot spends on the dataset (split evenly over its tables)")
     p.add_argument("--out", required=True, help="the public FACTS file to write (.json)")
-    p.add_argument("--pairs", nargs="+", action="extend", default=[], metavar="A:B",
-                   help="also measure the 2-way table of these column pairs")
+    p.add_argument("--pairs", nargs="+", action="extend", default=None, metavar="A:B",
+                   help="measure the 2-way tables of these column pairs instead of the default "
+                        "(the pairs of the spec's declared associations: metadata.associations "
+                        "and the association criteria's exposure/group × outcome); "
+                        "--pairs none measures no 2-way table")
     p.add_argument("--spend-again", action="store_true",
                    help="allow a pilot on a dataset that already has spend (cumulative ε)")
     p.add_argument("--budget-store", default=None, metavar="DIR",
@@ -78,6 +85,27 @@ def add_pilot_arguments(p: argparse.ArgumentParser) -> None:
                         "chance that a label held by one row is released")
 
 
+def pilot_pairs(spec: Any, given: list[str] | None) -> list[str] | None:
+    """The 2-way tables to measure, said on stdout: ``--pairs`` as given, none for
+    ``--pairs none``, else the declared associations' pairs (a proxy without them holds those
+    columns independent); None (exit 2) when 'none' is mixed with pairs."""
+    from workbench.criteria.associations import association_columns
+
+    if given is None:
+        pairs = [f"{a}:{b}" for a, b in association_columns(spec)]
+        print("pairs: the 2-way tables of the spec's declared associations: "
+              f"{', '.join(pairs) or 'none declared'} (--pairs A:B replaces them, --pairs none "
+              "measures none)")
+        return pairs
+    if any(p.lower() == "none" for p in given):
+        if len(given) > 1:
+            print("error: --pairs none cannot be combined with pairs", file=sys.stderr)
+            return None
+        print("pairs: none (--pairs none): the proxy will hold every column independent")
+        return []
+    return given
+
+
 def run_pilot(args: argparse.Namespace) -> int:
     """Run the pilot and print its DP summary and the spec section that names it."""
     from workbench.engine.pilot import pilot
@@ -87,7 +115,10 @@ def run_pilot(args: argparse.Namespace) -> int:
     spec = load_spec(args.spec)
     discover = parse_discovery(spec, args.discover_labels, args.discover_epsilon,
                                args.discover_delta)
-    out = pilot(spec, args.data, args.epsilon, args.out, pairs=args.pairs,
+    pairs = pilot_pairs(spec, args.pairs)
+    if pairs is None:
+        return 2
+    out = pilot(spec, args.data, args.epsilon, args.out, pairs=pairs,
                 budget_store=args.budget_store, spend_again=args.spend_again,
                 discover=discover)
     delta = f", δ = {out.delta:g}" if out.delta > 0 else ""

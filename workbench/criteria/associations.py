@@ -242,10 +242,25 @@ def declared_pairs(spec: Any) -> list[dict[str, Any]]:
     return list(out.values())
 
 
+def association_columns(spec: Any) -> list[tuple[str, str]]:
+    """The column pairs of every declared association (``declared_pairs`` and each
+    rate-by-group criterion's group × outcome), each unordered pair once: the 2-way tables a
+    pilot measures by default, since a proxy without them holds these columns independent."""
+    found = [(str(p["exposure"]), str(p["outcome"])) for p in declared_pairs(spec)]
+    found += [(str(c.params["group"]), str(c.params["outcome"])) for c in spec.criteria
+              if c.kind == "rate_by_group"]
+    out: list[tuple[str, str]] = []
+    for a, b in found:
+        if a != b and (a, b) not in out and (b, a) not in out:
+            out.append((a, b))
+    return out
+
+
 __all__ = [
     "CUTS",
     "PAIR_KINDS",
     "SMOOTHING",
+    "association_columns",
     "cell_flags",
     "check_column",
     "check_declared_pairs",
