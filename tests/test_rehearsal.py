@@ -57,6 +57,9 @@ def _data(example: str, work: Path) -> Path:
         _adult_halves(work)
         return _head(work / "out" / "adult" / "adult_raw_confidential.csv", work / "adult.csv",
                      ROWS)
+    if example == "nhanes_wide":  # the wide NHANES example (36 of its 79 columns)
+        return _head(shared_data("nhanes/nhanes_2009_2012_raw.csv.gz"), work / "nhanes.csv",
+                     ROWS)
     if example == "adult_survey":  # its weights must describe the margins' N (weight check)
         return _adult_weighted(work, 10_000)
     return _head(shared_data("adult/adult_train.csv.gz"), work / "adult.csv", ROWS)
