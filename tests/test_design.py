@@ -402,3 +402,24 @@ def test_a_new_users_unequal_epsilon_draft_records_the_dry_run_of_what_it_froze(
                     progress=False, executor=InlineExecutor())
     p = sum(again.pass_probabilities().values()) / len(again.pass_probabilities())
     assert abs(p - recorded.p) <= 0.1
+
+
+def test_a_draft_over_the_lifetime_cap_is_skipped_not_an_abort(proxy) -> None:
+    """Issue 36 (found on NHANES): one alternative over the dataset's lifetime cap used to abort
+    the whole search; it is skipped and said, and the draft written is within the cap."""
+    doc = _document(marginals=0.08)
+    doc["budget"]["epsilon_lifetime_max"] = 3.6  # the spec itself (ε_total 3.5519) fits
+    said: list[str] = []
+    res = design(build_spec(doc), proxy, epsilon_generators=(1.0, 3.0), divisors=(2.0, 10.0),
+                 repetitions=1, draws=2, seed=1, target_p=0.5, check_repetitions=2,
+                 scenarios=("proxy",), executor=InlineExecutor(), progress=said.append)
+    over = [a for a in res.alternatives if a.epsilon_total > 3.6]
+    assert over, "the test needs an alternative over the cap"
+    assert any(m.startswith("skipping the draft") and "lifetime cap" in m for m in said)
+    assert res.chosen.epsilon_total <= 3.6
+    assert build_spec(res.document).epsilon_total <= 3.6
+    doc["budget"]["epsilon_lifetime_max"] = 3.56  # every alternative's draft is over it
+    with pytest.raises(ValueError, match="no alternative makes a valid spec"):
+        design(build_spec(doc), proxy, epsilon_generators=(3.0,), divisors=(2.0,),
+               repetitions=1, draws=2, seed=1, target_p=0.5, check_repetitions=2,
+               scenarios=("proxy",), executor=InlineExecutor())

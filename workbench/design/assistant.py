@@ -49,6 +49,7 @@ from workbench.privacy import PrivacyContext
 from workbench.privacy.budget_plan import BudgetPlan
 from workbench.privacy.noise import SeededNoise
 from workbench.specification import Configuration, Spec
+from workbench.specification.errors import SpecError
 from workbench.transform.cells import distinct_cells
 from workbench.trial import Trial, bind
 from workbench.validation import build_spec
@@ -167,12 +168,16 @@ class DesignResult:
 
 
 def _variant(spec: Spec, eps_gen: float, epsilons: Mapping[str, float] | None = None,
-             tuned: Mapping[str, Mapping[str, Any]] | None = None) -> Spec:
+             tuned: Mapping[str, Mapping[str, Any]] | None = None, caps: bool = True) -> Spec:
     """The spec at ε_gen with the given criterion ε's and regression weights (validated).
 
     ε_gen is written once, as every grid's (and the narrowed list's) generator 'epsilon'; the
-    budget's derived fields are left out (the validator derives them)."""
+    budget's derived fields are left out (the validator derives them). ``caps=False`` leaves
+    out the budget's ε caps too: an ε_gen being priced may exceed them, a draft may not."""
     doc = spec.to_document()
+    if not caps:
+        for key in ("epsilon_total_max", "epsilon_lifetime_max"):
+            doc["budget"].pop(key, None)
     for grid in doc["generator"]["search_space"]:
         grid["epsilon"] = [float(eps_gen)]
     for c in doc["selection"].get("configurations") or ():
@@ -285,6 +290,33 @@ def _draft(spec: Spec, config: Configuration, chosen: Alternative,
     return doc
 
 
+def _valid_drafts(spec: Spec, config: Configuration, order: Sequence[Alternative],
+                  tuned: Mapping[str, Mapping[str, Any]], checks: int, say: Progress
+                  ) -> tuple[list[Alternative], list[dict[str, Any]]]:
+    """The first ``checks`` alternatives whose draft is a valid spec, and their drafts: one
+    over a budget cap (ε_total_max, the lifetime cap with the pilot's ε) is skipped and said,
+    never an abort of the whole search; none valid is refused naming the first problem."""
+    kept: list[Alternative] = []
+    drafts: list[dict[str, Any]] = []
+    first: SpecError | None = None
+    for a in order:
+        if len(drafts) == checks:
+            break
+        try:
+            drafts.append(_draft(spec, config, a, tuned))
+        except SpecError as exc:
+            first = first or exc
+            say(f"skipping the draft ε_gen {a.epsilon_generator:g}, K {a.divisor:g} "
+                f"(ε_total {a.epsilon_total:.4g}): {exc.problems[0]}")
+            continue
+        kept.append(a)
+    if not drafts:
+        problem = first.problems[0] if first is not None and first.problems else "none"
+        raise ValueError(f"no alternative makes a valid spec (first problem: {problem}); "
+                         "nothing was written")
+    return kept, drafts
+
+
 def _rehearsal_guess(fits: Eta, repetitions: int, scenarios: Sequence[str]) -> float | None:
     """Seconds to rehearse one draft: a candidate's time per dry-run iteration, on every
     scenario (an upper end: a draft below the target stops after the proxy)."""
@@ -327,7 +359,7 @@ def design(spec: Spec, proxy: Evidence | pd.DataFrame | str | os.PathLike[str],
     fits = Eta(say, len(epsilon_generators) * repetitions, "candidate")
     pricing = Eta(say, len(epsilon_generators) * len(divisors), "pricing")
     for eps_gen in epsilon_generators:
-        at = _variant(spec, eps_gen, tuned=tuned)
+        at = _variant(spec, eps_gen, tuned=tuned, caps=False)
         trial = bind(at, config)
         facts = []
         for rep in range(repetitions):
@@ -349,8 +381,8 @@ def design(spec: Spec, proxy: Evidence | pd.DataFrame | str | os.PathLike[str],
                     key=lambda a: (a.epsilon_total, -a.p))
              + sorted((a for a in alternatives if a.p < target_p),
                       key=lambda a: (-a.p, a.epsilon_total)))
-    rehearsed = rehearse_drafts([_draft(spec, config, a, tuned) for a in order[:checks]],
-                                evidence, int(n), target_p=target_p,
+    order, drafts = _valid_drafts(spec, config, order, tuned, checks, say)
+    rehearsed = rehearse_drafts(drafts, evidence, int(n), target_p=target_p,
                                 repetitions=check_repetitions, seed=seed, scenarios=scenarios,
                                 checks=checks, say=say, executor=executor,
                                 guess=_rehearsal_guess(fits, check_repetitions, scenarios))
