@@ -6,6 +6,7 @@ public file (``benchmarks/nhanes_wide.py`` makes the example and checks it on th
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -24,8 +25,10 @@ NHANES = "nhanes/nhanes_2009_2012_raw.csv.gz"
 
 def test_the_draft_and_the_frozen_example_are_wide_survey_specs_without_id() -> None:
     """At least 30 columns, never ID; structurally missing columns kept as their own value
-    (``category``); the declared associations and a relative-risk criterion on smoking ×
-    systolic BP ≥ 140."""
+    (``category``); each declared association has a relative-risk criterion on it whose
+    threshold is below half the |log RR| of the pilot's proxy (it tells the association from
+    none), and smoking × systolic BP ≥ 140 (RR about 1.2, too weak for that at n 10,000) is not
+    declared."""
     for path in (DRAFT, FROZEN):
         spec = load_spec(path)
         names = [c.name for c in spec.columns]
@@ -33,7 +36,13 @@ def test_the_draft_and_the_frozen_example_are_wide_survey_specs_without_id() -> 
         policies = {c.name: c.missing for c in spec.columns}
         assert policies["SmokeNow"] == "category" and policies["BPSysAve"] == "category"
         pairs = {(p["exposure"], p["outcome"]) for p in spec.metadata.associations}
-        assert ("Smoke100", "BPSysAve") in pairs
+        assert pairs == {("BMI_WHO", "Diabetes"), ("PhysActive", "HealthGen")}, pairs
+        rr = {(c.params["exposure"], c.params["outcome"]): c.threshold
+              for c in spec.criteria if c.kind == "relative_risk"}
+        assert set(rr) == pairs
+        # the proxy's RR: 4.31 (BMI 30+ → diabetes) and 2.15 (inactive → fair/poor health)
+        assert rr[("BMI_WHO", "Diabetes")] < math.log(4.31) / 2
+        assert rr[("PhysActive", "HealthGen")] < math.log(2.15) / 2
         kinds = {c.kind for c in spec.criteria}
         assert {"relative_risk", "rate_by_group", "missing_rate"} <= kinds
     frozen = json.loads(FROZEN.read_text())
