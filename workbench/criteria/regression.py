@@ -61,6 +61,7 @@ from typing import Any
 import numpy as np
 
 from workbench.criteria import sensitivity
+from workbench.criteria.regression_joint import joint_delta
 from workbench.privacy import MeasurementRecord, PrivacyContext
 from workbench.specification.model import Criterion, Spec
 from workbench.specification.space import Configuration
@@ -284,9 +285,8 @@ def regression_sensitivity(design: RegressionDesign) -> float:
         statistic_weights(design) * statistic_ranges(design))
     if design.sensitivity_rule != JOINT:
         return entrywise
-    from workbench.criteria.regression_joint import joint_delta  # it builds on this module
-
-    return joint_delta(design, entrywise)
+    return joint_delta(_scaled_blocks(design), _scale_target(design)[0],
+                       statistic_weights(design), entrywise)
 
 
 def _statistics(design: RegressionDesign, cells: np.ndarray, counts: np.ndarray) -> np.ndarray:

@@ -19,7 +19,7 @@ round), so only M_c(D) reads the data. A record sits in one cell of M_c(D): repl
 
 **The model budget.** A candidate is eligible only if the junction tree of every clique
 measured so far plus it stays within ``generator.model_limit`` (cells, and cells × 8 B ×
-``COPIES`` within bytes), with :func:`~workbench.generators.model_size.junction_tables` (mbi's
+``COPIES`` within bytes), with :func:`~workbench.generators.model_limit.junction_tables` (mbi's
 own triangulation) on the model's domain sizes: AIM's own size filter. The size guard's
 spec-time estimate is therefore the budget itself (``model_size``), never the realised
 selection. If no candidate fits before anything is spent, :func:`refusal` says so (the fit
@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from workbench.generators.mbi_model import NoisyMarginal, estimate, sampling_plan
-from workbench.generators.model_size import Clique, ModelLimit, cap_cells, junction_tables
+from workbench.generators.model_limit import Clique, ModelLimit, cap_cells, junction_tables
 from workbench.privacy.records import discrete_laplace_sigma
 from workbench.specification.params import Param, one_of, open_interval, whole_at_least
 

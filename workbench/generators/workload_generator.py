@@ -58,7 +58,7 @@ from workbench.generators.mbi_model import (
 )
 from workbench.generators.measurement import measure_marginal
 from workbench.generators.missing import MISSING_PARAMS, layout_for
-from workbench.generators.model_size import ModelLimit
+from workbench.generators.model_limit import ModelLimit
 from workbench.generators.public_proxy import check_proxy, proxy_counts
 from workbench.generators.structure_selection import (
     STRUCTURE_PARAMS,
