@@ -190,7 +190,7 @@ def _guarded(spec: Spec, data_path: str | os.PathLike[str], rd: RunDirectory,
     (``frame``: the cleaned data when the size guard has read them already, ``tally`` what
     their cleaning counted)."""
     plan, kept = check_budget(spec, book, spend_again)
-    if rehearsal is None:  # a rehearsal's store is throw-away: it cannot hold the pilot
+    if rehearsal is None:  # a rehearsal runs on public data and spends no real budget
         check_pilot(spec, book)
     tally = tally if tally is not None else CleaningTally()
     frame = _load_refusing(spec, data_path, rd, tally) if frame is None else frame
