@@ -179,7 +179,7 @@ def test_as_value_has_no_limit_on_allow_columns_and_the_pattern_strategies_name_
     partial = make_generator("workload", missing_strategy="partial", iters=50)
     partial.bind_spec(spec, table)
     fresh = PrivacyContext.simulation(1, noise=SeededNoise(1))
-    with pytest.raises(ValueError, match="at most 16 'allow' columns .*'as_value' has no limit"):
+    with pytest.raises(ValueError, match=r"at most 16 'allow' columns .*'as_value' has no limit"):
         partial.fit(codes, table.domain, 1.0, fresh)
     assert not fresh.records
 
@@ -218,3 +218,22 @@ def test_a_chain_pair_with_missing_codes_has_the_count_tables_sensitivity() -> N
             b = CellCounts.from_codes(other, table.domain).marginal(pair)
             worst = max(worst, float(np.abs(a - b).sum()))
     assert worst == delta
+
+
+def test_privbayes_takes_as_value_too_and_finds_the_panel_itself() -> None:
+    """PrivBayes (θ 4) under ``as_value``: no pattern, ε adds up, the rates hold and its
+    private structure search links the panel's columns without any criterion."""
+    spec, table = bound(planted_doc(co_missing=False))
+    codes = planted_codes(table)
+    gen = make_generator("privbayes", missing_strategy=AS_VALUE, theta=4.0)
+    gen.bind_spec(spec, table)
+    ctx = PrivacyContext.simulation(3, noise=SeededNoise(3))
+    gen.fit(codes, table.domain, EPSILON, ctx)
+    assert ctx.epsilon_recorded() == pytest.approx(EPSILON, rel=1e-12)
+    assert not any("missingness pattern" in r.purpose for r in ctx.records)
+    synth = gen.sample(len(codes), ctx.rng)
+    layout = layout_for(spec, table.domain, AS_VALUE)
+    real, release = layout.missing(codes), layout.missing(synth)
+    assert np.abs(real.mean(axis=0) - release.mean(axis=0)).max() < RATE_TOLERANCE
+    lab = [layout.allow_names.index(c) for c in LAB]
+    assert all_given_any(release[:, lab]) > 0.75
