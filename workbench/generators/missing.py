@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from workbench.generators.conditional import norm_sub
 from workbench.generators.mutual_information import mutual_information_sensitivity
 from workbench.specification.params import Param, one_of, open_interval
 from workbench.transform import Domain
@@ -209,14 +210,18 @@ class PatternModel:
 
     def fit(self, codes: np.ndarray, privacy: PrivacyContext, epsilon: float) -> PatternModel:
         """Release the pattern counts with discrete Laplace (Δ₁ = histogram_sensitivity():
-        one record sits in one pattern cell), then normalise (post-processing)."""
+        one record sits in one pattern cell), then Norm-Sub and normalise (post-processing).
+
+        Clipping alone added the noise's positive part to every empty pattern, each with
+        about half the columns missing: every rate came out too high (issue 36: 0.5–0.9
+        points on a 12-column registry, near ½ with 2^14 cells)."""
         k = len(self.layout.allow)
         bits = self.layout.missing(codes).astype(np.int64) << np.arange(k, dtype=np.int64)
         counts = np.bincount(bits.sum(axis=1), minlength=1 << k)
         noisy = privacy.discrete_laplace(
             counts, sensitivity=privacy.histogram_sensitivity(), epsilon=epsilon,
             purpose=f"missingness pattern of {', '.join(self.layout.allow_names)}")
-        clipped = np.clip(np.asarray(noisy.value, dtype=np.float64), 0.0, None)
+        clipped = norm_sub(np.asarray(noisy.value, dtype=np.float64))
         if clipped.sum() <= 0:
             clipped[0] = 1.0
         self.probs = clipped / clipped.sum()
