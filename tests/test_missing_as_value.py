@@ -262,3 +262,15 @@ def test_the_pattern_strategies_rates_are_not_pushed_up_by_empty_patterns(seed: 
     gaps = pattern.sample_mask(n, np.random.default_rng(seed)).mean(0) - layout.missing(
         codes).mean(0)
     assert np.abs(gaps).max() < 0.02 and abs(gaps.mean()) < 0.008, gaps.round(4)
+
+
+def test_describe_says_what_keeps_co_missingness_under_as_value() -> None:
+    for co_missing, words in ((False, "add a co_missingness criterion over such a group"),
+                              (True, "measured as chains of pairs")):
+        spec, table = bound(planted_doc(co_missing=co_missing))
+        gen = make_generator("workload")
+        gen.bind_spec(spec, table)
+        assert words in gen.describe("(1)", EPSILON)[-1]
+    partial = make_generator("workload", missing_strategy="partial")
+    partial.bind_spec(spec, table)
+    assert "as_value" not in " ".join(partial.describe("(1)", EPSILON))
