@@ -245,19 +245,10 @@ class WorkloadGenerator(GeneratorFamily):
             head += (f" (ε {whole - epsilon:.6g} of ε_gen goes first to "
                      f"{self.structure_rounds} rounds of {self.structure_picks} selecting "
                      f"unnamed {self.structure} within generator.model_limit)")
-        return [head] + ["  " + line for line in lines] + self._missing_words()
+        from workbench.generators.workload_missing import missing_words
 
-    def _missing_words(self) -> list[str]:
-        """Under 'as_value', what keeps co-missingness: only measured pairs (issue 36)."""
-        spec = self.bound_spec_
-        if spec is None or len(spec.allow_columns) < 2 or self.missing_strategy != AS_VALUE:
-            return []
-        if any(c.kind == "co_missingness" for c in spec.criteria):
-            return ["  'allow' columns: missing is a value in every marginal (as_value); "
-                    "co_missingness criteria's columns are measured as chains of pairs"]
-        return ["  'allow' columns: missing is a value in every marginal (as_value), so each "
-                "rate rides in its 1-way; columns missing together stay together only where a "
-                "pair of them is measured: add a co_missingness criterion over such a group"]
+        return [head] + ["  " + line for line in lines] + missing_words(
+            self.bound_spec_, self.missing_strategy)
 
     @classmethod
     def bound_problems(cls, spec: Spec, params: Mapping[str, Any]) -> list[str]:

@@ -35,7 +35,12 @@ from workbench.criteria import kinds
 from workbench.generators.conditional import ConditionalTable
 from workbench.generators.mbi_model import NoisyMarginal, fit_graphical_model, sampling_plan
 from workbench.generators.measurement import measure_marginal
-from workbench.generators.missing import MissingLayout, ObservedCounts, PatternModel
+from workbench.generators.missing import (
+    AS_VALUE,
+    MissingLayout,
+    ObservedCounts,
+    PatternModel,
+)
 from workbench.generators.workload import Workload, WorkloadItem, need
 from workbench.privacy.records import discrete_laplace_sigma
 from workbench.transform.cells import CellCounts
@@ -48,6 +53,18 @@ if TYPE_CHECKING:
 
 #: The criterion kind whose pairs ride in the model's marginals under ``as_value``.
 CO_MISSING_KIND = "co_missingness"
+
+
+def missing_words(spec: Spec | None, strategy: str) -> list[str]:
+    """Under 'as_value', what keeps co-missingness: only measured pairs (describe's line)."""
+    if spec is None or len(spec.allow_columns) < 2 or strategy != AS_VALUE:
+        return []
+    if any(c.kind == CO_MISSING_KIND for c in spec.criteria):
+        return ["  'allow' columns: missing is a value in every marginal (as_value); "
+                "co_missingness criteria's columns are measured as chains of pairs"]
+    return ["  'allow' columns: missing is a value in every marginal (as_value), so each "
+            "rate rides in its 1-way; columns missing together stay together only where a "
+            "pair of them is measured: add a co_missingness criterion over such a group"]
 
 
 def co_missing_chains(spec: Spec, workload: Workload, multipliers: Mapping[str, float]
