@@ -5,10 +5,15 @@ Declared once here and included by every family that handles ``allow`` columns:
 * ``missing_strategy`` — ``complete_rows`` (fit on the rows complete on every ``allow``
   column), ``partial`` (PrivBayesE, Mohapatra et al.: every marginal from the rows complete on
   *its own* attributes) or ``impute`` (column-wise, KaminoI: each column's DP model imputes
-  that column's missing values before the next column is fitted; no non-DP imputation ever);
+  that column's missing values before the next column is fitted; no non-DP imputation ever)
+  or ``as_value`` (the missing code is one more value of its column in every marginal the model
+  measures: each 1-way carries the column's missing rate, each measured pair the columns'
+  co-missingness and its dependence on values; no pattern table, so ``missingness_share`` is
+  unused and there is no limit on the number of ``allow`` columns — issue 36: a 2^14-cell
+  pattern at ``missingness_share``·ε_gen was noise, and every column's rate came out near ½);
 * ``missingness_share`` — the share of ε_gen spent on the missingness pattern, a noisy
   histogram of which ``allow`` columns are missing together, so the release's missing rates
-  and co-missingness follow the data's within DP noise.
+  and co-missingness follow the data's within DP noise (all strategies but ``as_value``).
 
 An ``allow`` column's codec has one extra code, the last (``transform.missing``); the value
 model works on the value domain without it. Sensitivities (derivations in the docstrings):
@@ -30,6 +35,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from workbench.generators.conditional import norm_sub
 from workbench.generators.mutual_information import mutual_information_sensitivity
 from workbench.specification.params import Param, one_of, open_interval
 from workbench.transform import Domain
@@ -39,17 +45,26 @@ if TYPE_CHECKING:
     from workbench.privacy import PrivacyContext
     from workbench.specification.model import Spec
 
-STRATEGIES = ("complete_rows", "partial", "impute")
+#: The strategy under which missing is a value of its column (no separate pattern).
+AS_VALUE = "as_value"
+STRATEGIES = ("complete_rows", "partial", "impute", AS_VALUE)
+
+
+def missing_params(strategy: str = "partial") -> dict[str, Param]:
+    """The hyperparameters every missing-aware family declares, with its default strategy."""
+    return {
+        "missing_strategy": Param(strategy, one_of(*STRATEGIES),
+                                  "how 'allow' columns' missing values are used",
+                                  control="choice", choices=STRATEGIES),
+        "missingness_share": Param(0.05, open_interval(0, 1),
+                                   "share of ε for the missingness pattern ('allow' columns; "
+                                   f"unused under {AS_VALUE!r})", control="number"),
+    }
+
+
 #: The hyperparameters every missing-aware family declares (the same objects, declared once).
-MISSING_PARAMS = {
-    "missing_strategy": Param("partial", one_of(*STRATEGIES),
-                              "how 'allow' columns' missing values are used",
-                              control="choice", choices=STRATEGIES),
-    "missingness_share": Param(0.05, open_interval(0, 1),
-                               "share of ε for the missingness pattern ('allow' columns)",
-                               control="number"),
-}
-#: At most this many ``allow`` columns (2^k pattern cells).
+MISSING_PARAMS = missing_params()
+#: At most this many ``allow`` columns (2^k pattern cells) for the strategies with a pattern.
 MAX_ALLOW_COLUMNS = 16
 
 
@@ -62,15 +77,17 @@ class MissingLayout:
     max_rates: tuple[float, ...]
 
     @classmethod
-    def of(cls, domain: Domain, allow: Sequence[str], max_rates: Sequence[float]
-           ) -> MissingLayout | None:
-        """The layout of ``domain``, or None when it has no ``allow`` column."""
+    def of(cls, domain: Domain, allow: Sequence[str], max_rates: Sequence[float],
+           pattern: bool = True) -> MissingLayout | None:
+        """The layout of ``domain``, or None when it has no ``allow`` column; ``pattern``:
+        a 2^k pattern table will be measured, so k is capped."""
         rates = dict(zip(allow, max_rates, strict=True))
         idx = tuple(i for i, name in enumerate(domain.names) if name in rates)
         if not idx:
             return None
-        if len(idx) > MAX_ALLOW_COLUMNS:
-            raise ValueError(f"at most {MAX_ALLOW_COLUMNS} 'allow' columns are supported")
+        if pattern and len(idx) > MAX_ALLOW_COLUMNS:
+            raise ValueError(f"at most {MAX_ALLOW_COLUMNS} 'allow' columns are supported by "
+                             f"a missingness pattern; missing_strategy {AS_VALUE!r} has no limit")
         return cls(domain, idx, tuple(rates[domain.names[i]] for i in idx))
 
     @property
@@ -114,13 +131,26 @@ class MissingLayout:
         return out
 
 
-def layout_for(spec: Spec | None, domain: Domain) -> MissingLayout | None:
+def layout_for(spec: Spec | None, domain: Domain, strategy: str | None = None
+               ) -> MissingLayout | None:
     """The ``allow`` layout of a bound spec over ``domain`` (None without spec or columns)."""
     if spec is None:
         return None
     allow = spec.allow_columns
     rates = [float(spec.column(a).max_missing_rate or 0.5) for a in allow]
-    return MissingLayout.of(domain, allow, rates)
+    return MissingLayout.of(domain, allow, rates, pattern=strategy != AS_VALUE)
+
+
+def separate_layout(spec: Spec | None, domain: Domain, strategy: str, codes: np.ndarray
+                    ) -> MissingLayout | None:
+    """The layout a strategy fits apart from the values (refusing, before noise, a column
+    missing more often than its φ̄), or None: no ``allow`` column, or ``as_value``, under
+    which the family fits the whole domain, missing codes included, as it fits any table."""
+    layout = layout_for(spec, domain, strategy)
+    if layout is None or strategy != AS_VALUE:
+        return layout
+    layout.check_rates(np.asarray(codes))
+    return None
 
 
 class ObservedCounts:
@@ -180,14 +210,18 @@ class PatternModel:
 
     def fit(self, codes: np.ndarray, privacy: PrivacyContext, epsilon: float) -> PatternModel:
         """Release the pattern counts with discrete Laplace (Δ₁ = histogram_sensitivity():
-        one record sits in one pattern cell), then normalise (post-processing)."""
+        one record sits in one pattern cell), then Norm-Sub and normalise (post-processing).
+
+        Clipping alone added the noise's positive part to every empty pattern, each with
+        about half the columns missing: every rate came out too high (issue 36: 0.5–0.9
+        points on a 12-column registry, near ½ with 2^14 cells)."""
         k = len(self.layout.allow)
         bits = self.layout.missing(codes).astype(np.int64) << np.arange(k, dtype=np.int64)
         counts = np.bincount(bits.sum(axis=1), minlength=1 << k)
         noisy = privacy.discrete_laplace(
             counts, sensitivity=privacy.histogram_sensitivity(), epsilon=epsilon,
             purpose=f"missingness pattern of {', '.join(self.layout.allow_names)}")
-        clipped = np.clip(np.asarray(noisy.value, dtype=np.float64), 0.0, None)
+        clipped = norm_sub(np.asarray(noisy.value, dtype=np.float64))
         if clipped.sum() <= 0:
             clipped[0] = 1.0
         self.probs = clipped / clipped.sum()

@@ -32,7 +32,7 @@ from workbench.generators.arguments import check_epsilon, check_n
 from workbench.generators.conditional import SAMPLING_PARAM, ConditionalTable, sample_plan
 from workbench.generators.family import GeneratorFamily
 from workbench.generators.measurement import noisy_marginal
-from workbench.generators.missing import MISSING_PARAMS, layout_for
+from workbench.generators.missing import AS_VALUE, MISSING_PARAMS, layout_for, separate_layout
 from workbench.generators.mutual_information import (
     mutual_information,
     mutual_information_sensitivity,
@@ -174,8 +174,8 @@ class PrivBayes(PublicStructure, GeneratorFamily):
         if not self.public:
             return None
         codes = structure_codes(self)
-        layout = layout_for(self.bound_spec_, domain)
-        if layout is None:
+        layout = layout_for(self.bound_spec_, domain, self.missing_strategy)
+        if layout is None or self.missing_strategy == AS_VALUE:
             return CellCounts.from_codes(codes, domain)
         from workbench.generators.missing import ObservedCounts
 
@@ -201,7 +201,8 @@ class PrivBayes(PublicStructure, GeneratorFamily):
         self.check_params()
         eps = check_epsilon(epsilon)
         self.structure_view_ = self._structure_view(domain)  # before any budget is spent
-        layout = layout_for(self.bound_spec_, domain)
+        # under 'as_value' the missing codes are values like any other (issue 36)
+        layout = separate_layout(self.bound_spec_, domain, self.missing_strategy, codes)
         if layout is not None:  # 'allow' columns: the missing strategy (privbayes_missing)
             from workbench.generators.privbayes_missing import fit_with_missing
 

@@ -57,7 +57,7 @@ from workbench.generators.mbi_model import (
     sampling_plan,
 )
 from workbench.generators.measurement import measure_marginal
-from workbench.generators.missing import MISSING_PARAMS, layout_for
+from workbench.generators.missing import AS_VALUE, missing_params, separate_layout
 from workbench.generators.model_limit import ModelLimit
 from workbench.generators.public_proxy import check_proxy, proxy_counts
 from workbench.generators.structure_selection import (
@@ -124,7 +124,7 @@ class WorkloadGenerator(GeneratorFamily):
                        control="whole_number"),
         "sampling": SAMPLING_PARAM,
         "rounds": Param(6, whole_at_least(1), "AIM rounds", control="whole_number"),
-        **MISSING_PARAMS,
+        **missing_params(AS_VALUE),
         **PUBLIC_PARAMS,
         **STRUCTURE_PARAMS,
     })
@@ -206,10 +206,15 @@ class WorkloadGenerator(GeneratorFamily):
         sizes = (None if table is None
                  else dict(zip(table.domain.names, table.domain.sizes, strict=True)))
         proxy = None if public is None or table is None else (table, public)
-        return derive_workload(
+        workload = derive_workload(
             spec, one_way_share=self.one_way_share, multipliers=self.multipliers(),
             faithfulness_order=self.faithfulness_cliques, size_power=self.size_power,
             sizes=sizes, proxy=proxy)
+        if self.missing_strategy != AS_VALUE or not spec.allow_columns:
+            return workload
+        from workbench.generators.workload_missing import co_missing_chains
+
+        return co_missing_chains(spec, workload, self.multipliers())
 
     def describe(self, label: str, epsilon: float) -> list[str]:
         """The derived workload with each measurement's ε (AIM: its candidates and rounds)."""
@@ -240,7 +245,10 @@ class WorkloadGenerator(GeneratorFamily):
             head += (f" (ε {whole - epsilon:.6g} of ε_gen goes first to "
                      f"{self.structure_rounds} rounds of {self.structure_picks} selecting "
                      f"unnamed {self.structure} within generator.model_limit)")
-        return [head] + ["  " + line for line in lines]
+        from workbench.generators.workload_missing import missing_words
+
+        return [head] + ["  " + line for line in lines] + missing_words(
+            self.bound_spec_, self.missing_strategy)
 
     @classmethod
     def bound_problems(cls, spec: Spec, params: Mapping[str, Any]) -> list[str]:
@@ -283,11 +291,12 @@ class WorkloadGenerator(GeneratorFamily):
         missing = sorted(set(workload.columns) ^ set(domain.names))
         if missing:
             raise ValueError(f"workload: columns {missing} differ between workload and domain")
-        layout = layout_for(self.bound_spec_, domain)
+        # under 'as_value' the missing codes are values like any other (issue 36)
+        layout = separate_layout(self.bound_spec_, domain, self.missing_strategy, codes)
         self.pattern_ = None
         self.structure_: list[tuple[str, ...]] = []
         joint = self.public_measurements == "joint"
-        if joint and layout is not None:
+        if joint and self.bound_spec_ is not None and self.bound_spec_.allow_columns:
             raise ValueError("workload: public_measurements 'joint' does not support 'allow' "
                              "columns; nothing was spent")
         model_domain = layout.values if layout is not None else domain

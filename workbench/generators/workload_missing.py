@@ -14,26 +14,85 @@ post-processing), and its noise std is rescaled by the same factor.
 * ``impute`` — column-wise: the 1-way tables (each column's DP model) are released from the
   observed values first; each column's missing values are drawn from its own noisy 1-way
   distribution; the multi-way tables are then released from the imputed rows (a replaced
-  record changes one imputed row: Δ₁ unchanged).
+  record changes one imputed row: Δ₁ unchanged);
+* ``as_value`` (the default here) — no pattern and nothing in this module's fit: the family fits
+  the whole domain, missing codes included, so every 1-way carries a column's missing rate and
+  every measured pair its co-missingness and how missingness depends on values.
+  :func:`co_missing_chains` adds what a ``co_missingness`` criterion needs under it: the pairs
+  of consecutive columns of its list, so a group missing together (a lab panel) is measured
+  as a chain of count tables (Δ₁ of each as above) and stays together in the release.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from workbench.criteria import kinds
 from workbench.generators.conditional import ConditionalTable
 from workbench.generators.mbi_model import NoisyMarginal, fit_graphical_model, sampling_plan
 from workbench.generators.measurement import measure_marginal
-from workbench.generators.missing import MissingLayout, ObservedCounts, PatternModel
+from workbench.generators.missing import (
+    AS_VALUE,
+    MissingLayout,
+    ObservedCounts,
+    PatternModel,
+)
+from workbench.generators.workload import Workload, WorkloadItem, need
 from workbench.privacy.records import discrete_laplace_sigma
 from workbench.transform.cells import CellCounts
 
 if TYPE_CHECKING:
-    from workbench.generators.workload import Workload
+    from collections.abc import Mapping
+
     from workbench.privacy import PrivacyContext
+    from workbench.specification.model import Spec
+
+#: The criterion kind whose pairs ride in the model's marginals under ``as_value``.
+CO_MISSING_KIND = "co_missingness"
+
+
+def missing_words(spec: Spec | None, strategy: str) -> list[str]:
+    """Under 'as_value', what keeps co-missingness: only measured pairs (describe's line)."""
+    if spec is None or len(spec.allow_columns) < 2 or strategy != AS_VALUE:
+        return []
+    if any(c.kind == CO_MISSING_KIND for c in spec.criteria):
+        return ["  'allow' columns: missing is a value in every marginal (as_value); "
+                "co_missingness criteria's columns are measured as chains of pairs"]
+    return ["  'allow' columns: missing is a value in every marginal (as_value), so each "
+            "rate rides in its 1-way; columns missing together stay together only where a "
+            "pair of them is measured: add a co_missingness criterion over such a group"]
+
+
+def co_missing_chains(spec: Spec, workload: Workload, multipliers: Mapping[str, float]
+                      ) -> Workload:
+    """``workload`` plus, for each ``co_missingness`` criterion, the pairs of consecutive
+    columns of its list (null: every column that may be missing, in the spec's order), with
+    the criterion's weight (multiplier · need, as every criterion's) split evenly over them.
+
+    A chain keeps the junction tree's cliques at pairs, yet a group missing together stays
+    together: each link carries P(next missing | this one missing). Public inputs only."""
+    order = {name: i for i, name in enumerate(spec.column_names)}
+    weights = {i.clique: i.weight for i in workload.items}
+    sources = {i.clique: list(i.sources) for i in workload.items}
+    for c in spec.criteria:
+        if c.kind != CO_MISSING_KIND:
+            continue
+        kind = kinds.get(c.kind)
+        columns = list(c.params.get("columns") or [
+            col.name for col in spec.columns if col.missing in ("allow", "category")])
+        links = {tuple(sorted(p, key=order.__getitem__)) for p in pairwise(columns)}
+        weight = float(multipliers.get(kind.tags.workload_group, 1.0)) * need(kind, c)
+        for q in links:
+            weights[q] = weights.get(q, 0.0) + weight / len(links)
+            sources.setdefault(q, []).append(c.id)
+    items = tuple(WorkloadItem(q, weights[q], tuple(sources[q]))
+                  for q in sorted(weights, key=lambda q: (len(q), [order[x] for x in q]))
+                  if weights[q] > 0)
+    return Workload(workload.columns, items, workload.one_way_share)
 
 
 def fit_workload_missing(strategy: str, share: float, iters: int, codes: np.ndarray,
