@@ -64,7 +64,8 @@ def synthesize_candidate(trial: Trial, codes: np.ndarray, ctx: PrivacyContext,
     rows = int(codes.shape[0]) if size is None else int(size)
     synth = sample_valid_for(trial.spec, trial.table, generator, rows, ctx.rng)
     step("project")
-    return project_min_count(synth, trial.configuration.min_count, ctx.rng)
+    # the sample is this function's own: the projection overwrites it (no second n × d copy)
+    return project_min_count(synth, trial.configuration.min_count, ctx.rng, in_place=True)
 
 
 def run_iteration(
