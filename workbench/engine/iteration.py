@@ -43,6 +43,8 @@ def fit_generator(trial: Trial, codes: np.ndarray, ctx: PrivacyContext) -> Any:
     ``trial.generator()`` makes it and hands it the public spec (the family's ``bind_spec``).
     """
     generator = trial.generator()
+    if not getattr(generator, "narrow_codes", False):  # a family not checked for narrow codes
+        codes = np.asarray(codes).astype(np.int64, copy=False)
     generator.fit(codes, trial.domain, trial.epsilon_generator, ctx)
     return generator
 
@@ -80,7 +82,8 @@ def run_iteration(
     """Run one iteration; a failed criterion or failed sampling makes a failed candidate."""
     step = progress or (lambda _name: None)
     step("transform")
-    codes = trial.encode(frame) if real_codes is None else real_codes
+    # narrow codes (uint8 for most designs): an eighth of int64 at registry scale (issue 38)
+    codes = trial.encode(frame, narrow=True) if real_codes is None else real_codes
     try:
         synth = synthesize_candidate(trial, codes, ctx, step,
                                      size=(once_results or {}).get(N_HAT_KEY))
