@@ -98,13 +98,19 @@ def test_faithfulness_from_cells_is_the_row_matching() -> None:
 
 
 def test_evaluation_widens_rows_only_when_asked() -> None:
-    """Kinds that compute on rows read int64 codes; the narrow ones stay as given."""
-    domain = Domain(("a", "b"), (3, 4))
-    real = np.array([[0, 1], [2, 3]], dtype=np.uint8)
-    ev = Evaluation.__new__(Evaluation)
-    ev.real_codes, ev.synth_codes = real, real
+    """An Evaluation keeps the narrow codes it was given and hands int64 rows to the kinds
+    that read them (the same values), made once."""
+    spec = load_spec(LEAN)
+    config = next(iter(spec.configurations()))
+    table = spec.table_codec(config)
+    real = _codes(table.domain.sizes, 2_000, 5).astype(np.uint8)
+    synth = _codes(table.domain.sizes, 2_000, 6).astype(np.uint8)
+    ev = Evaluation(spec, config, real, synth, PrivacyContext.simulation(1), {}, table)
+    assert ev.real_codes.dtype == np.uint8 and ev.real_codes is real
     assert ev.real.dtype == np.int64 and np.array_equal(ev.real, real)
-    assert ev.real_codes.dtype == np.uint8 and domain.sizes == (3, 4)
+    assert ev.synth.dtype == np.int64 and ev.real is ev.real  # widened once, kept
+    wide = PairedCells.from_codes(real.astype(np.int64), synth.astype(np.int64), table.domain)
+    assert np.array_equal(ev.pc.cells, wide.cells) and np.array_equal(ev.pc.real, wide.real)
 
 
 def test_a_lean_iteration_on_narrow_codes_is_the_int64_one() -> None:
