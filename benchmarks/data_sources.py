@@ -50,28 +50,41 @@ def one_source(data: str, read_only: bool) -> dict:
 
     spec = load_spec(LEAN)
     steps: list[tuple[str, float]] = [("imports", _peak_gb())]
+    live: list[tuple[str, float]] = [("imports", _live_gb())]
     t0 = time.perf_counter()
     frame = load_confidential(spec, data)
     read = time.perf_counter() - t0
     read_rss = _peak_gb()
     steps.append(("read", read_rss))
+    live.append(("read", _live_gb()))
     iteration = 0.0
     if not read_only:
         config = next(iter(spec.configurations()))
         t1 = time.perf_counter()
         ctx = PrivacyContext.simulation(seed=1)
-        codes = spec.table_codec(config).encode(frame)
+        codes = spec.table_codec(config).encode(frame, narrow=True)  # as run_iteration does
         steps.append(("encode", _peak_gb()))
+        live.append(("encode", _live_gb()))
         once = release_once(spec, config, codes, ctx) if spec.epsilon_once else None
         # each step's name is recorded as it starts: the peak so far is the previous step's
         run_iteration(bind(spec, config), frame, ctx, once_results=once, real_codes=codes,
-                      progress=lambda name: steps.append((name, _peak_gb())))
+                      progress=lambda name: (steps.append((name, _peak_gb())),
+                                             live.append((name, _live_gb()))))
         iteration = time.perf_counter() - t1
     rss = _peak_gb()
     steps.append(("end", rss))
+    live.append(("end", _live_gb()))
     return {"rows": len(frame), "read_s": read, "iteration_s": iteration,
             "total_s": read + iteration, "read_rss_gb": read_rss, "peak_rss_gb": rss,
-            "steps": steps}
+            "steps": steps, "live": live}
+
+
+def _live_gb() -> float:
+    """This process's resident memory now in GB (VmRSS): what each step keeps."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 2**20
+    return float("nan")
 
 
 def _peak_gb() -> float:
@@ -182,6 +195,8 @@ def _steps(results: dict[str, dict]) -> None:
     for kind, r in results.items():
         marks = " · ".join(f"{name} {gb:.2f}" for name, gb in r["steps"])
         print(f"{kind} peak RSS (GB) before each step: {marks}", flush=True)
+        held = " · ".join(f"{name} {gb:.2f}" for name, gb in r.get("live", []))
+        print(f"{kind} live RSS (GB) as each step starts: {held}", flush=True)
 
 
 def _env() -> dict[str, str]:

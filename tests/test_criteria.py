@@ -750,19 +750,24 @@ def test_faithfulness_audit(
     config = paper_config(spec)
     table = spec.table_codec(config)
     s, r, r_prime = faithfulness_audit_data(table)
-    exact = kind_module.faithfulness_error
-    assert exact(spec, table, r, s) == 0.0
-    assert exact(spec, table, r_prime, s) == pytest.approx(1 / 20)
+    from workbench.criteria.record_kinds import faithfulness_error
+
+    assert faithfulness_error(spec, table, r, s) == 0.0
+    assert faithfulness_error(spec, table, r_prime, s) == pytest.approx(1 / 20)
+    exact = kind_module.faithfulness_error_cells  # what the kind runs: the same values
+    for rows in (r, r_prime):
+        cells = PairedCells.from_codes(rows, s, table.domain)
+        assert exact(spec, table, cells) == faithfulness_error(spec, table, rows, s)
     # β_max is deterministic: compute it once per dataset, keep the release path real.
     cache: dict[bytes, float] = {}
 
-    def memo(spec_, table_, real_, synth_) -> float:
-        key = np.asarray(real_).tobytes() + np.asarray(synth_).tobytes()
+    def memo(spec_, table_, pc_) -> float:
+        key = pc_.cells.tobytes() + pc_.real.tobytes() + pc_.synth.tobytes()
         if key not in cache:
-            cache[key] = exact(spec_, table_, real_, synth_)
+            cache[key] = exact(spec_, table_, pc_)
         return cache[key]
 
-    monkeypatch.setattr(kind_module, "faithfulness_error", memo)
+    monkeypatch.setattr(kind_module, "faithfulness_error_cells", memo)
     if bug:
         monkeypatch.setattr(sens, "one_over_n", lambda n: 0.5 / n)
     samples = run_trials(spec, config, "faithfulness", (r_prime, r), s, AUDIT_TRIALS, fast_noise)

@@ -123,6 +123,27 @@ def test_projection_is_byte_identical_to_the_distinct_rows_one(monkeypatch) -> N
     assert counts.min() >= 5  # the projection did its job
 
 
+def test_projection_in_place_is_the_permutation_one() -> None:
+    """In place or not, the seeded rows are those of ``np.repeat(cells, new)[permutation]``
+    (the draws before the buffer was reused), and in place they land in the sample itself."""
+    rng = np.random.default_rng(4)
+    codes = np.stack([rng.integers(0, h, 50_000) for h in (12, 9, 5, 6, 2, 32)], axis=1)
+    cells, counts = distinct_cells(codes)
+    draws = np.random.default_rng(21)
+    new = projection.project_counts(counts, 5, draws)
+    old = np.repeat(cells, new, axis=0)[draws.permutation(int(new.sum()))]
+    copied = project_min_count(codes, 5, np.random.default_rng(21))
+    sample = codes.copy()
+    in_place = project_min_count(sample, 5, np.random.default_rng(21), in_place=True)
+    assert copied.tobytes() == old.tobytes() == in_place.tobytes()
+    assert in_place is sample and not np.array_equal(sample, codes)
+    frozen = codes.copy()
+    frozen.flags.writeable = False  # a read-only sample is copied, not written
+    assert project_min_count(frozen, 5, np.random.default_rng(21), in_place=True).tobytes() \
+        == old.tobytes()
+    assert np.array_equal(frozen, codes)
+
+
 class _Distinct:
     """Rows whose first column breaks 'a > 2' (code 3) with probability ``bad``; every row
     differs in column b, so a reordering or a lost row would show."""

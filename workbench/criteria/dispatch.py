@@ -102,6 +102,7 @@ def release_once(
 ) -> dict[str, Any]:
     """The once-statistics of R alone (criteria with ``once``), computed before the loop."""
     _check_context(ctx)
+    real_codes = np.asarray(real_codes).astype(np.int64, copy=False)  # kinds compute on rows
     return {
         c.id: kind_of(c).release_once(spec, config, c, real_codes, ctx)
         for c in spec.criteria

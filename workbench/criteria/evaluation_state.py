@@ -9,6 +9,7 @@ evaluation (the regression kinds share one DP coefficient release).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -45,10 +46,22 @@ class Evaluation:
         # n_policy dp: shares are of the public n̂ = |S|, never of R's confidential size
         self.pc = PairedCells.from_codes(real_codes, synth_codes, self.table.domain,
                                          n=self.once.get(N_HAT_KEY))
-        self.real = np.asarray(real_codes, dtype=np.int64)
-        self.synth = np.asarray(synth_codes, dtype=np.int64)
+        # as given (narrow unsigned codes from the engine stay narrow, issue 38); the kinds that
+        # compute on the rows read the int64 views below, made only when first asked for
+        self.real_codes = np.asarray(real_codes)
+        self.synth_codes = np.asarray(synth_codes)
         self.ctx = ctx
         self.cache: dict[Any, Any] = {}
+
+    @cached_property
+    def real(self) -> np.ndarray:
+        """R's codes as int64, for kinds whose row arithmetic narrow codes would wrap."""
+        return self.real_codes.astype(np.int64, copy=False)
+
+    @cached_property
+    def synth(self) -> np.ndarray:
+        """S's codes as int64 (see :attr:`real`)."""
+        return self.synth_codes.astype(np.int64, copy=False)
 
     @property
     def n(self) -> int:

@@ -107,6 +107,39 @@ def marginal_errors_by_subset(
     }
 
 
+def marginal_errors_from_cells(
+    cells: np.ndarray, real: np.ndarray, synth: np.ndarray, domain: Domain, *,
+    max_way: int | None = None, n: int,
+) -> dict[tuple[str, ...], float]:
+    """``marginal_errors_by_subset`` from R's and S's counts on their distinct cells
+    (:class:`~workbench.transform.cells.PairedCells`): the same integers, so the same floats,
+    without reading the n rows again (issue 38: no n-row temporaries at 4,000,000 rows)."""
+    d = len(domain)
+    if d == 0:
+        raise ValueError("domain has no columns, so there is no marginal to compare")
+    ways = d if max_way is None else _check_max_way(max_way, d)
+    real = np.asarray(real, dtype=np.int64)
+    synth = np.asarray(synth, dtype=np.int64)
+    if n == 0 or int(real.sum()) == 0:
+        raise ValueError("real and synth have no rows; the error per record is undefined")
+    diff = real - synth
+    sizes = tuple(int(s) for s in domain.sizes)
+    total = math.prod(sizes)
+    if _dense(total, int(real.sum()) + int(synth.sum())):  # the row path's choice, same rows
+        flat = np.ravel_multi_index(tuple(np.asarray(cells).T), sizes)
+        table = np.rint(np.bincount(flat, weights=diff, minlength=total)).astype(np.int64)
+        worst = _dense_worst(table.reshape(sizes), ways)
+    else:
+        keep = diff != 0
+        worst = _sparse_worst(np.asarray(cells)[keep], diff[keep],
+                              np.asarray(sizes, dtype=np.int64), ways)
+    return {
+        tuple(domain.names[j] for j in subset): worst[subset] / n
+        for k in range(1, ways + 1)
+        for subset in itertools.combinations(range(d), k)
+    }
+
+
 def _check_max_way(max_way: int, d: int) -> int:
     """Accept an integer 1 ≤ max_way ≤ d (public parameter, so its value may be shown)."""
     if isinstance(max_way, bool) or not isinstance(max_way, int | np.integer):

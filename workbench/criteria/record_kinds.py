@@ -6,6 +6,7 @@ import numpy as np
 
 from workbench.specification.model import Spec
 from workbench.transform import TableCodec
+from workbench.transform.cells import PairedCells
 
 FACE_MEASURES = ("unique_rows", "below_min_count")
 
@@ -18,6 +19,15 @@ def faithfulness_error(
 
     cost = FaithfulnessCost.from_rule(spec.faithfulness, table)
     return 1.0 - float(beta_max(real_codes, synth_codes, cost))
+
+
+def faithfulness_error_cells(spec: Spec, table: TableCodec, pc: PairedCells) -> float:
+    """``faithfulness_error`` from R's and S's counts on their distinct cells (no n rows)."""
+    from workbench.faithfulness import FaithfulnessCost
+    from workbench.faithfulness.matching import beta_max_cells
+
+    cost = FaithfulnessCost.from_rule(spec.faithfulness, table)
+    return 1.0 - float(beta_max_cells(pc.cells, pc.real, pc.synth, cost))
 
 
 def face_privacy_count(synth_counts: np.ndarray, measure: str, min_count: int) -> int:

@@ -43,6 +43,8 @@ def fit_generator(trial: Trial, codes: np.ndarray, ctx: PrivacyContext) -> Any:
     ``trial.generator()`` makes it and hands it the public spec (the family's ``bind_spec``).
     """
     generator = trial.generator()
+    if not getattr(generator, "narrow_codes", False):  # a family not checked for narrow codes
+        codes = np.asarray(codes).astype(np.int64, copy=False)
     generator.fit(codes, trial.domain, trial.epsilon_generator, ctx)
     return generator
 
@@ -64,7 +66,8 @@ def synthesize_candidate(trial: Trial, codes: np.ndarray, ctx: PrivacyContext,
     rows = int(codes.shape[0]) if size is None else int(size)
     synth = sample_valid_for(trial.spec, trial.table, generator, rows, ctx.rng)
     step("project")
-    return project_min_count(synth, trial.configuration.min_count, ctx.rng)
+    # the sample is this function's own: the projection overwrites it (no second n × d copy)
+    return project_min_count(synth, trial.configuration.min_count, ctx.rng, in_place=True)
 
 
 def run_iteration(
@@ -79,7 +82,8 @@ def run_iteration(
     """Run one iteration; a failed criterion or failed sampling makes a failed candidate."""
     step = progress or (lambda _name: None)
     step("transform")
-    codes = trial.encode(frame) if real_codes is None else real_codes
+    # narrow codes (uint8 for most designs): an eighth of int64 at registry scale (issue 38)
+    codes = trial.encode(frame, narrow=True) if real_codes is None else real_codes
     try:
         synth = synthesize_candidate(trial, codes, ctx, step,
                                      size=(once_results or {}).get(N_HAT_KEY))

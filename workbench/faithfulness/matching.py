@@ -180,7 +180,12 @@ def max_matching(real_codes: np.ndarray, synth_codes: np.ndarray, cost: Faithful
     capacity min(count_r, count_s), which never binds more than ∞ would. Connected components
     of the cell graph are solved separately (a batch of small ones per solver call).
     """
-    u_real, c_real, u_synth, c_synth, rows, cols = cell_graph(real_codes, synth_codes, cost)
+    return _matched(cell_graph(real_codes, synth_codes, cost))
+
+
+def _matched(graph: CellGraph) -> int:
+    """The maximum flow of a cell graph, component batch by component batch."""
+    u_real, c_real, u_synth, c_synth, rows, cols = graph
     if rows.size == 0:
         return 0
     if max(int(c_real.max()), int(c_synth.max())) > np.iinfo(np.int32).max:
@@ -190,6 +195,36 @@ def max_matching(real_codes: np.ndarray, synth_codes: np.ndarray, cost: Faithful
     for part in parts:
         total += _flow(rows[part], cols[part], c_real, c_synth)
     return total
+
+
+def _summed(keys: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted distinct keys of the cells a dataset occupies and its rows on each: what
+    ``np.unique(row_keys, return_counts=True)`` gives on the rows themselves."""
+    held = counts > 0
+    unique, inverse = np.unique(keys[held], return_inverse=True)
+    summed = np.bincount(inverse.ravel(), weights=counts[held], minlength=len(unique))
+    return unique, np.rint(summed).astype(np.int64)
+
+
+def beta_max_cells(cells: np.ndarray, real_counts: np.ndarray, synth_counts: np.ndarray,
+                   cost: FaithfulnessCost) -> float:
+    """``beta_max`` from R's and S's counts on their distinct cells (``PairedCells``): the
+    same cell graph, so the same matching, without the n rows (issue 38, registry scale)."""
+    real_counts = np.asarray(real_counts, dtype=np.int64)
+    synth_counts = np.asarray(synth_counts, dtype=np.int64)
+    n = int(synth_counts.sum())
+    if int(real_counts.sum()) != n:
+        raise ValueError("faithfulness: R and S must have the same number of rows")
+    if n == 0:
+        raise ValueError("faithfulness: β_max is undefined for empty datasets")
+    arr = cost.check_codes(cells, "cells")
+    keys, _, strides, span = _keys(arr, arr, cost)
+    u_real, c_real = _summed(keys, real_counts)
+    u_synth, c_synth = _summed(keys, synth_counts)
+    if len(u_real) == 0 or len(u_synth) == 0:
+        return 0.0
+    rows, cols = cell_edges(u_real, u_synth, cost, strides, span)
+    return _matched(CellGraph(u_real, c_real, u_synth, c_synth, rows, cols)) / n
 
 
 def beta_max(real_codes: np.ndarray, synth_codes: np.ndarray, cost: FaithfulnessCost) -> float:

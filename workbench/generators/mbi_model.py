@@ -69,9 +69,11 @@ class GraphicalModel:
     domain: Domain
     plan: list[tuple[int, tuple[int, ...], tuple[int, ...], ConditionalTable]]
 
-    def sample(self, n: int, rng: np.random.Generator, sampling: str = "iid") -> np.ndarray:
-        """n rows of codes along the plan: i.i.d. draws, or counts rounded per parent group."""
-        return sample_plan(self.plan, n, len(self.domain), rng, sampling)
+    def sample(self, n: int, rng: np.random.Generator, sampling: str = "iid",
+               dtype: np.dtype | type = np.int64) -> np.ndarray:
+        """n rows of codes along the plan: i.i.d. draws, or counts rounded per parent group
+        (``dtype``: the codes', e.g. the narrow one of the data the model was fitted on)."""
+        return sample_plan(self.plan, n, len(self.domain), rng, sampling, dtype)
 
 
 def _conditional(marginal: np.ndarray) -> ConditionalTable:

@@ -51,6 +51,7 @@ from workbench.generators.arguments import check_epsilon, check_n
 from workbench.generators.conditional import SAMPLING_PARAM
 from workbench.generators.family import GeneratorFamily, Guarantee
 from workbench.generators.mbi_model import (
+    GraphicalModel,
     NoisyMarginal,
     estimate,
     model_marginal,
@@ -100,6 +101,9 @@ class WorkloadGenerator(GeneratorFamily):
     """
 
     name = "workload"
+    #: ``fit`` only counts cells and ``sample`` only writes codes, so narrow unsigned codes are
+    #: safe here (``engine.iteration.fit_generator`` widens them for the other families)
+    narrow_codes = True
     description = ("the marginals the criteria depend on, measured with discrete Laplace and "
                    "fitted with Private-PGM (algorithm 'fixed', or a pure-ε AIM)")
     hyperparameters = MappingProxyType({
@@ -294,6 +298,9 @@ class WorkloadGenerator(GeneratorFamily):
         # under 'as_value' the missing codes are values like any other (issue 36)
         layout = separate_layout(self.bound_spec_, domain, self.missing_strategy, codes)
         self.pattern_ = None
+        # the sample's codes take the data's narrow unsigned dtype (issue 38), else int64
+        kind = np.asarray(codes).dtype
+        self.code_dtype_ = kind if np.issubdtype(kind, np.unsignedinteger) else np.dtype(np.int64)
         self.structure_: list[tuple[str, ...]] = []
         joint = self.public_measurements == "joint"
         if joint and self.bound_spec_ is not None and self.bound_spec_.allow_columns:
@@ -423,5 +430,8 @@ class WorkloadGenerator(GeneratorFamily):
         """Draw exactly n rows of codes in the spec's domain (post-processing only)."""
         if not hasattr(self, "model_"):
             raise RuntimeError("workload: call fit before sample")
+        dtype = getattr(self, "code_dtype_", np.dtype(np.int64))
+        if self.pattern_ is None and isinstance(self.model_, GraphicalModel):
+            return self.model_.sample(check_n(n), rng, self.sampling, dtype)
         values = self.model_.sample(check_n(n), rng, self.sampling)
         return values if self.pattern_ is None else self.pattern_.apply(values, rng)

@@ -25,8 +25,9 @@ _RAVEL_MAX_CELLS = 1 << 62
 
 
 def check_codes(codes: np.ndarray, domain: Domain, *, argument: str = "codes",
-                allow_empty: bool = True) -> np.ndarray:
-    """Codes as an int64 (n, d) matrix inside the public domain.
+                allow_empty: bool = True, widen: bool = True) -> np.ndarray:
+    """Codes as an int64 (n, d) matrix inside the public domain (``widen=False``: unsigned
+    narrow codes stay as they are, for the callers here that only index and ravel them).
 
     The error names the argument and the column, never a data value, so it can leave the
     enclave.
@@ -41,7 +42,8 @@ def check_codes(codes: np.ndarray, domain: Domain, *, argument: str = "codes",
                          f"{domain.names}, got shape {arr.shape}")
     if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
         raise ValueError(f"{argument} must be an integer code matrix, got dtype {arr.dtype}")
-    arr = arr.astype(np.int64, copy=False)
+    if widen or not np.issubdtype(arr.dtype, np.unsignedinteger):
+        arr = arr.astype(np.int64, copy=False)
     if arr.shape[0] == 0:
         if allow_empty:
             return arr
@@ -71,7 +73,7 @@ class CellCounts:
     @classmethod
     def from_codes(cls, codes: np.ndarray, domain: Domain) -> CellCounts:
         """Summarise validated codes once, so later marginals never loop over the n rows."""
-        codes = check_codes(codes, domain)
+        codes = check_codes(codes, domain, widen=False)
         n = codes.shape[0]
         total = domain.size()
         if len(domain) == 0 or n == 0:
@@ -88,7 +90,7 @@ class CellCounts:
             cells = np.stack(np.unravel_index(keys, domain.sizes), axis=1).astype(np.int64)
         else:
             cells, counts = np.unique(codes, axis=0, return_counts=True)
-        return cls(cells, counts.astype(np.int64), domain, n)
+        return cls(cells.astype(np.int64), counts.astype(np.int64), domain, n)
 
     def marginal(self, names: tuple[str, ...] | list[str]) -> np.ndarray:
         """Exact counts over ``names``; axes in the order given, shape from the domain only."""
@@ -126,8 +128,9 @@ class PairedCells:
                    n: int | None = None) -> PairedCells:
         """Summarise both datasets once on their combined codes (one public n for both;
         ``n``: the public n̂ = |S| of an ``n_policy: dp`` run, when R's size is not public)."""
-        r = check_codes(real, domain, argument="real codes", allow_empty=False)
-        s = check_codes(synth, domain, argument="synthetic codes", allow_empty=False)
+        r = check_codes(real, domain, argument="real codes", allow_empty=False, widen=False)
+        s = check_codes(synth, domain, argument="synthetic codes", allow_empty=False,
+                        widen=False)
         if n is None and r.shape[0] != s.shape[0]:
             raise ValueError("real and synthetic codes must have the same number of rows")
         if n is not None and s.shape[0] != n:
@@ -149,6 +152,7 @@ class PairedCells:
             cells = np.stack(np.unravel_index(keys, domain.sizes), axis=1).astype(np.int64)
         else:
             cells, inverse = np.unique(both, axis=0, return_inverse=True)
+            cells = cells.astype(np.int64)
         inverse = inverse.ravel()
         k = cells.shape[0]
         fr = np.bincount(inverse[:nr], minlength=k)

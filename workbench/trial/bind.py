@@ -109,9 +109,10 @@ class Trial:
             self._guarantee.append(self.generator().guarantee())
         return self._guarantee[0]
 
-    def encode(self, frame: pd.DataFrame) -> np.ndarray:
-        """Codes of a cleaned table under this configuration's transformation."""
-        return self.table.encode(frame)
+    def encode(self, frame: pd.DataFrame, *, narrow: bool = False) -> np.ndarray:
+        """Codes of a cleaned table under this configuration's transformation (``narrow``:
+        the domain's smallest unsigned dtype, ``TableCodec.encode``)."""
+        return self.table.encode(frame, narrow=narrow)
 
     def label_order(self) -> dict[str, tuple[str, ...]]:
         """The bin labels of every column in code order (plots, verification)."""

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from workbench.criteria.audit_case import BASE, AuditCase, replaced
 from workbench.criteria.kinds.base import Clique, ShareKind, pairs
-from workbench.criteria.record_kinds import faithfulness_error
+from workbench.criteria.record_kinds import faithfulness_error_cells
 
 if TYPE_CHECKING:
     from workbench.criteria.evaluation_state import Evaluation
@@ -48,8 +48,8 @@ class Faithfulness(ShareKind):
     position = 60
 
     def exact(self, ev: Evaluation, criterion: Criterion) -> float:
-        """Exact 1 − β_max(R, S) under the spec's cost rule."""
-        return faithfulness_error(ev.spec, ev.table, ev.real, ev.synth)
+        """Exact 1 − β_max(R, S) under the spec's cost rule, from the paired cell counts."""
+        return faithfulness_error_cells(ev.spec, ev.table, ev.pc)
 
     def sensitivity(self, spec: Spec, table: TableCodec, criterion: Criterion,
                     pc: PairedCells) -> tuple[float | None, dict[str, Any]]:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from workbench.criteria.audit_case import BASE, AuditCase, replaced
 from workbench.criteria.kinds.base import CheckContext, Clique, Param, ShareKind, pairs, whole_in
-from workbench.criteria.marginals import max_marginal_error
+from workbench.criteria.marginals import marginal_errors_from_cells
 
 if TYPE_CHECKING:
     from workbench.criteria.evaluation_state import Evaluation
@@ -45,9 +45,11 @@ class MaxMarginalError(ShareKind):
         whole_in(ctx, f"{path}.max_way", params.get("max_way"), allow_null=True)
 
     def exact(self, ev: Evaluation, criterion: Criterion) -> float:
-        """Exact max marginal error / n on the code matrices."""
-        return max_marginal_error(ev.real, ev.synth, ev.table.domain,
-                                  max_way=criterion.params.get("max_way"), n=ev.n)
+        """Exact max marginal error / n, from R's and S's counts on their distinct cells."""
+        pc = ev.pc
+        return max(marginal_errors_from_cells(pc.cells, pc.real, pc.synth, pc.domain,
+                                              max_way=criterion.params.get("max_way"),
+                                              n=ev.n).values())
 
     def sensitivity(self, spec: Spec, table: TableCodec, criterion: Criterion,
                     pc: PairedCells) -> tuple[float | None, dict[str, Any]]:
