@@ -1,0 +1,229 @@
+"""The workload's ``structure: tree`` option: a spanning forest of unnamed pairs in one refit.
+
+MST (McKenna, Miklau & Sheldon 2021) rebuilt from pure-ε parts on top of the criteria's
+measurements (AIM, McKenna et al. 2022, is the other anchor: same score, same Δ). After the
+criteria's marginals are measured and fitted once, the structure's ε (``structure_share`` of
+ε_gen) is split in two:
+
+* ``structure_select_share`` of it chooses the edges. Components start as the connected
+  components of the already-measured cliques (public: the spec's criteria and column names).
+  Kruskal then adds K = min(components − 1, ``structure_edges`` or ∞) edges one at a time, each
+  chosen with the exponential mechanism (``privacy.exponential``, OpenDP's noisy max) at
+  ε_select / K among the unnamed pairs that join two *different* components and keep the model
+  within ``generator.model_limit``;
+* the rest measures every selected pair with discrete Laplace (``measure``), each at
+  (ε_structure − ε spent selecting) / (edges selected), and the model is refitted ONCE, warm
+  (one new model shape, so one JAX compile). If the limit leaves fewer than K edges, the
+  unspent selection ε goes to their measurements, so Σ ε = ε_gen exactly.
+
+**Score and its sensitivity** (as in :mod:`~workbench.generators.structure_selection`): a pair
+c scores ‖M_c(D) − M_c(p̂)‖₁ − cells(c)·σ/√2, σ the measurement's discrete-Laplace std and p̂
+the fitted model (a DP output, read through a public sample of it). Only M_c(D) reads the
+data; one record sits in one cell of M_c(D), so replacing it moves the L1 term by ≤ 2 and
+adding or removing it by ≤ 1: every score moves by at most Δ = ``privacy.histogram_sensitivity()``,
+the noisy max's sensitivity. The K selections compose sequentially: K · ε_select / K.
+
+**The model stays predictable.** Each added edge joins two separate pieces, so the clique
+graph stays a forest of the measured pieces and no triangulation fill joins them: mbi's
+elimination (:func:`~workbench.generators.model_limit.junction_tables`) runs on each connected
+component alone, so the junction tree after the tree is the old one's tables plus the new pair
+cliques. Eligibility still checks that rule itself (on the two components a candidate would
+join, cached), so the size guard's budget stays an upper bound whatever the elimination does.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from workbench.generators.mbi_model import NoisyMarginal, estimate, sampling_plan
+from workbench.generators.model_limit import Clique, ModelLimit, cap_cells, junction_tables
+from workbench.privacy.records import discrete_laplace_sigma
+
+if TYPE_CHECKING:
+    from workbench.privacy import PrivacyContext
+    from workbench.transform import Domain
+
+#: Progress of structure fits (rounds, tree edges, what is left): public facts only.
+LOG = logging.getLogger("workbench.structure")
+#: Rows of the public model sample the scores read p̂'s pair tables from (at least n).
+MODEL_SAMPLE = 50_000
+
+
+class Forest:
+    """Connected components of the measured cliques and the junction-tree cells of each."""
+
+    def __init__(self, sizes: dict[str, int], cliques: Sequence[Clique]) -> None:
+        self.sizes = sizes
+        self.cliques = [tuple(q) for q in cliques]
+        self.root = {n: n for n in sizes}
+        for q in self.cliques:
+            for a in q[1:]:
+                self._union(q[0], a)
+        self._cells: dict[frozenset[str], int] = {}
+        self._joins: dict[tuple[frozenset[str], Clique], int] = {}
+
+    def find(self, a: str) -> str:
+        """The representative of ``a``'s component."""
+        while self.root[a] != a:
+            self.root[a] = self.root[self.root[a]]
+            a = self.root[a]
+        return a
+
+    def _union(self, a: str, b: str) -> None:
+        self.root[self.find(a)] = self.find(b)
+
+    def members(self, a: str) -> frozenset[str]:
+        """The columns of ``a``'s component."""
+        r = self.find(a)
+        return frozenset(n for n in self.sizes if self.find(n) == r)
+
+    def components(self) -> int:
+        """How many separate pieces the measured cliques make."""
+        return len({self.find(n) for n in self.sizes})
+
+    def cells_of(self, part: frozenset[str], extra: Sequence[Clique] = ()) -> int:
+        """Junction-tree cells of the cliques inside ``part`` (plus ``extra``), mbi's rule on
+        that component alone (elimination never crosses components)."""
+        key = part if not extra else None
+        if key is not None and key in self._cells:
+            return self._cells[key]
+        sub = {n: s for n, s in self.sizes.items() if n in part}
+        inside = [q for q in self.cliques if set(q) <= part] + list(extra)
+        cells = sum(c for _, c in junction_tables(sub, inside)) if inside else 0
+        if key is not None:
+            self._cells[key] = cells
+        return cells
+
+    def total(self) -> int:
+        """Cells of the whole junction tree (every column in some clique)."""
+        parts = {self.members(n) for n in self.sizes}
+        return sum(self.cells_of(p) for p in parts)
+
+    def join_cells(self, pair: Clique, total: int) -> int:
+        """Junction-tree cells after adding ``pair`` (its columns in different components)."""
+        a, b = self.members(pair[0]), self.members(pair[1])
+        key = (a | b, pair)
+        if key not in self._joins:
+            self._joins[key] = self.cells_of(a | b, [pair]) - self.cells_of(a) - self.cells_of(b)
+        return total + self._joins[key]
+
+    def add(self, pair: Clique) -> None:
+        """Measure ``pair`` too: its two components become one."""
+        self.cliques.append(pair)
+        self._union(*pair)
+
+
+def tree_refusal(sizes: dict[str, int], cliques: Sequence[Clique], limit: ModelLimit) -> str | None:
+    """Why a tree cannot add an edge (public: spec cliques and sizes), or None."""
+    forest = Forest(sizes, cliques)
+    if forest.components() < 2:
+        return ("generator structure: the criteria's marginals already connect every column, "
+                "so a tree has no edge to add; use structure 'pairs' or 'none'")
+    total, cap = forest.total(), cap_cells(limit)
+    names = list(sizes)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            if forest.find(a) != forest.find(b) and forest.join_cells((a, b), total) <= cap:
+                return None
+    return (f"generator structure: no unnamed pair fits within generator.model_limit "
+            f"({cap:,} cells with the criteria's marginals); use structure 'none', coarser "
+            "bins, or raise generator.model_limit")
+
+
+def tree_edges(domain: Domain, measured: Sequence[NoisyMarginal], edges: int) -> int:
+    """The edges a tree plans over these measurements (public: their cliques and ``edges``)."""
+    sizes = dict(zip(domain.names, (int(s) for s in domain.sizes), strict=True))
+    planned = Forest(sizes, [m.clique for m in measured]).components() - 1
+    return min(planned, edges) if edges else planned
+
+
+def pair_tables(codes: np.ndarray, sizes: Sequence[int],
+                pairs: Sequence[tuple[int, int]]) -> list[np.ndarray]:
+    """Count tables over each column pair, one bincount each."""
+    out = []
+    for i, j in pairs:
+        flat = codes[:, i].astype(np.int64) * int(sizes[j]) + codes[:, j]
+        table = np.bincount(flat, minlength=int(sizes[i]) * int(sizes[j]))
+        out.append(table.reshape(int(sizes[i]), int(sizes[j])).astype(np.float64))
+    return out
+
+
+def run_tree(
+    domain: Domain,
+    measured: list[NoisyMarginal],
+    total: int,
+    truth: Callable[[Clique], np.ndarray],
+    measure: Callable[[Clique, float], NoisyMarginal],
+    *,
+    epsilon: float,
+    select_share: float,
+    edges: int,
+    limit: ModelLimit,
+    privacy: PrivacyContext,
+    iters: int,
+    warm: object | None = None,
+) -> tuple[object, list[Clique]]:
+    """Spend exactly ``epsilon`` on the tree (module doc); the refitted estimate and the edges.
+
+    ``edges`` 0: a spanning forest (components − 1 edges); else at most that many. ``warm``
+    is the criteria's fitted model (fitted here at iters/4 steps when None).
+    """
+    sizes = dict(zip(domain.names, (int(s) for s in domain.sizes), strict=True))
+    forest = Forest(sizes, [m.clique for m in measured])
+    planned = tree_edges(domain, measured, edges)
+    if planned < 1:
+        raise ValueError("generator structure: the criteria's marginals already connect every "
+                         "column; nothing was spent on the tree")
+    delta = privacy.histogram_sensitivity()
+    eps_select = select_share * epsilon
+    eps_each = eps_select / planned
+    noise = discrete_laplace_sigma(delta, (epsilon - eps_select) / planned) / math.sqrt(2.0)
+    model = warm if warm is not None else estimate(domain, measured, total, max(1, iters // 4))
+    names = domain.names
+    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]
+             if forest.find(a) != forest.find(b)]
+    sample = sampling_plan(domain, model).sample(max(total, MODEL_SAMPLE), privacy.rng)
+    scale = total / sample.shape[0]
+    fitted = pair_tables(sample, domain.sizes, [(domain.index(a), domain.index(b))
+                                                for a, b in pairs])
+    scores = {p: float(np.abs(np.asarray(truth(p), dtype=np.float64) - scale * f).sum())
+              - noise * domain.size(p) for p, f in zip(pairs, fitted, strict=True)}
+    LOG.info("structure tree: %d unnamed pairs scored against the fitted model; up to %d "
+             "edges, ε %.4g to select (%.4g each), %.4g to measure", len(pairs), planned,
+             eps_select, eps_each, epsilon - eps_select)
+    cap, chosen = cap_cells(limit), []
+    cells = forest.total()
+    for k in range(planned):
+        pool = [p for p in pairs if forest.find(p[0]) != forest.find(p[1])]
+        pool = [p for p in pool if forest.join_cells(p, cells) <= cap]
+        if not pool:
+            LOG.info("structure tree: no pair left within generator.model_limit after %d "
+                     "edges; their measurements get the unspent selection ε", k)
+            break
+        pick = privacy.exponential(
+            [scores[p] for p in pool], sensitivity=float(delta), epsilon=eps_each,
+            purpose=f"workload structure tree edge {k + 1} of {planned}: select a pair")
+        pair = pool[int(pick.value)]
+        cells = forest.join_cells(pair, cells)
+        forest.add(pair)
+        chosen.append(pair)
+        LOG.info("structure tree: edge %d of %d: %s (%d candidates were left; model %s cells)",
+                 k + 1, planned, " x ".join(pair), len(pool), f"{cells:,}")
+    if not chosen:  # nothing fitted (never at the spec's own cliques: tree_refusal)
+        for name in domain.names:
+            measured.append(measure((name,), epsilon / len(domain.names)))
+        return estimate(domain, measured, total, iters, warm=model), chosen
+    spent = eps_each * len(chosen)
+    eps_measure = (epsilon - spent) / len(chosen)
+    for i, pair in enumerate(chosen):  # the last one takes the float remainder: Σ = ε exactly
+        eps_m = epsilon - spent if i == len(chosen) - 1 else eps_measure
+        measured.append(measure(pair, eps_m))
+        spent += eps_m
+    LOG.info("structure tree: %d pairs measured at ε %.4g each; refitting once (%d steps)",
+             len(chosen), eps_measure, iters)
+    return estimate(domain, measured, total, iters, warm=model), chosen
