@@ -17,11 +17,15 @@ criteria's marginals are measured and fitted once, the structure's ε (``structu
   unspent selection ε goes to their measurements, so Σ ε = ε_gen exactly.
 
 **Score and its sensitivity** (as in :mod:`~workbench.generators.structure_selection`): a pair
-c scores ‖M_c(D) − M_c(p̂)‖₁ − cells(c)·σ/√2, σ the measurement's discrete-Laplace std and p̂
-the fitted model (a DP output, read through a public sample of it). Only M_c(D) reads the
-data; one record sits in one cell of M_c(D), so replacing it moves the L1 term by ≤ 2 and
-adding or removing it by ≤ 1: every score moves by at most Δ = ``privacy.histogram_sensitivity()``,
-the noisy max's sensitivity. The K selections compose sequentially: K · ε_select / K.
+c = (a, b) scores ‖M_c(D) − M_c(p̂)‖₁ − cells(c)·σ/√2, σ the measurement's discrete-Laplace
+std. A candidate joins two components, and a model fitted to cliques that never join a and b
+makes them independent, so M_c(p̂) = n·q_a ⊗ q_b with q the 1-way shares of the released
+tables (clipped at 0; the 1-way release, else the first measured clique holding the column):
+post-processing of DP outputs, and no fit before the tree (MST scores the same way). Only
+M_c(D) reads the data; one record sits in one cell of M_c(D), so replacing it moves the L1
+term by ≤ 2 and adding or removing it by ≤ 1: every score moves by at most
+Δ = ``privacy.histogram_sensitivity()``, the noisy max's sensitivity. The K selections compose
+sequentially: K · ε_select / K.
 
 **The model stays predictable.** Each added edge joins two separate pieces, so the clique
 graph stays a forest of the measured pieces and no triangulation fill joins them: mbi's
@@ -40,7 +44,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from workbench.generators.mbi_model import NoisyMarginal, estimate, sampling_plan
+from workbench.generators.mbi_model import NoisyMarginal, estimate
 from workbench.generators.model_limit import Clique, ModelLimit, cap_cells, junction_tables
 from workbench.privacy.records import discrete_laplace_sigma
 
@@ -50,8 +54,6 @@ if TYPE_CHECKING:
 
 #: Progress of structure fits (rounds, tree edges, what is left): public facts only.
 LOG = logging.getLogger("workbench.structure")
-#: Rows of the public model sample the scores read p̂'s pair tables from (at least n).
-MODEL_SAMPLE = 50_000
 
 
 class Forest:
@@ -142,14 +144,21 @@ def tree_edges(domain: Domain, measured: Sequence[NoisyMarginal], edges: int) ->
     return min(planned, edges) if edges else planned
 
 
-def pair_tables(codes: np.ndarray, sizes: Sequence[int],
-                pairs: Sequence[tuple[int, int]]) -> list[np.ndarray]:
-    """Count tables over each column pair, one bincount each."""
-    out = []
-    for i, j in pairs:
-        flat = codes[:, i].astype(np.int64) * int(sizes[j]) + codes[:, j]
-        table = np.bincount(flat, minlength=int(sizes[i]) * int(sizes[j]))
-        out.append(table.reshape(int(sizes[i]), int(sizes[j])).astype(np.float64))
+def shares(domain: Domain, measured: Sequence[NoisyMarginal]) -> dict[str, np.ndarray]:
+    """Each column's 1-way shares from the released tables (post-processing): its 1-way
+    release, else the first measured clique holding it summed over the others; clipped at 0,
+    uniform where nothing positive is left."""
+    out: dict[str, np.ndarray] = {}
+    for m in sorted(measured, key=lambda m: len(m.clique)):
+        counts = np.asarray(m.counts, dtype=np.float64).reshape(
+            [domain.size((c,)) for c in m.clique])
+        for axis, c in enumerate(m.clique):
+            if c not in out:
+                others = tuple(i for i in range(len(m.clique)) if i != axis)
+                out[c] = np.clip(counts.sum(axis=others), 0, None)
+    for c in domain.names:
+        v = out.get(c, np.zeros(domain.size((c,))))
+        out[c] = v / v.sum() if v.sum() > 0 else np.full(v.size, 1.0 / v.size)
     return out
 
 
@@ -171,7 +180,7 @@ def run_tree(
     """Spend exactly ``epsilon`` on the tree (module doc); the refitted estimate and the edges.
 
     ``edges`` 0: a spanning forest (components − 1 edges); else at most that many. ``warm``
-    is the criteria's fitted model (fitted here at iters/4 steps when None).
+    (a fitted model, if any) only starts the one refit.
     """
     sizes = dict(zip(domain.names, (int(s) for s in domain.sizes), strict=True))
     forest = Forest(sizes, [m.clique for m in measured])
@@ -183,17 +192,14 @@ def run_tree(
     eps_select = select_share * epsilon
     eps_each = eps_select / planned
     noise = discrete_laplace_sigma(delta, (epsilon - eps_select) / planned) / math.sqrt(2.0)
-    model = warm if warm is not None else estimate(domain, measured, total, max(1, iters // 4))
     names = domain.names
     pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]
              if forest.find(a) != forest.find(b)]
-    sample = sampling_plan(domain, model).sample(max(total, MODEL_SAMPLE), privacy.rng)
-    scale = total / sample.shape[0]
-    fitted = pair_tables(sample, domain.sizes, [(domain.index(a), domain.index(b))
-                                                for a, b in pairs])
-    scores = {p: float(np.abs(np.asarray(truth(p), dtype=np.float64) - scale * f).sum())
-              - noise * domain.size(p) for p, f in zip(pairs, fitted, strict=True)}
-    LOG.info("structure tree: %d unnamed pairs scored against the fitted model; up to %d "
+    q = shares(domain, measured)
+    scores = {(a, b): float(np.abs(np.asarray(truth((a, b)), dtype=np.float64)
+                                   - total * np.outer(q[a], q[b])).sum())
+              - noise * domain.size((a, b)) for a, b in pairs}
+    LOG.info("structure tree: %d unnamed pairs scored against independence; up to %d "
              "edges, ε %.4g to select (%.4g each), %.4g to measure", len(pairs), planned,
              eps_select, eps_each, epsilon - eps_select)
     cap, chosen = cap_cells(limit), []
@@ -217,7 +223,7 @@ def run_tree(
     if not chosen:  # nothing fitted (never at the spec's own cliques: tree_refusal)
         for name in domain.names:
             measured.append(measure((name,), epsilon / len(domain.names)))
-        return estimate(domain, measured, total, iters, warm=model), chosen
+        return estimate(domain, measured, total, iters, warm=warm), chosen
     spent = eps_each * len(chosen)
     eps_measure = (epsilon - spent) / len(chosen)
     for i, pair in enumerate(chosen):  # the last one takes the float remainder: Σ = ε exactly
@@ -226,4 +232,4 @@ def run_tree(
         spent += eps_m
     LOG.info("structure tree: %d pairs measured at ε %.4g each; refitting once (%d steps)",
              len(chosen), eps_measure, iters)
-    return estimate(domain, measured, total, iters, warm=model), chosen
+    return estimate(domain, measured, total, iters, warm=warm), chosen
