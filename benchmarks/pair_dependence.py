@@ -76,6 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--select-share", type=float, default=None, help="tree: selection share")
     p.add_argument("--edges", type=int, default=None, help="tree: most edges (0: spanning)")
     p.add_argument("--iters", type=int, default=None, help="mirror-descent steps")
+    p.add_argument("--worst", type=int, default=0, help="print the K pairs with the largest TV")
     p.add_argument("--epsilon", type=float, default=None, help="ε_gen (default: the spec's)")
     p.add_argument("--seed", type=int, default=36)
     args = p.parse_args(argv)
@@ -120,8 +121,14 @@ def main(argv: list[str] | None = None) -> int:
         gen.fit(codes, domain, eps, ctx)
         fit_s = time.perf_counter() - start
         synth = gen.sample(len(scored), np.random.default_rng(args.seed + rep))
-        u, d = pair_means(PairedCells.from_codes(scored, synth, domain), unnamed)
+        paired = PairedCells.from_codes(scored, synth, domain)
+        u, d = pair_means(paired, unnamed)
         picked = getattr(gen, "structure_", [])
+        if args.worst:
+            each = sorted(((pair_means(paired, [q]), q) for q in unnamed), reverse=True)
+            for (pu, pd), q in each[:args.worst]:
+                print(f"  {' x '.join(q)}: release {pu:.3f}, independent {pd:.3f}"
+                      f"{' (measured)' if q in picked else ''}")
         rows.append((u, d, fit_s))
         print(f"rep {rep + 1}: U {u:.4f}  D {d:.4f}  U/D {u / d:.3f}  fit {fit_s:.1f} s  "
               f"ε charged {ctx.epsilon_recorded():.6g}  structure selected "

@@ -226,10 +226,59 @@ def run_tree(
         return estimate(domain, measured, total, iters, warm=warm), chosen
     spent = eps_each * len(chosen)
     eps_measure = (epsilon - spent) / len(chosen)
+    released = []
     for i, pair in enumerate(chosen):  # the last one takes the float remainder: Σ = ε exactly
         eps_m = epsilon - spent if i == len(chosen) - 1 else eps_measure
-        measured.append(measure(pair, eps_m))
+        released.append(measure(pair, eps_m))
         spent += eps_m
-    LOG.info("structure tree: %d pairs measured at ε %.4g each; refitting once (%d steps)",
-             len(chosen), eps_measure, iters)
-    return estimate(domain, measured, total, iters, warm=warm), chosen
+    if warm is None:
+        LOG.info("structure tree: fitting the criteria's marginals (%d steps)", iters)
+        warm = estimate(domain, measured, total, iters)
+    measured.extend(released)
+    LOG.info("structure tree: %d pairs measured at ε %.4g each; joined to the fitted model "
+             "in closed form", len(chosen), eps_measure)
+    return join_tree(warm, released), chosen
+
+
+def rake(table: np.ndarray, rows: np.ndarray, cols: np.ndarray, sweeps: int = 200) -> np.ndarray:
+    """A released pair table made a distribution with these margins: clipped at 0, a floor of
+    1e-9 of its mass per cell (no zero the margins need), then iterative proportional fitting."""
+    t = np.clip(np.asarray(table, dtype=np.float64), 0, None)
+    t = t + 1e-9 * max(float(t.sum()), 1.0)
+    t = t / t.sum()
+    for _ in range(sweeps):
+        t = t * (rows / t.sum(axis=1))[:, None]
+        t = t * (cols / t.sum(axis=0))[None, :]
+    return t
+
+
+def join_tree(model: object, pairs: Sequence[NoisyMarginal]) -> object:
+    """The fitted model with one factor p̃_ab / (p_a·p_b) per tree pair (post-processing).
+
+    Each pair joins two components that the model (and every earlier pair) keeps independent,
+    so P(x)·p̃_ab/(p_a p_b) sums to 1, has p̃_ab as its (a, b) table and leaves every component's
+    own distribution as it was (sum the other side out: Σ_b P(b)·p̃_ab/(p_a p_b) = 1), when
+    p̃_ab has the model's 1-way shares p_a, p_b as its margins: :func:`rake` makes it so. This
+    is the decomposable model's closed form (MST's junction tree), not another descent: no new
+    model shape to compile, and the junction tree is the model's plus the pair cliques.
+    """
+    import jax.numpy as jnp
+    from mbi import CliqueVector, Factor, MarkovRandomField
+
+    from workbench.generators.mbi_numpy import log_factors, marginal
+
+    factors, sizes = log_factors(model)
+    total = float(model.total)  # type: ignore[attr-defined]
+    potentials = model.potentials  # type: ignore[attr-defined]
+    arrays = dict(potentials.arrays)
+    for m in pairs:
+        a, b = m.clique
+        pa = marginal(factors, sizes, (a,), 1.0)
+        pb = marginal(factors, sizes, (b,), 1.0)
+        joint = rake(np.asarray(m.counts).reshape(sizes[a], sizes[b]), pa, pb)
+        logs = np.log(joint) - np.log(pa)[:, None] - np.log(pb)[None, :]
+        arrays[m.clique] = Factor(potentials.domain.project(m.clique), jnp.asarray(logs))
+    joined = CliqueVector(potentials.domain, [*potentials.cliques, *(m.clique for m in pairs)],
+                          arrays)
+    return MarkovRandomField(potentials=joined, marginals=model.marginals,  # type: ignore
+                             total=total)

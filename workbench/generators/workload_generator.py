@@ -324,8 +324,9 @@ class WorkloadGenerator(GeneratorFamily):
                                                    self.iters)
             self.domain_ = domain
             return self
-        refit = max(1, self.iters // 4) if eps_structure else self.iters
-        tree = bool(eps_structure) and self.structure.startswith("tree")  # no fit before it
+        # the tree joins its pairs to this fit in closed form: its steps are the final ones
+        tree = self.structure == "tree"
+        refit = max(1, self.iters // 4) if eps_structure and not tree else self.iters
         if self.algorithm == "aim" and any(item.weight > 0 for item in workload.items):
             one_way = [(c, e) for c, e in self.allocation_ if len(c) == 1]
             measured = [measure_marginal(data, c, e, privacy) for c, e in one_way]
@@ -334,7 +335,7 @@ class WorkloadGenerator(GeneratorFamily):
         else:
             measured = [measure_marginal(data, c, e, privacy) for c, e in self.allocation_]
             # n is public in this scheme (§4.4.2), so the model's total is n, not an estimate.
-            model = None if tree else estimate(domain, measured, data.n, refit)
+            model = estimate(domain, measured, data.n, refit)
         if eps_structure:
             model = self._structure_rounds(eps_structure, privacy)(
                 domain, measured, data.n, data.marginal,
