@@ -77,8 +77,9 @@ def test_the_junction_tree_grows_only_by_the_new_pairs() -> None:
 
 
 def test_the_closed_form_join_has_the_pair_table_and_keeps_the_rest() -> None:
-    """p̃_ab/(p_a p_b) across two independent components: the model's (c, d) table is the
-    raked release, and the criteria's (a, b) table and 1-way shares are unchanged."""
+    """p̃_ab/(p_a p_b) across two independent components: two free columns take the release's
+    table; a pair onto the criteria's (a, b) piece is raked to its shares; (a, b), e and the
+    earlier (c, d) table stay as they were."""
     from workbench.generators.mbi_model import NoisyMarginal, estimate
     from workbench.generators.mbi_numpy import log_factors, marginal
     from workbench.generators.structure_tree import join_tree, rake
@@ -89,17 +90,23 @@ def test_the_closed_form_join_has_the_pair_table_and_keeps_the_rest() -> None:
     measured = [measure_marginal(data, q, 1.0, ctx)
                 for q in [(c,) for c in NAMES] + [("a", "b")]]
     base = estimate(domain, measured, 5_000, 200)
-    release = NoisyMarginal(("c", "d"), np.array([[900, -5], [30, 700], [400, 60]]), 3.0)
-    joined = join_tree(base, [release])
+    # c × d: two free columns, the release's own table; then a × c: a is held by (a, b)
+    cd = NoisyMarginal(("c", "d"), np.array([[900, -5], [30, 700], [400, 60]]), 3.0)
+    ac = NoisyMarginal(("a", "c"), np.array([[800, 90, 60], [70, 700, 80], [40, 50, 600]]), 3.0)
+    joined = join_tree(base, [cd, ac])
     f0, sizes = log_factors(base)
     f1, _ = log_factors(joined)
-    pc, pd = marginal(f0, sizes, ("c",), 1.0), marginal(f0, sizes, ("d",), 1.0)
-    want = 5_000 * rake(release.counts, pc, pd)
-    assert np.allclose(marginal(f1, sizes, ("c", "d"), 5_000), want, rtol=1e-6)
+    want_cd = 5_000 * rake(cd.counts, None, None)
+    assert np.allclose(marginal(f1, sizes, ("c", "d"), 5_000), want_cd, rtol=1e-6)
+    assert want_cd[0, 1] < 1e-3 * 5_000  # the negative cell is clipped, not flipped
+    pa = marginal(f0, sizes, ("a",), 1.0)
+    want_ac = 5_000 * rake(ac.counts, pa, want_cd.sum(axis=1) / 5_000)
+    assert np.allclose(marginal(f1, sizes, ("a", "c"), 5_000), want_ac, rtol=1e-6)
     assert np.allclose(marginal(f1, sizes, ("a", "b"), 5_000),
                        marginal(f0, sizes, ("a", "b"), 5_000), rtol=1e-6)
     assert np.allclose(marginal(f1, sizes, ("e",), 1.0), marginal(f0, sizes, ("e",), 1.0))
-    assert want[0, 1] < 1e-3 * 5_000  # the negative cell is clipped, not flipped
+    assert np.allclose(marginal(f1, sizes, ("c", "d"), 5_000), want_cd, rtol=1e-6)  # kept
+    assert ("a", "b") in joined.marginals.cliques and ("c",) not in joined.marginals.cliques
 
 
 def test_the_tree_stays_within_the_model_limit() -> None:

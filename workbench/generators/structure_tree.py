@@ -240,27 +240,35 @@ def run_tree(
     return join_tree(warm, released), chosen
 
 
-def rake(table: np.ndarray, rows: np.ndarray, cols: np.ndarray, sweeps: int = 200) -> np.ndarray:
-    """A released pair table made a distribution with these margins: clipped at 0, a floor of
-    1e-9 of its mass per cell (no zero the margins need), then iterative proportional fitting."""
+def rake(table: np.ndarray, rows: np.ndarray | None, cols: np.ndarray | None,
+         sweeps: int = 200) -> np.ndarray:
+    """A released pair table made a distribution with these margins (None: that side free):
+    clipped at 0, a floor of 1e-9 of its mass per cell (no zero a margin needs), normalised,
+    then iterative proportional fitting to the given margins."""
     t = np.clip(np.asarray(table, dtype=np.float64), 0, None)
     t = t + 1e-9 * max(float(t.sum()), 1.0)
     t = t / t.sum()
-    for _ in range(sweeps):
-        t = t * (rows / t.sum(axis=1))[:, None]
-        t = t * (cols / t.sum(axis=0))[None, :]
+    for _ in range(sweeps if rows is not None and cols is not None else 1):
+        if rows is not None:
+            t = t * (rows / t.sum(axis=1))[:, None]
+        if cols is not None:
+            t = t * (cols / t.sum(axis=0))[None, :]
     return t
 
 
 def join_tree(model: object, pairs: Sequence[NoisyMarginal]) -> object:
-    """The fitted model with one factor p̃_ab / (p_a·p_b) per tree pair (post-processing).
+    """The fitted model with one factor p̃_ab / (p_a·p_b) per tree pair, in the order chosen
+    (post-processing).
 
-    Each pair joins two components that the model (and every earlier pair) keeps independent,
-    so P(x)·p̃_ab/(p_a p_b) sums to 1, has p̃_ab as its (a, b) table and leaves every component's
-    own distribution as it was (sum the other side out: Σ_b P(b)·p̃_ab/(p_a p_b) = 1), when
-    p̃_ab has the model's 1-way shares p_a, p_b as its margins: :func:`rake` makes it so. This
-    is the decomposable model's closed form (MST's junction tree), not another descent: no new
-    model shape to compile, and the junction tree is the model's plus the pair cliques.
+    Each pair joins two components that the model and every earlier pair keep independent, with
+    distributions P_A and P_B whose 1-way shares of a and b are p_a and p_b. The joined
+    P_A·P_B·p̃_ab/(p_a p_b) sums to 1, has p̃_ab as its (a, b) table and keeps P_A and P_B when
+    p̃_ab's margins are p_a and p_b (sum the other side out: Σ_b P_B(b)·p̃_ab/(p_a p_b) = 1):
+    :func:`rake` makes them so. A side that is a single column no pair has joined yet ("free":
+    its only release so far is its noisy 1-way table, less precise than the pair's) takes the
+    pair's own margin instead (P_B = p_b there, so P_A·p̃_ab/p_a = P_A·p̃(b | a) sums to 1
+    too). This is the decomposable model's closed form (MST's junction tree), not another
+    descent: no new model shape to compile; the junction tree is the model's plus the pairs.
     """
     import jax.numpy as jnp
     from mbi import CliqueVector, Factor, MarkovRandomField
@@ -271,14 +279,25 @@ def join_tree(model: object, pairs: Sequence[NoisyMarginal]) -> object:
     total = float(model.total)  # type: ignore[attr-defined]
     potentials = model.potentials  # type: ignore[attr-defined]
     arrays = dict(potentials.arrays)
+    joined_before = {c for q in potentials.cliques if len(q) > 1 for c in q}
+    shares_now: dict[str, np.ndarray] = {}
     for m in pairs:
         a, b = m.clique
-        pa = marginal(factors, sizes, (a,), 1.0)
-        pb = marginal(factors, sizes, (b,), 1.0)
-        joint = rake(np.asarray(m.counts).reshape(sizes[a], sizes[b]), pa, pb)
+        pa = shares_now.get(a, marginal(factors, sizes, (a,), 1.0))
+        pb = shares_now.get(b, marginal(factors, sizes, (b,), 1.0))
+        joint = rake(np.asarray(m.counts).reshape(sizes[a], sizes[b]),
+                     None if a not in joined_before else pa,
+                     None if b not in joined_before else pb)
         logs = np.log(joint) - np.log(pa)[:, None] - np.log(pb)[None, :]
         arrays[m.clique] = Factor(potentials.domain.project(m.clique), jnp.asarray(logs))
+        shares_now[a], shares_now[b] = joint.sum(axis=1), joint.sum(axis=0)
+        joined_before |= {a, b}
     joined = CliqueVector(potentials.domain, [*potentials.cliques, *(m.clique for m in pairs)],
                           arrays)
-    return MarkovRandomField(potentials=joined, marginals=model.marginals,  # type: ignore
-                             total=total)
+    # the fitted marginals that still hold: every clique of a column whose shares stayed
+    old = model.marginals  # type: ignore[attr-defined]
+    moved = {c for c in shares_now if c not in {x for q in potentials.cliques if len(q) > 1
+                                                for x in q}}
+    kept = [q for q in old.cliques if not moved & set(q)]
+    held = CliqueVector(old.domain, kept, {q: old.arrays[q] for q in kept})
+    return MarkovRandomField(potentials=joined, marginals=held, total=total)
