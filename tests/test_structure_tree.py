@@ -186,3 +186,23 @@ def test_bad_tree_values_name_the_field(example_doc) -> None:
     assert "structure_select_share[0]: must be a number in (0, 1)" in text
     with pytest.raises(ValueError, match="structure_edges"):
         make_generator("workload", structure="tree", structure_edges=-2)
+
+
+def test_allow_columns_grow_the_tree_through_the_missing_view() -> None:
+    """'allow' columns: the tree reads and measures through the strategy's view; the strong
+    unnamed pair (occupation = workclass mod 14) is an edge, ε adds up to ε_gen."""
+    from test_missing import toy_codes, toy_spec
+
+    spec, _, table = toy_spec()
+    codes = toy_codes(table)
+    gen = make_generator("workload", missing_strategy="partial", structure="tree",
+                         structure_share=0.4, iters=200)
+    gen.bind_spec(spec, table)
+    ctx = PrivacyContext.simulation(1, noise=SeededNoise(1))
+    gen.fit(codes, table.domain, 50.0, ctx)
+    assert ctx.epsilon_recorded() == pytest.approx(50.0, rel=1e-12)
+    assert ("workclass", "occupation") in gen.structure_
+    synth = gen.sample(len(codes), ctx.rng)
+    w, o = table.domain.index("workclass"), table.domain.index("occupation")
+    both = ~gen.pattern_.layout.missing(synth).any(axis=1)
+    assert (synth[both, o] == synth[both, w] % 14).mean() > 0.6

@@ -1,9 +1,9 @@
-"""The workload's ``structure: tree`` option: a spanning forest of unnamed pairs in one refit.
+"""The workload's ``structure: tree`` option: a spanning forest of unnamed pairs, no refit.
 
 MST (McKenna, Miklau & Sheldon 2021) rebuilt from pure-ε parts on top of the criteria's
-measurements (AIM, McKenna et al. 2022, is the other anchor: same score, same Δ). After the
-criteria's marginals are measured and fitted once, the structure's ε (``structure_share`` of
-ε_gen) is split in two:
+measurements (AIM, McKenna et al. 2022, is the other anchor: same score, same Δ). The
+criteria's marginals are measured and fitted once (the spec's own model shape, so a dry run's
+repetitions share one JAX compile); the structure's ε (``structure_share`` of ε_gen) is split:
 
 * ``structure_select_share`` of it chooses the edges. Components start as the connected
   components of the already-measured cliques (public: the spec's criteria and column names).
@@ -12,27 +12,32 @@ criteria's marginals are measured and fitted once, the structure's ε (``structu
   ε_select / K among the unnamed pairs that join two *different* components and keep the model
   within ``generator.model_limit``;
 * the rest measures every selected pair with discrete Laplace (``measure``), each at
-  (ε_structure − ε spent selecting) / (edges selected), and the model is refitted ONCE, warm
-  (one new model shape, so one JAX compile). If the limit leaves fewer than K edges, the
-  unspent selection ε goes to their measurements, so Σ ε = ε_gen exactly.
+  (ε_structure − ε spent selecting) / (edges selected). If the limit leaves fewer than K
+  edges, the unspent selection ε goes to their measurements, so Σ ε = ε_gen exactly (every
+  charge on the ledger with its purpose: "workload structure tree edge k of K: select a
+  pair", "workload marginal: a x b").
+
+The pairs then join the fitted model in closed form (:func:`join_tree`): each edge joins two
+components the model keeps independent, so a factor p̃_ab/(p_a p_b) makes p̃_ab the pair's table
+and leaves both components as they were — the decomposable model's own estimate, with no
+second mirror descent and no new shape to compile.
 
 **Score and its sensitivity** (as in :mod:`~workbench.generators.structure_selection`): a pair
 c = (a, b) scores ‖M_c(D) − M_c(p̂)‖₁ − cells(c)·σ/√2, σ the measurement's discrete-Laplace
 std. A candidate joins two components, and a model fitted to cliques that never join a and b
 makes them independent, so M_c(p̂) = n·q_a ⊗ q_b with q the 1-way shares of the released
 tables (clipped at 0; the 1-way release, else the first measured clique holding the column):
-post-processing of DP outputs, and no fit before the tree (MST scores the same way). Only
-M_c(D) reads the data; one record sits in one cell of M_c(D), so replacing it moves the L1
-term by ≤ 2 and adding or removing it by ≤ 1: every score moves by at most
-Δ = ``privacy.histogram_sensitivity()``, the noisy max's sensitivity. The K selections compose
-sequentially: K · ε_select / K.
+post-processing of DP outputs (MST scores the same way). Only M_c(D) reads the data; one record
+sits in one cell of M_c(D), so replacing it moves the L1 term by ≤ 2 and adding or removing it
+by ≤ 1: every score moves by at most Δ = ``privacy.histogram_sensitivity()``, the noisy max's
+sensitivity. The K selections compose sequentially: K · ε_select / K.
 
-**The model stays predictable.** Each added edge joins two separate pieces, so the clique
-graph stays a forest of the measured pieces and no triangulation fill joins them: mbi's
-elimination (:func:`~workbench.generators.model_limit.junction_tables`) runs on each connected
-component alone, so the junction tree after the tree is the old one's tables plus the new pair
-cliques. Eligibility still checks that rule itself (on the two components a candidate would
-join, cached), so the size guard's budget stays an upper bound whatever the elimination does.
+**The model stays predictable.** Each added edge joins two separate pieces, so no triangulation
+fill joins them: mbi's elimination (:func:`~workbench.generators.model_limit.junction_tables`)
+runs on each connected component alone, and the junction tree after the tree is the old one's
+tables plus the new pair cliques. Eligibility still checks that rule itself (on the two
+components a candidate would join, cached), so the size guard's budget stays an upper bound
+whatever the elimination does.
 """
 
 from __future__ import annotations
