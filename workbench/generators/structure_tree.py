@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from workbench.generators.conditional import norm_sub
 from workbench.generators.mbi_model import NoisyMarginal, estimate
 from workbench.generators.model_limit import Clique, ModelLimit, cap_cells, junction_tables
 from workbench.privacy.records import discrete_laplace_sigma
@@ -248,9 +249,10 @@ def run_tree(
 def rake(table: np.ndarray, rows: np.ndarray | None, cols: np.ndarray | None,
          sweeps: int = 200) -> np.ndarray:
     """A released pair table made a distribution with these margins (None: that side free):
-    clipped at 0, a floor of 1e-9 of its mass per cell (no zero a margin needs), normalised,
-    then iterative proportional fitting to the given margins."""
-    t = np.clip(np.asarray(table, dtype=np.float64), 0, None)
+    Norm-Sub (max(x − τ, 0) with the same total: clipping alone would pile the noise of empty
+    cells into mass), a floor of 1e-9 of its mass per cell (no zero a margin needs),
+    normalised, then iterative proportional fitting to the given margins."""
+    t = norm_sub(np.asarray(table, dtype=np.float64))
     t = t + 1e-9 * max(float(t.sum()), 1.0)
     t = t / t.sum()
     for _ in range(sweeps if rows is not None and cols is not None else 1):
