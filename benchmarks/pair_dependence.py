@@ -83,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=36)
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="  %(message)s", stream=sys.stderr)
+    logging.getLogger("workbench.structure").setLevel(logging.DEBUG)  # public data: the picks
     try:
         spec = load_spec(args.spec)
         frame = prepare_proxy(spec, args.data)

@@ -219,7 +219,7 @@ def run_structure(
                 purpose=f"workload structure round {r + 1}.{k + 1}: select a clique")
             clique = pool[int(pick.value)]
             chosen.append(clique)
-            LOG.info("structure round %d.%d of %d: %s (%d candidates were left)", r + 1,
+            LOG.debug("structure round %d.%d of %d: %s (%d candidates were left)", r + 1,
                      k + 1, rounds, " x ".join(clique), len(pool))
             last = r == rounds - 1 and k == picks - 1
             eps_m = epsilon - spent - eps_select if last else eps_measure

@@ -58,8 +58,19 @@ if TYPE_CHECKING:
     from workbench.privacy import PrivacyContext
     from workbench.transform import Domain
 
-#: Progress of structure fits (rounds, tree edges, what is left): public facts only.
+#: Progress of structure fits: INFO lines say only public facts (counts, ε, steps), so a run's
+#: console may show them; the choices themselves (DP outputs of an iteration private selection
+#: may never publish) go at DEBUG, for benchmarks on public data.
 LOG = logging.getLogger("workbench.structure")
+
+
+def show_progress() -> None:
+    """Print the INFO progress lines to stderr (the CLI's run and dryrun, unless --quiet)."""
+    if not LOG.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("  %(message)s"))
+        LOG.addHandler(handler)
+    LOG.setLevel(min(LOG.level or logging.INFO, logging.INFO))
 
 
 class Forest:
@@ -214,7 +225,7 @@ def run_tree(
         pool = [p for p in pairs if forest.find(p[0]) != forest.find(p[1])]
         pool = [p for p in pool if forest.join_cells(p, cells) <= cap]
         if not pool:
-            LOG.info("structure tree: no pair left within generator.model_limit after %d "
+            LOG.debug("structure tree: no pair left within generator.model_limit after %d "
                      "edges; their measurements get the unspent selection ε", k)
             break
         pick = privacy.exponential(
@@ -224,7 +235,7 @@ def run_tree(
         cells = forest.join_cells(pair, cells)
         forest.add(pair)
         chosen.append(pair)
-        LOG.info("structure tree: edge %d of %d: %s (%d candidates were left; model %s cells)",
+        LOG.debug("structure tree: edge %d of %d: %s (%d candidates were left; model %s cells)",
                  k + 1, planned, " x ".join(pair), len(pool), f"{cells:,}")
     if not chosen:  # nothing fitted (never at the spec's own cliques: tree_refusal)
         for name in domain.names:
@@ -241,8 +252,9 @@ def run_tree(
         LOG.info("structure tree: fitting the criteria's marginals (%d steps)", iters)
         warm = estimate(domain, measured, total, iters)
     measured.extend(released)
-    LOG.info("structure tree: %d pairs measured at ε %.4g each; joined to the fitted model "
-             "in closed form", len(chosen), eps_measure)
+    LOG.debug("structure tree: %d pairs measured at ε %.4g each", len(chosen), eps_measure)
+    LOG.info("structure tree: the selected pairs are measured; joining them to the fitted "
+             "model in closed form")
     return join_tree(warm, released), chosen
 
 
