@@ -179,6 +179,16 @@ def shares(domain: Domain, measured: Sequence[NoisyMarginal]) -> dict[str, np.nd
     return out
 
 
+def tree_scores(domain: Domain, measured: Sequence[NoisyMarginal], total: int,
+                truth: Callable[[Clique], np.ndarray], pairs: Sequence[Clique],
+                noise: float) -> dict[Clique, float]:
+    """Each pair's ‖M_ab(D) − n·q_a⊗q_b‖₁ − cells·``noise`` (module doc: Δ per score)."""
+    q = shares(domain, measured)
+    return {(a, b): float(np.abs(np.asarray(truth((a, b)), dtype=np.float64)
+                                 - total * np.outer(q[a], q[b])).sum())
+            - noise * domain.size((a, b)) for a, b in pairs}
+
+
 def run_tree(
     domain: Domain,
     measured: list[NoisyMarginal],
@@ -212,10 +222,7 @@ def run_tree(
     names = domain.names
     pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]
              if forest.find(a) != forest.find(b)]
-    q = shares(domain, measured)
-    scores = {(a, b): float(np.abs(np.asarray(truth((a, b)), dtype=np.float64)
-                                   - total * np.outer(q[a], q[b])).sum())
-              - noise * domain.size((a, b)) for a, b in pairs}
+    scores = tree_scores(domain, measured, total, truth, pairs, noise)
     LOG.info("structure tree: %d unnamed pairs scored against independence; up to %d "
              "edges, ε %.4g to select (%.4g each), %.4g to measure", len(pairs), planned,
              eps_select, eps_each, epsilon - eps_select)
