@@ -21,7 +21,7 @@ and without it. Each variant is one process (so the peak RSS is its own).
 Run: nice -n 10 python benchmarks/pair_dependence.py --spec SPEC --data CSV [--score CSV]
      [--reps 2] [--structure none|pairs|pairs_triples|tree|tree_pairs] [--share S]
      [--rounds R] [--picks K] [--select-share S] [--edges K] [--iters I]
-     [--sampling iid|rounded]
+     [--sampling iid|rounded] [--one-way-share S]
      [--epsilon E] [--seed S]
 """
 
@@ -78,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--edges", type=int, default=None, help="tree: most edges (0: spanning)")
     p.add_argument("--iters", type=int, default=None, help="mirror-descent steps")
     p.add_argument("--sampling", choices=("iid", "rounded"), default=None)
+    p.add_argument("--one-way-share", type=float, default=None)
     p.add_argument("--worst", type=int, default=0, help="print the K pairs with the largest TV")
     p.add_argument("--epsilon", type=float, default=None, help="ε_gen (default: the spec's)")
     p.add_argument("--seed", type=int, default=36)
@@ -96,7 +97,8 @@ def main(argv: list[str] | None = None) -> int:
                                    ("structure_picks", args.picks),
                                    ("structure_select_share", args.select_share),
                                    ("structure_edges", args.edges),
-                                   ("iters", args.iters), ("sampling", args.sampling))
+                                   ("iters", args.iters), ("sampling", args.sampling),
+                                   ("one_way_share", args.one_way_share))
                  if v is not None}
     config = chosen(spec, overrides)
     trial = bind(spec, config)
