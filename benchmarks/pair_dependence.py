@@ -18,6 +18,16 @@ one a user would see on data the fit never read. ``--structure`` (and ``--share`
 ``--rounds``, ``--picks``) override the workload's structure option, so one spec runs with
 and without it. Each variant is one process (so the peak RSS is its own).
 
+Measured (issue 36, fit on NHANES half A, scored on the unseen half B, ε_gen 3, 2-core
+machine at load ~7; U/D per repetition, fit s, VmHWM MiB; 2 GiB = 2,048 MiB declared):
+``none`` 1.092, 6 s, 635; ``pairs`` (3 rounds, share 0.2) 1.029, 349 s, 1,266; ``tree`` with
+a mirror-descent refit (share 0.6) 0.576, 235 s, 1,551; ``tree`` in closed form, share 0.6
+0.523/0.610, 13–32 s, 677; share 0.6 + ``sampling: rounded`` 0.571/0.473, 20–25 s, 676;
+share 0.75 + rounded 0.577/0.451/0.553, 686; share 0.45 + rounded 0.622/0.594/0.710. The
+target (≤ 0.5 on average) is not met; at ε_gen 30 the tree reaches 0.43 (a tree's ceiling
+on these 36 columns, whose 277 strongly dependent pairs mostly share an age-driven
+missingness).
+
 Run: nice -n 10 python benchmarks/pair_dependence.py --spec SPEC --data CSV [--score CSV]
      [--reps 2] [--structure none|pairs|pairs_triples|tree|tree_pairs] [--share S]
      [--rounds R] [--picks K] [--select-share S] [--edges K] [--iters I]
