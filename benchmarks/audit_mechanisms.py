@@ -46,6 +46,7 @@ from workbench.audits import (
     primitive_scenarios,
     privbayes_mi_scenario,
     public_choice_scenario,
+    tree_score_scenario,
     variant_cases,
     variant_scenario,
 )
@@ -110,7 +111,7 @@ def main() -> None:
         row = audit_scenario(variant_scenario(name), trials=args.trials, seed=seed)
         print(line(row, "seeded", support))
     for seed, build in enumerate((privbayes_mi_scenario, aim_score_scenario,
-                                  public_choice_scenario), start=100):
+                                  public_choice_scenario, tree_score_scenario), start=100):
         print(line(audit_scenario(build(), trials=args.trials, seed=seed), "seeded", support))
     release_rows(args.trials, support)
     plausible_table(args.pd_trials, support)

@@ -37,6 +37,7 @@ from workbench.audits import (
     noiseless_check,
     privbayes_mi_scenario,
     public_choice_scenario,
+    tree_score_scenario,
 )
 from workbench.privacy.noise import SeededNoise
 
@@ -118,6 +119,17 @@ def test_aim_selection_score_audit() -> None:
     gap = scn.d_prime.values - scn.d.values
     assert scn.d.values[0] == pytest.approx(scn.d.values[1])  # a tie on D ...
     assert gap.tolist() == pytest.approx([2.0, -2.0])  # ... split by the full Δ on D′
+    assert_audit(scn)
+
+
+def test_structure_tree_edge_score_audit() -> None:
+    """The tree's edge noisy max over ‖M_c(D) − n·q_a⊗q_b‖₁ − E‖noise‖₁, Δ = 2: a tie on D
+    split by the full Δ on D′; flagged at Δ/2."""
+    scn = tree_score_scenario()
+    assert scn.d.primitive == "noisy_max" and scn.d.epsilon == pytest.approx(1.0)
+    assert scn.d.sensitivity == pytest.approx(2.0)
+    assert scn.d.values[0] == pytest.approx(scn.d.values[1])
+    assert (scn.d_prime.values - scn.d.values).tolist() == pytest.approx([-2.0, 2.0])
     assert_audit(scn)
 
 

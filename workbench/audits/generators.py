@@ -17,6 +17,11 @@ audit its first noisy-max call, captured at the noise seam.
   (0, 1, 1). Then ‖M_ab − m_ab‖₁ goes 2 → 4 and ‖M_ac − m_ac‖₁ goes 2 → 0: the scores move by
   the full Δ = 2 (replace-one histogram) in opposite directions from a tie, the case where
   permute-and-flip's loss is exactly ε.
+* **Structure tree** (the workload's ``structure: tree``). The same n = 8, D and D′, workload
+  {(a, b)}: the components are {a, b} and {c}, so the one edge's noisy max is over (a, c) and
+  (b, c), each scored against the independence of the released 1-way shares (the capture's
+  even history: 2 per cell). ‖M_ac − 2‖₁ goes 2 → 0 and ‖M_bc − 2‖₁ goes 2 → 4: from a tie,
+  opposite moves of the full Δ = 2.
 * **Public-measurement choice** (the workload family's ``public_measurements: joint``). n = 8,
   workload {(a, b)}, the public proxy uniform over (a, b) (2 records per cell), and D the same
   records. The 1-way measurements before the choice are answered by the capture with the even
@@ -42,6 +47,8 @@ _DOMAIN = Domain(("a", "b", "c"), (2, 2, 2))
 PRIVBAYES_EPSILON = 4.0
 #: AIM ε_gen with one round and 1-way share ¼: the selection gets 10% of ¾·ε_gen = 1.
 AIM_EPSILON = 40.0 / 3.0
+#: Tree ε_gen with structure share ½ and selection share ½, one edge: ε = 1 for its noisy max.
+TREE_EPSILON = 4.0
 #: 'joint' ε_gen with selection share ½ and one clique to choose for, (a, b): ε = 1 for it.
 PUBLIC_CHOICE_EPSILON = 2.0
 
@@ -124,3 +131,21 @@ def aim_score_scenario() -> Scenario:
         "n = 8, fixed uniform 1-way history; scores go (s, s) → (s + 2, s − 2): "
         "Δ = 2 (replace-one count table) × max w = 1", 2.0, _fit_aim, primitive="noisy_max",
         repeat=(0,))  # each fit costs a JAX compile; D's repeat shows the scores are fixed
+
+
+def _fit_tree(ctx: PrivacyContext, which: int) -> object:
+    """The tree option (one edge) on D or D′ with the workload {(a, b)}."""
+    generator = WorkloadGenerator(structure="tree", structure_share=0.5,
+                                  structure_select_share=0.5, iters=1)
+    generator.bind_workload(Workload(_DOMAIN.names, (WorkloadItem(("a", "b"), 1.0, ("audit",)),),
+                                     0.25))
+    return generator.fit(_AIM_DATA[which], _DOMAIN, TREE_EPSILON, ctx)
+
+
+def tree_score_scenario() -> Scenario:
+    """The tree's edge noisy max over ‖M(D) − n·q ⊗ q‖₁ − E‖noise‖₁, on D and D′."""
+    return scenario(
+        "structure_tree_score", "OpenDP noisy max over ‖M_c(D) − n·q_a⊗q_b‖₁ − E‖noise‖₁",
+        "n = 8, fixed uniform 1-way history; (a, c), (b, c) go (s, s) → (s − 2, s + 2): "
+        "Δ = 2 (replace-one count table)", 2.0, _fit_tree, primitive="noisy_max",
+        repeat=(0,))

@@ -426,6 +426,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from workbench.specification import SpecError
     from workbench.transform import EncodingError
 
+    if args.command in ("run", "dryrun") and not getattr(args, "quiet", False):
+        from workbench.generators.structure_tree import show_progress
+
+        show_progress()  # structure fits say what they do (public facts only)
     try:
         return int(args.func(args))
     except SpecError as exc:

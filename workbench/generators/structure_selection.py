@@ -45,6 +45,7 @@ import numpy as np
 
 from workbench.generators.mbi_model import NoisyMarginal, estimate, sampling_plan
 from workbench.generators.model_limit import Clique, ModelLimit, cap_cells, junction_tables
+from workbench.generators.structure_tree import LOG, tree_refusal
 from workbench.privacy.records import discrete_laplace_sigma
 from workbench.specification.params import Param, one_of, open_interval, whole_at_least
 
@@ -53,7 +54,7 @@ if TYPE_CHECKING:
     from workbench.privacy import PrivacyContext
     from workbench.transform import Domain
 
-STRUCTURE_CHOICES = ("none", "pairs", "pairs_triples")
+STRUCTURE_CHOICES = ("none", "pairs", "pairs_triples", "tree", "tree_pairs")
 #: Share of each structure round's ε spent on selecting the clique (AIM uses 10%).
 SELECT_SHARE = 0.1
 #: Rows of the public model sample the rounds read p̂'s pair tables from (at least n).
@@ -61,8 +62,10 @@ MODEL_SAMPLE = 50_000
 
 STRUCTURE_PARAMS = MappingProxyType({
     "structure": Param("none", one_of(*STRUCTURE_CHOICES),
-                       "unnamed structure: 'none', adaptive 'pairs', or 'pairs_triples' "
-                       "(triples that extend a selected pair), within generator.model_limit",
+                       "unnamed structure: 'none', adaptive 'pairs', 'pairs_triples' (triples "
+                       "that extend a selected pair), 'tree' (a spanning forest of pairs, one "
+                       "refit) or 'tree_pairs' (the tree, then the rounds), within "
+                       "generator.model_limit",
                        control="choice", choices=STRUCTURE_CHOICES),
     "structure_share": Param(0.2, open_interval(0, 1),
                              "share of ε_gen spent on selecting and measuring unnamed cliques",
@@ -72,6 +75,12 @@ STRUCTURE_PARAMS = MappingProxyType({
                               control="whole_number"),
     "structure_picks": Param(1, whole_at_least(1),
                              "cliques selected per structure round (against one model)",
+                             control="whole_number"),
+    "structure_select_share": Param(SELECT_SHARE, open_interval(0, 1),
+                                    "tree: share of the structure's ε spent selecting edges "
+                                    "(the rest measures them)", control="number"),
+    "structure_edges": Param(0, whole_at_least(0),
+                             "tree: most edges to add (0: a spanning forest)",
                              control="whole_number"),
 })
 
@@ -128,7 +137,11 @@ def structure_epsilon(structure: str, share: float, domain: Domain, workload: Wo
     if structure == "none":
         return 0.0
     cliques = [(c,) for c in domain.names] + [i.clique for i in workload.items if i.weight > 0]
-    problem = refusal(domain, cliques, limit, structure == "pairs_triples")
+    if structure.startswith("tree"):
+        sizes = dict(zip(domain.names, (int(s) for s in domain.sizes), strict=True))
+        problem = tree_refusal(sizes, cliques, limit)
+    else:
+        problem = refusal(domain, cliques, limit, structure == "pairs_triples")
     if problem:
         raise ValueError(problem + "; nothing was spent")
     return eps * float(share)
@@ -206,10 +219,14 @@ def run_structure(
                 purpose=f"workload structure round {r + 1}.{k + 1}: select a clique")
             clique = pool[int(pick.value)]
             chosen.append(clique)
+            LOG.debug("structure round %d.%d of %d: %s (%d candidates were left)", r + 1,
+                     k + 1, rounds, " x ".join(clique), len(pool))
             last = r == rounds - 1 and k == picks - 1
             eps_m = epsilon - spent - eps_select if last else eps_measure
             measured.append(measure(clique, eps_m))
             spent += eps_select + eps_m
-        model = estimate(domain, measured, total, iters if r == rounds - 1 else refit,
-                         warm=model)
+        steps = iters if r == rounds - 1 else refit
+        LOG.info("structure round %d of %d: refitting (%d steps; a new model shape compiles); "
+                 "ε %.4g of %.4g left", r + 1, rounds, steps, epsilon - spent, epsilon)
+        model = estimate(domain, measured, total, steps, warm=model)
     return model, chosen

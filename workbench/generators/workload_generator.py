@@ -66,6 +66,7 @@ from workbench.generators.structure_selection import (
     run_structure,
     structure_epsilon,
 )
+from workbench.generators.structure_tree import run_tree, tree_edges
 from workbench.generators.workload import Workload, all_pairs_workload, derive_workload
 from workbench.generators.workload_public import (
     PUBLIC_PARAMS,
@@ -245,7 +246,13 @@ class WorkloadGenerator(GeneratorFamily):
         else:
             head = f"Derived workload {label}, ε at ε_gen = {whole:.6g}:"
             lines = self.workload.describe(epsilon)
-        if self.structure != "none":
+        if self.structure.startswith("tree"):
+            head += (f" (ε {whole - epsilon:.6g} of ε_gen then goes to a spanning forest of "
+                     f"unnamed pairs, {self.structure_select_share:g} of it selecting edges, "
+                     "the rest measuring them, within generator.model_limit"
+                     + (f"; then {self.structure_rounds} rounds of {self.structure_picks}"
+                        if self.structure == "tree_pairs" else "") + ")")
+        elif self.structure != "none":
             head += (f" (ε {whole - epsilon:.6g} of ε_gen goes first to "
                      f"{self.structure_rounds} rounds of {self.structure_picks} selecting "
                      f"unnamed {self.structure} within generator.model_limit)")
@@ -333,7 +340,9 @@ class WorkloadGenerator(GeneratorFamily):
                                                    self.iters)
             self.domain_ = domain
             return self
-        refit = max(1, self.iters // 4) if eps_structure else self.iters
+        # the tree joins its pairs to this fit in closed form: its steps are the final ones
+        tree = self.structure == "tree"
+        refit = max(1, self.iters // 4) if eps_structure and not tree else self.iters
         if self.algorithm == "aim" and any(item.weight > 0 for item in workload.items):
             one_way = [(c, e) for c, e in self.allocation_ if len(c) == 1]
             measured = [measure_marginal(data, c, e, privacy) for c, e in one_way]
@@ -361,11 +370,27 @@ class WorkloadGenerator(GeneratorFamily):
         def rounds(domain: Domain, measured: list[NoisyMarginal], n: int,
                    truth: Callable[..., np.ndarray], measure: Callable[..., NoisyMarginal],
                    warm: object | None = None) -> object:
-            model, self.structure_ = run_structure(
-                domain, measured, n, truth, measure, epsilon=eps,
+            rest, self.structure_ = eps, []
+            if self.structure.startswith("tree"):
+                both = self.structure == "tree_pairs"
+                # tree_pairs: ε by the cliques each part adds (edges planned vs round picks)
+                edges = tree_edges(domain, measured, self.structure_edges)
+                part = eps * edges / (edges + self.structure_rounds * self.structure_picks) \
+                    if both else eps
+                warm, self.structure_ = run_tree(
+                    domain, measured, n, truth, measure, epsilon=part,
+                    select_share=self.structure_select_share, edges=self.structure_edges,
+                    limit=self._limit(), privacy=privacy,
+                    iters=max(1, self.iters // 4) if both else self.iters, warm=warm)
+                if not both:
+                    return warm
+                rest = eps - part
+            model, picked = run_structure(
+                domain, measured, n, truth, measure, epsilon=rest,
                 rounds=self.structure_rounds, triples=self.structure == "pairs_triples",
                 limit=self._limit(), privacy=privacy, iters=self.iters, warm=warm,
                 picks=self.structure_picks)
+            self.structure_ = [*self.structure_, *picked]
             return model
         return rounds
 
