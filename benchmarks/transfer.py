@@ -91,7 +91,7 @@ def binding_of(result) -> tuple[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--examples", nargs="+", default=["lean_designed", "paper", "lean_robust"])
+    parser.add_argument("--examples", nargs="*", default=["lean_designed", "paper", "lean_robust"])
     parser.add_argument("--specs", nargs="*", default=[],
                         help="more frozen specs to check, by path")
     parser.add_argument("--sizes", nargs="+", default=list(SIZES))
@@ -110,6 +110,9 @@ def main() -> None:
     args = parser.parse_args()
     executor = make_executor(args.workers)
     specs = {name: EXAMPLES[name] for name in args.examples}
+    for name, path in specs.items():
+        if not path.exists():
+            parser.error(f"--examples {name}: {path.relative_to(REPO)} has not been made")
     specs |= {Path(p).stem: Path(p) for p in args.specs}
     rows = []
     for name, path in specs.items():
