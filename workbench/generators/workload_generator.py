@@ -61,12 +61,7 @@ from workbench.generators.measurement import measure_marginal
 from workbench.generators.missing import AS_VALUE, missing_params, separate_layout
 from workbench.generators.model_limit import ModelLimit
 from workbench.generators.public_proxy import check_proxy, proxy_counts
-from workbench.generators.structure_selection import (
-    STRUCTURE_PARAMS,
-    run_structure,
-    structure_epsilon,
-)
-from workbench.generators.structure_tree import run_tree, tree_edges
+from workbench.generators.structure_selection import STRUCTURE_PARAMS, structure_epsilon
 from workbench.generators.workload import Workload, all_pairs_workload, derive_workload
 from workbench.generators.workload_public import (
     PUBLIC_PARAMS,
@@ -74,6 +69,7 @@ from workbench.generators.workload_public import (
     joint_guarantee,
     joint_problems,
 )
+from workbench.generators.workload_structure import structure_note, structure_rounds
 from workbench.privacy.records import discrete_laplace_sigma
 from workbench.specification.params import Param, non_negative, one_of, whole_at_least
 from workbench.transform import Domain
@@ -246,16 +242,7 @@ class WorkloadGenerator(GeneratorFamily):
         else:
             head = f"Derived workload {label}, ε at ε_gen = {whole:.6g}:"
             lines = self.workload.describe(epsilon)
-        if self.structure.startswith("tree"):
-            head += (f" (ε {whole - epsilon:.6g} of ε_gen then goes to a spanning forest of "
-                     f"unnamed pairs, {self.structure_select_share:g} of it selecting edges, "
-                     "the rest measuring them, within generator.model_limit"
-                     + (f"; then {self.structure_rounds} rounds of {self.structure_picks}"
-                        if self.structure == "tree_pairs" else "") + ")")
-        elif self.structure != "none":
-            head += (f" (ε {whole - epsilon:.6g} of ε_gen goes first to "
-                     f"{self.structure_rounds} rounds of {self.structure_picks} selecting "
-                     f"unnamed {self.structure} within generator.model_limit)")
+        head += structure_note(self, whole - epsilon)
         from workbench.generators.workload_missing import missing_words
 
         return [head] + ["  " + line for line in lines] + missing_words(
@@ -365,34 +352,8 @@ class WorkloadGenerator(GeneratorFamily):
         return ModelLimit() if self.bound_spec_ is None else ModelLimit.of(self.bound_spec_)
 
     def _structure_rounds(self, eps: float, privacy: PrivacyContext) -> Callable[..., object]:
-        """The rounds of :mod:`~workbench.generators.structure_selection` at ``eps``, as a
-        callable (domain, measured, n, truth, measure, warm) → estimate; records the choice."""
-        def rounds(domain: Domain, measured: list[NoisyMarginal], n: int,
-                   truth: Callable[..., np.ndarray], measure: Callable[..., NoisyMarginal],
-                   warm: object | None = None) -> object:
-            rest, self.structure_ = eps, []
-            if self.structure.startswith("tree"):
-                both = self.structure == "tree_pairs"
-                # tree_pairs: ε by the cliques each part adds (edges planned vs round picks)
-                edges = tree_edges(domain, measured, self.structure_edges)
-                part = eps * edges / (edges + self.structure_rounds * self.structure_picks) \
-                    if both else eps
-                warm, self.structure_ = run_tree(
-                    domain, measured, n, truth, measure, epsilon=part,
-                    select_share=self.structure_select_share, edges=self.structure_edges,
-                    limit=self._limit(), privacy=privacy,
-                    iters=max(1, self.iters // 4) if both else self.iters, warm=warm)
-                if not both:
-                    return warm
-                rest = eps - part
-            model, picked = run_structure(
-                domain, measured, n, truth, measure, epsilon=rest,
-                rounds=self.structure_rounds, triples=self.structure == "pairs_triples",
-                limit=self._limit(), privacy=privacy, iters=self.iters, warm=warm,
-                picks=self.structure_picks)
-            self.structure_ = [*self.structure_, *picked]
-            return model
-        return rounds
+        """The structure option's rounds at ``eps`` (:func:`structure_rounds`)."""
+        return structure_rounds(self, eps, privacy, self._limit())
 
     def _aim(
         self,
