@@ -29,6 +29,8 @@ from workbench.engine.blas import single_threaded_blas
 from workbench.privacy import PrivacyContext
 from workbench.privacy.noise import SeededNoise
 from workbench.specification import Configuration
+from workbench.specification.n_policy import N_HAT_KEY
+from workbench.transform.cells import PairedCells
 from workbench.trial import Trial, bind
 from workbench.validation import build_spec
 
@@ -71,27 +73,43 @@ def sigma_epsilon(trial: Trial, frame: pd.DataFrame, real: np.ndarray, synth: np
     """σ·ε of a criterion's DP value, measured at ε = 1 over ``draws`` releases."""
     at_one = bind(variant(trial.spec, trial.spec.budget.epsilon_generator, {criterion_id: 1.0}),
                   trial.configuration)
-    values = []
+    values, cells = [], _Cells(at_one, real, synth)
     for d in range(max(draws, 2)):
         ctx = PrivacyContext.simulation(seed=seed + d, noise=SeededNoise(seed + d))
         once = release_before_loop(at_one, frame, ctx).once
         values.append(evaluate_criterion(at_one.spec, at_one.configuration, criterion_id, real,
-                                         synth, ctx, once_results=once,
-                                         table=at_one.table).value)
+                                         synth, ctx, once_results=once, table=at_one.table,
+                                         cells=cells.at(once)).value)
     return statistics.stdev(values)
 
 
 def group_pass(trial: Trial, frame: pd.DataFrame, real: np.ndarray, synth: np.ndarray,
                ids: Sequence[str], draws: int, seed: int) -> float:
     """Share of ``draws`` DP releases in which every criterion of ``ids`` passes."""
-    passed = 0
+    passed, cells = 0, _Cells(trial, real, synth)
     for d in range(draws):
         ctx = PrivacyContext.simulation(seed=seed + d, noise=SeededNoise(seed + d))
         once = release_before_loop(trial, frame, ctx).once
         passed += all(evaluate_criterion(trial.spec, trial.configuration, i, real, synth, ctx,
-                                         once_results=once, table=trial.table).passed
+                                         once_results=once, table=trial.table,
+                                         cells=cells.at(once)).passed
                       for i in ids)
     return passed / draws
+
+
+class _Cells:
+    """R and S of one candidate reduced to paired cells once, for every DP draw (the draws
+    differ in their noise only; under ``n_policy: dp`` one reduction per released n̂)."""
+
+    def __init__(self, trial: Trial, real: np.ndarray, synth: np.ndarray) -> None:
+        self.domain, self.real, self.synth = trial.table.domain, real, synth
+        self.made: dict[int | None, PairedCells] = {}
+
+    def at(self, once: Mapping[str, Any]) -> PairedCells:
+        n = once.get(N_HAT_KEY)
+        if n not in self.made:
+            self.made[n] = PairedCells.from_codes(self.real, self.synth, self.domain, n=n)
+        return self.made[n]
 
 
 def sigma_job(shared: Shared, item: tuple[str, int, int]) -> float:
