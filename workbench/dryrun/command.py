@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +92,22 @@ def masked_proxy(spec: Spec, path: str, masks: list[str], seed: int) -> object:
     return apply_masks(frame, parse_masks(masks), seed=seed, exclude=forbid)
 
 
+class _ScenarioEta:
+    """``--robust``'s progress lines: each scenario, what is left and an ETA (the dry run's
+    own time per scenario before one has finished, then the mean)."""
+
+    def __init__(self, first_seconds: float) -> None:
+        self.first, self.start = first_seconds, time.monotonic()
+
+    def __call__(self, name: str, k: int, total: int) -> None:
+        done = k - 1
+        per = (time.monotonic() - self.start) / done if done else self.first
+        left = per * (total - done)
+        eta = f"~{max(1, round(left))} s" if left < 90 else f"~{round(left / 60)} min"
+        print(f"robust forecast: scenario {k} of {total} ({name}) … ETA {eta}",
+              file=sys.stderr, flush=True)
+
+
 def _robust_scenarios(spec: Spec, result: Any, proxy: Any, args: argparse.Namespace,
                       executor: Any = None) -> dict[str, float]:
     """p of the narrowed design on the proxy (this dry run) and on every other proxy scenario
@@ -108,7 +125,8 @@ def _robust_scenarios(spec: Spec, result: Any, proxy: Any, args: argparse.Namesp
     published = read_published_tables(narrowed, tables) if tables else None
     robust = robust_forecast(narrowed, as_evidence(narrowed, proxy, published), kept, args.n,
                              repetitions=args.repetitions, seed=args.seed,
-                             names=None if published else SCENARIOS[1:], executor=executor)
+                             names=None if published else SCENARIOS[1:], executor=executor,
+                             on_scenario=None if args.quiet else _ScenarioEta(result.seconds))
     scenarios = dict(robust.scenarios) if published else {"proxy": on_proxy,
                                                           **robust.scenarios}
     print("forecast over proxy scenarios: " + ", ".join(f"{k} {v:.2f}"
