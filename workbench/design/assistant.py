@@ -292,9 +292,10 @@ def design(spec: Spec, proxy: Evidence | pd.DataFrame | str | os.PathLike[str],
     the drafts are then rehearsed as frozen (``check_repetitions`` seeded dry-run iterations
     on the proxy and each of ``scenarios``, up to ``checks`` drafts cheapest first) and the
     first whose low end reaches the target is written, with that rehearsal as its forecast;
-    ``executor``: the dry run's, default two local processes). The margins are measured on a
-    population at n of the evidence's anchor; published tables in the evidence anchor the
-    rehearsal's scenarios instead of ``scenarios``."""
+    ``executor``: the dry run's, default two local processes, opened once for the whole design
+    and running its candidate fits, σ simulations and pricing draws too, :mod:`.jobs`). The
+    margins are measured on a population at n of the evidence's anchor; published tables in
+    the evidence anchor the rehearsal's scenarios instead of ``scenarios``."""
     if not 0 < target_p < 1:
         raise ValueError("target_p must lie in (0, 1)")
     if repetitions < 1 or draws < 1 or not epsilon_generators or not divisors:
