@@ -99,7 +99,7 @@ def test_tstr_is_priced_by_the_sigma_of_its_value_not_the_matrix_delta(proxy) ->
     """Issue 28: TSTR's noise is Laplace(Δ/ε) on each cell of the confusion matrix (Δ = 2), its
     value a ratio of those counts, so σ·ε of the value is about Δ/n — measured by simulation,
     not √2·Δ (which priced a TSTR criterion at ε ≈ 55 on Adult)."""
-    from workbench.design.assistant import _sigma_epsilon
+    from workbench.design.jobs import sigma_epsilon as _sigma_epsilon
     from workbench.evidence.prepare import prepare_proxy
 
     doc = _document()

@@ -12,12 +12,13 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from workbench.cli.main import main
-from workbench.design.progress import Eta, duration
+from workbench.design.progress import Countdown, Eta, duration
 from workbench.evidence.sampler import sample_proxy
 from workbench.validation import build_spec, load_spec
 
@@ -77,6 +78,24 @@ def test_eta_says_what_is_left_and_how_long() -> None:
     assert duration(400) == "~7 min" and duration(9000) == "~2.5 h"
 
 
+def test_countdown_of_parallel_units_says_what_is_left_from_the_wall_time() -> None:
+    """Parallel units (candidate fits, pricing draws) finish in any order: after each, what is
+    left and an ETA from the wall time per finished unit (which counts the parallelism)."""
+    lines: list[str] = []
+    ticks = iter([0.0, 0.0, 12.0, 14.0, 20.0])
+    countdown = Countdown(lines.append, 3, "candidate fit", clock=lambda: next(ticks))
+    countdown.start("ε_gen 2")
+    countdown.finished("repetition 2")
+    countdown.finished("repetition 1")
+    countdown.finished("repetition 3")
+    assert lines == ["candidate fit: 3 to run (ε_gen 2) … ETA: timing the first",
+                     "candidate fit 1 of 3 done (repetition 2) … 2 left, ETA ~24 s",
+                     # after the first, the time per unit since it (start-up paid once)
+                     "candidate fit 2 of 3 done (repetition 1) … 1 left, ETA ~2 s",
+                     "candidate fit 3 of 3 done (repetition 3) … all done"]
+    assert countdown.seconds_per_unit == 4.0  # (20 - 12) / 2
+
+
 @pytest.fixture(scope="module")
 def proxy_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("proxy") / "proxy.csv"
@@ -115,10 +134,13 @@ def test_an_unreachable_draft_exits_2_naming_its_binding_criterion_and_writes_no
         in text
     assert "error: target not reached (best draft ε_gen 2" in captured.err
     # every long step said what is left and when it should end
-    assert "candidate 1 of 2 (ε_gen 2, repetition 1 of 2) … ETA: timing the first" \
-        in captured.err
-    assert "candidate 2 of 2 (ε_gen 2, repetition 2 of 2) … ETA ~" in captured.err
+    assert "candidate fit: 2 to run (2 per ε_gen, each fitted and sampled at n = 3,000) … " \
+        "ETA: timing the first" in captured.err
+    assert re.search(r"candidate fit 1 of 2 done \(ε_gen 2, repetition \d of 2\) … 1 left, "
+                     r"ETA ~\d+ s", captured.err)
+    assert "candidate fit 2 of 2 done (ε_gen 2, repetition" in captured.err
     assert "rehearsing draft 1 of 1 (" in captured.err and "… ETA ~" in captured.err
+    assert "  draft 1: scenario 1 of 5 (proxy) … ETA ~" in captured.err
 
 
 @pytest.fixture(scope="module")

@@ -301,3 +301,24 @@ def test_cli_records_a_forecast_anchored_on_published_tables(tmp_path, spec, pro
     assert main([*base, "--min-pass", "0", "--write-narrowed", str(out), "--robust",
                  "--published-tables", str(tables)]) == 2
     assert "column 'no_such' is not in the spec" in capsys.readouterr().err
+
+
+def test_cli_robust_scenarios_say_what_is_left_and_when(tmp_path, proxy, capsys) -> None:
+    """`workbench dryrun --write-narrowed --robust` (not quiet) announces each scenario's dry
+    run with how many are left and an ETA (issue 36: no long step sits silent)."""
+    import json
+
+    from workbench.cli.main import main
+
+    spec_path, proxy_path = tmp_path / "spec.json", tmp_path / "proxy.csv"
+    spec_path.write_text(json.dumps(_cheap_document()))
+    proxy.to_csv(proxy_path, index=False)
+    out = tmp_path / "narrowed.frozen.json"
+    assert main(["dryrun", str(spec_path), str(proxy_path), "--repetitions", "1", "--seed", "2",
+                 "--noise", "seeded", "--workers", "0", "--no-cache", "--floor-draws", "0",
+                 "--n", "2000", "--min-pass", "0", "--write-narrowed", str(out),
+                 "--robust"]) == 0
+    err = capsys.readouterr().err
+    names = list(SCENARIOS[1:])
+    for k, name in enumerate(names, start=1):
+        assert f"robust forecast: scenario {k} of {len(names)} ({name}) … ETA ~" in err

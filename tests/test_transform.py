@@ -176,3 +176,20 @@ def test_a_wide_domain_counts_its_cells_exactly_and_summarises_its_rows() -> Non
     counts = CellCounts.from_codes(codes, domain)
     assert sorted(counts.counts.tolist()) == [1, 1, 2]
     assert counts.marginal(("c3",)).tolist() == [1, 2, 0, 0, 0, 0, 0, 1]
+
+
+def test_unique_rows_is_numpys_row_unique_on_wide_domains() -> None:
+    """``unique_rows`` (packed int64 words) gives np.unique(axis=0)'s cells, inverse and
+    counts, in the same order, on domains too wide for one cell number (36+ columns)."""
+    from workbench.transform.cells import unique_rows
+
+    rng = np.random.default_rng(7)
+    for d, n in ((1, 50), (36, 3000), (44, 1500), (70, 800)):
+        sizes = rng.integers(1, 40, d)
+        rows = np.stack([rng.integers(0, s, n) for s in sizes], axis=1).astype(np.int64)
+        rows[n // 2:] = rows[: n - n // 2]  # repeated rows
+        cells, inverse, counts = np.unique(rows, axis=0, return_inverse=True,
+                                           return_counts=True)
+        mine = unique_rows(rows, sizes)
+        assert np.array_equal(mine[0], cells) and np.array_equal(mine[1], inverse.ravel())
+        assert np.array_equal(mine[2], counts)

@@ -89,10 +89,13 @@ def evaluate_criterion(
     once_results: Mapping[str, Any] | None = None,
     *,
     table: TableCodec,
+    cells: PairedCells | None = None,
 ) -> CriterionResult:
-    """The DP result of one criterion (an MAE criterion also releases its coefficients)."""
+    """The DP result of one criterion (an MAE criterion also releases its coefficients);
+    ``cells``: R and S already reduced (:class:`~workbench.criteria.evaluation_state.
+    Evaluation`), when the same candidate is evaluated many times."""
     _check_context(ctx)
-    ev = Evaluation(spec, config, real_codes, synth_codes, ctx, once_results, table)
+    ev = Evaluation(spec, config, real_codes, synth_codes, ctx, once_results, table, cells)
     criterion = spec.criterion(criterion_id)
     return kind_of(criterion).release(ev, criterion)
 

@@ -36,16 +36,19 @@ class Evaluation:
         ctx: PrivacyContext,
         once_results: Mapping[str, Any] | None,
         table: TableCodec,
+        cells: PairedCells | None = None,
     ) -> None:
         """Reduce R and S once to paired cell counts over the domain of ``table`` (the
-        configuration's codec, which the caller's Trial holds)."""
+        configuration's codec, which the caller's Trial holds); ``cells``: that reduction
+        already made, of the same codes at the same n (the design's DP draws reuse it)."""
         self.spec = spec
         self.config = config
         self.table = table
         self.once = dict(once_results or {})
         # n_policy dp: shares are of the public n̂ = |S|, never of R's confidential size
-        self.pc = PairedCells.from_codes(real_codes, synth_codes, self.table.domain,
-                                         n=self.once.get(N_HAT_KEY))
+        n = self.once.get(N_HAT_KEY)
+        self.pc = cells if cells is not None and (n is None or cells.n == n) else \
+            PairedCells.from_codes(real_codes, synth_codes, self.table.domain, n=n)
         # as given (narrow unsigned codes from the engine stay narrow, issue 38); the kinds that
         # compute on the rows read the int64 views below, made only when first asked for
         self.real_codes = np.asarray(real_codes)

@@ -23,7 +23,6 @@ Steps (public proxy only, simulation contexts):
 
 from __future__ import annotations
 
-import copy
 import math
 import os
 import statistics
@@ -34,20 +33,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from workbench.criteria import evaluate_criterion
-from workbench.design.facts import CandidateFacts, candidate_facts
-from workbench.design.progress import Eta
+from workbench.design.facts import CandidateFacts
+from workbench.design.jobs import Shared, fit_candidate, pass_job, run_jobs, sigma_job
+from workbench.design.progress import Countdown
 from workbench.design.rehearse import DEFAULT_CHECKS, rehearse_drafts
 from workbench.design.rules import needed_epsilon
+from workbench.design.variants import at_epsilon, variant, variant_document
+from workbench.dryrun.executors import LocalExecutor, session
 from workbench.dryrun.forecast import all_pass
 from workbench.dryrun.robust import RobustForecast
-from workbench.engine.before_loop import release_before_loop
 from workbench.evidence.core import SCENARIOS, Evidence
 from workbench.evidence.population import size_seed
 from workbench.evidence.prepare import as_evidence
-from workbench.privacy import PrivacyContext
 from workbench.privacy.budget_plan import BudgetPlan
-from workbench.privacy.noise import SeededNoise
 from workbench.specification import Configuration, Spec
 from workbench.specification.errors import SpecError
 from workbench.transform.cells import distinct_cells
@@ -167,74 +165,10 @@ class DesignResult:
         return "\n".join(rows)
 
 
-def _variant(spec: Spec, eps_gen: float, epsilons: Mapping[str, float] | None = None,
-             tuned: Mapping[str, Mapping[str, Any]] | None = None, caps: bool = True) -> Spec:
-    """The spec at ε_gen with the given criterion ε's and regression weights (validated).
-
-    ε_gen is written once, as every grid's (and the narrowed list's) generator 'epsilon'; the
-    budget's derived fields are left out (the validator derives them). ``caps=False`` leaves
-    out the budget's ε caps too: an ε_gen being priced may exceed them, a draft may not."""
-    doc = spec.to_document()
-    if not caps:
-        for key in ("epsilon_total_max", "epsilon_lifetime_max"):
-            doc["budget"].pop(key, None)
-    for grid in doc["generator"]["search_space"]:
-        grid["epsilon"] = [float(eps_gen)]
-    for c in doc["selection"].get("configurations") or ():
-        c["generator"]["epsilon"] = float(eps_gen)
-    for key in ("epsilon_generator", "epsilon_criteria"):
-        doc["budget"].pop(key, None)
-    for c in doc["criteria"]:
-        if epsilons and math.isfinite(epsilons.get(c["id"], math.inf)):
-            c["epsilon"] = float(epsilons[c["id"]])  # ∞ (margin ≤ 0): the spec's ε stays
-        if tuned and tuned.get(c["id"]):  # parameters its kind tuned on the proxy
-            c.setdefault("params", {}).update(copy.deepcopy(dict(tuned[c["id"]])))
-    doc["selection"].pop("forecast", None)
-    return build_spec(doc)
-
-
-def _at(configuration: Configuration, eps_gen: float | None) -> Configuration:
-    """The configuration with its generator at ε_gen (every grid of a variant declares it);
-    None: without its own ε_gen (the variant's derived ε_gen applies)."""
-    d = configuration.to_dict()
-    d["generator"].pop("epsilon", None)
-    if eps_gen is not None:
-        d["generator"]["epsilon"] = float(eps_gen)
-    return Configuration.from_dict(d)
-
-
 def _simulated_group(trial: Trial) -> list[str]:
     """Criteria whose kind answers no closed-form P(pass) (its noise is not one Laplace draw
     on the exact value: the regression kinds, quantiles, TSTR, kNN): simulated jointly."""
     return [b.id for b in trial.criteria if not b.kind.tags.closed_form_pass and b.epsilon > 0]
-
-
-def _sigma_epsilon(trial: Trial, frame: pd.DataFrame, real: np.ndarray, synth: np.ndarray,
-                   criterion_id: str, draws: int, seed: int) -> float:
-    """σ·ε of a criterion's DP value, measured at ε = 1 over ``draws`` releases."""
-    at_one = bind(_variant(trial.spec, trial.spec.budget.epsilon_generator, {criterion_id: 1.0}),
-                  trial.configuration)
-    values = []
-    for d in range(max(draws, 2)):
-        ctx = PrivacyContext.simulation(seed=seed + d, noise=SeededNoise(seed + d))
-        once = release_before_loop(at_one, frame, ctx).once
-        values.append(evaluate_criterion(at_one.spec, at_one.configuration, criterion_id, real,
-                                         synth, ctx, once_results=once,
-                                         table=at_one.table).value)
-    return statistics.stdev(values)
-
-
-def _group_pass(trial: Trial, frame: pd.DataFrame, real: np.ndarray, synth: np.ndarray,
-                ids: Sequence[str], draws: int, seed: int) -> float:
-    """Share of ``draws`` DP releases in which every criterion of ``ids`` passes."""
-    passed = 0
-    for d in range(draws):
-        ctx = PrivacyContext.simulation(seed=seed + d, noise=SeededNoise(seed + d))
-        once = release_before_loop(trial, frame, ctx).once
-        passed += all(evaluate_criterion(trial.spec, trial.configuration, i, real, synth, ctx,
-                                         once_results=once, table=trial.table).passed
-                      for i in ids)
-    return passed / draws
 
 
 def _plans(eps_gen: float, spec: Spec, epsilons: Mapping[str, float]
@@ -248,10 +182,22 @@ def _plans(eps_gen: float, spec: Spec, epsilons: Mapping[str, float]
             for mode, cap in ((SINGLE, 1), (LOOP, None))}
 
 
-def _alternative(trial: Trial, frame: pd.DataFrame, real: np.ndarray, eps_gen: float,
-                 divisor: float, facts: Sequence[CandidateFacts], margins: Mapping[str, float],
-                 sigma_eps: Mapping[str, float], draws: int, seed: int) -> Alternative:
-    """Price one (ε_gen, K): ε's from the rule, forecast p, cheaper mode."""
+@dataclass(frozen=True)
+class _Priced:
+    """One (ε_gen, K) before its forecast: the rule's ε's, both plans and, when every ε is
+    finite, the variant's document, its bound trial and its simulated group."""
+
+    divisor: float
+    epsilons: dict[str, float]
+    plans: dict[str, BudgetPlan]
+    document: dict[str, Any] | None = None
+    at: Trial | None = None
+    group: tuple[str, ...] = ()
+
+
+def _price(trial: Trial, eps_gen: float, divisor: float, facts: Sequence[CandidateFacts],
+           margins: Mapping[str, float], sigma_eps: Mapping[str, float]) -> _Priced:
+    """The ε's of one (ε_gen, K) from the rule σ ≤ margin/K, and their plans."""
     spec = trial.spec
     delta = {c.id: max((f.sensitivity[c.id] or 0.0) for f in facts) for c in spec.criteria}
     epsilons = {c.id: 0.0 if c.epsilon == 0 else needed_epsilon(
@@ -259,33 +205,43 @@ def _alternative(trial: Trial, frame: pd.DataFrame, real: np.ndarray, eps_gen: f
     plans = _plans(eps_gen, spec, {c.id: epsilons[c.id] if math.isfinite(epsilons[c.id])
                                    else c.epsilon for c in spec.criteria})
     if not all(math.isfinite(v) for v in epsilons.values()):
-        return Alternative(eps_gen, divisor, epsilons, 0.0, SINGLE, plans[SINGLE])
-    at = bind(_variant(spec, eps_gen, epsilons), trial.configuration)
-    group = _simulated_group(at)
+        return _Priced(divisor, epsilons, plans)
+    document = variant_document(spec, eps_gen, epsilons)
+    at = bind(build_spec(document), trial.configuration)
+    return _Priced(divisor, epsilons, plans, document, at, tuple(_simulated_group(at)))
+
+
+def _alternative(priced: _Priced, eps_gen: float, facts: Sequence[CandidateFacts],
+                 joint: Sequence[float]) -> Alternative:
+    """The forecast p and cheaper mode of one priced (ε_gen, K); ``joint``: per candidate,
+    the simulated group's share of DP releases passing together (its jobs')."""
+    at, group, plans = priced.at, list(priced.group), priced.plans
+    if at is None:
+        return Alternative(eps_gen, priced.divisor, priced.epsilons, 0.0, SINGLE, plans[SINGLE])
     each = []
     for i, f in enumerate(facts):
         one = {b.id: b.pass_probability(f.exact[b.id], f.sensitivity[b.id], f.details[b.id])
                for b in at.criteria if b.id not in group}
         if group:
-            joint = _group_pass(at, frame, real, f.synth, group, draws, seed + 1000 * i)
-            one |= dict.fromkeys(group, joint)
+            one |= dict.fromkeys(group, joint[i])
         each.append(one)
     # the one P(all pass) model; the regression group's joint P(pass) counts once
     forecast = all_pass([{k: v for k, v in one.items() if k not in group[1:]} for one in each])
     p = 0.0 if forecast is None else forecast.probability
     mode = min(plans, key=lambda m: (plans[m].expected_epsilon_until_release(p), m != SINGLE))
     per = {c.id: float(np.mean([e[c.id] for e in each])) for c in at.criteria}
-    return Alternative(eps_gen, divisor, epsilons, p, mode, plans[mode], per)
+    return Alternative(eps_gen, priced.divisor, priced.epsilons, p, mode, plans[mode], per)
 
 
 def _draft(spec: Spec, config: Configuration, chosen: Alternative,
            tuned: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """The draft spec document of an alternative (its forecast is recorded by rehearsing it,
     :mod:`workbench.design.rehearse`)."""
-    doc = _variant(spec, chosen.epsilon_generator, chosen.epsilons, tuned).to_document()
+    doc = variant(spec, chosen.epsilon_generator, chosen.epsilons, tuned).to_document()
     doc["selection"] = {"gamma": 0, "max_iterations": 1 if chosen.mode == SINGLE else None,
                         "epsilon_0": 0,
-                        "configurations": [_at(config, chosen.epsilon_generator).to_dict()]}
+                        "configurations": [at_epsilon(config, chosen.epsilon_generator)
+                                           .to_dict()]}
     build_spec(doc)
     return doc
 
@@ -317,7 +273,7 @@ def _valid_drafts(spec: Spec, config: Configuration, order: Sequence[Alternative
     return kept, drafts
 
 
-def _rehearsal_guess(fits: Eta, repetitions: int, scenarios: Sequence[str]) -> float | None:
+def _rehearsal_guess(fits: Countdown, repetitions: int, scenarios: Sequence[str]) -> float | None:
     """Seconds to rehearse one draft: a candidate's time per dry-run iteration, on every
     scenario (an upper end: a draft below the target stops after the proxy)."""
     per = fits.seconds_per_unit
@@ -336,56 +292,92 @@ def design(spec: Spec, proxy: Evidence | pd.DataFrame | str | os.PathLike[str],
     the drafts are then rehearsed as frozen (``check_repetitions`` seeded dry-run iterations
     on the proxy and each of ``scenarios``, up to ``checks`` drafts cheapest first) and the
     first whose low end reaches the target is written, with that rehearsal as its forecast;
-    ``executor``: the dry run's, default two local processes). The margins are measured on a
-    population at n of the evidence's anchor; published tables in the evidence anchor the
-    rehearsal's scenarios instead of ``scenarios``."""
+    ``executor``: the dry run's, default two local processes, opened once for the whole design
+    and running its candidate fits, σ simulations and pricing draws too, :mod:`.jobs`). The
+    margins are measured on a population at n of the evidence's anchor; published tables in
+    the evidence anchor the rehearsal's scenarios instead of ``scenarios``."""
     if not 0 < target_p < 1:
         raise ValueError("target_p must lie in (0, 1)")
     if repetitions < 1 or draws < 1 or not epsilon_generators or not divisors:
         raise ValueError("repetitions, draws, epsilon_generators and divisors must be non-empty")
     say = progress or (lambda _m: None)
-    config = _at(configuration or next(iter(spec.configurations())), None)
+    config = at_epsilon(configuration or next(iter(spec.configurations())), None)
     evidence = as_evidence(spec, proxy)
     if n is None:
         n = spec.expected_n.low if spec.expected_n is not None else len(evidence.frame)
     frame = evidence.population(int(n), size_seed(seed, int(n)))
-    base = bind(_variant(spec, spec.budget.epsilon_generator), config)
+    base = bind(variant(spec, spec.budget.epsilon_generator), config)
     real = base.encode(frame)
     cells = distinct_cells(real, base.domain)
     tuned = {b.id: b.kind.tuned_params(spec, base.table, b.criterion, *cells)
              for b in base.criteria}
-    alternatives: list[Alternative] = []
-    margins: dict[float, dict[str, float]] = {}
-    fits = Eta(say, len(epsilon_generators) * repetitions, "candidate")
-    pricing = Eta(say, len(epsilon_generators) * len(divisors), "pricing")
-    for eps_gen in epsilon_generators:
-        at = _variant(spec, eps_gen, tuned=tuned, caps=False)
-        trial = bind(at, config)
-        facts = []
-        for rep in range(repetitions):
-            fits.step(f"ε_gen {eps_gen:g}, repetition {rep + 1} of {repetitions}")
-            facts.append(candidate_facts(trial, frame, real, seed + 7919 * rep))
-        fits.finish()
-        margins[eps_gen] = {c.id: statistics.median(f.exact[c.id] for f in facts)
-                            for c in at.criteria}
-        sigma_eps = {b.id: _sigma_epsilon(trial, frame, real, facts[0].synth, b.id, 2 * draws,
-                                          seed) for b in trial.criteria
-                     if b.kind.tags.sigma_by_simulation and b.epsilon > 0}
-        for k in divisors:
-            pricing.step(f"ε_gen {eps_gen:g}, K = {k:g}")
-            alternatives.append(_alternative(trial, frame, real, eps_gen, k, facts,
-                                             margins[eps_gen], sigma_eps, draws, seed))
-        pricing.finish()
-    # the model's order: cheapest alternative reaching the target first, then the likeliest
-    order = (sorted((a for a in alternatives if a.p >= target_p),
-                    key=lambda a: (a.epsilon_total, -a.p))
-             + sorted((a for a in alternatives if a.p < target_p),
-                      key=lambda a: (-a.p, a.epsilon_total)))
-    order, drafts = _valid_drafts(spec, config, order, tuned, checks, say)
-    rehearsed = rehearse_drafts(drafts, evidence, int(n), target_p=target_p,
-                                repetitions=check_repetitions, seed=seed, scenarios=scenarios,
-                                checks=checks, say=say, executor=executor,
-                                guess=_rehearsal_guess(fits, check_repetitions, scenarios))
+    # one executor (one pool) for every fit, pricing draw and rehearsal of this design
+    with session(executor if executor is not None else LocalExecutor()) as ex:
+        alternatives, margins, fits = _priced_alternatives(
+            spec, config, frame, real, tuned, epsilon_generators, divisors, repetitions,
+            draws, seed, ex, say)
+        # the model's order: cheapest alternative reaching the target first, then likeliest
+        order = (sorted((a for a in alternatives if a.p >= target_p),
+                        key=lambda a: (a.epsilon_total, -a.p))
+                 + sorted((a for a in alternatives if a.p < target_p),
+                          key=lambda a: (-a.p, a.epsilon_total)))
+        order, drafts = _valid_drafts(spec, config, order, tuned, checks, say)
+        rehearsed = rehearse_drafts(drafts, evidence, int(n), target_p=target_p,
+                                    repetitions=check_repetitions, seed=seed,
+                                    scenarios=scenarios, checks=checks, say=say, executor=ex,
+                                    guess=_rehearsal_guess(fits, check_repetitions, scenarios))
     return DesignResult(int(n), target_p, config, alternatives, order[rehearsed.index],
                         rehearsed.reached, margins, rehearsed.document, tuned,
                         rehearsed.forecast)
+
+
+def _priced_alternatives(spec: Spec, config: Configuration, frame: pd.DataFrame,
+                         real: np.ndarray, tuned: Mapping[str, Mapping[str, Any]],
+                         epsilon_generators: Sequence[float], divisors: Sequence[float],
+                         repetitions: int, draws: int, seed: int, executor: Any, say: Progress
+                         ) -> tuple[list[Alternative], dict[float, dict[str, float]], Countdown]:
+    """Steps 3–4 of the module doc, each a batch of independent jobs on ``executor``
+    (:mod:`workbench.design.jobs`): every candidate fit, then per ε_gen the σ simulations and
+    the pricing draws. Returns the alternatives, the margins and the fits' countdown."""
+    variants = {g: variant_document(spec, g, tuned=tuned, caps=False)
+                for g in epsilon_generators}
+    trials = {g: bind(build_spec(doc), config) for g, doc in variants.items()}
+    shared = Shared(None, config.to_dict(), frame, real)
+    fits = Countdown(say, len(epsilon_generators) * repetitions, "candidate fit")
+    fits.start(f"{repetitions} per ε_gen, each fitted and sampled at n = {len(frame):,}")
+    jobs = [(g, rep) for g in epsilon_generators for rep in range(repetitions)]
+    made = run_jobs(executor, fit_candidate, shared,
+                    [(variants[g], seed + 7919 * rep) for g, rep in jobs], fits,
+                    lambda j: f"ε_gen {jobs[j][0]:g}, repetition {jobs[j][1] + 1} of "
+                              f"{repetitions}")
+    alternatives: list[Alternative] = []
+    margins: dict[float, dict[str, float]] = {}
+    for g in epsilon_generators:
+        trial = trials[g]
+        facts = [f for (h, _r), f in zip(jobs, made, strict=True) if h == g]
+        margins[g] = {c.id: statistics.median(f.exact[c.id] for f in facts)
+                      for c in trial.criteria}
+        at_g = Shared(variants[g], config.to_dict(), frame, real, tuple(f.synth for f in facts))
+        ids = [b.id for b in trial.criteria if b.kind.tags.sigma_by_simulation and b.epsilon > 0]
+        sigmas = Countdown(say, len(ids), "σ simulation")
+        if ids:
+            sigmas.start(f"ε_gen {g:g}: {2 * draws} DP releases of each of {', '.join(ids)}")
+        sigma_eps = dict(zip(ids, run_jobs(executor, sigma_job, at_g,
+                                           [(i, 2 * draws, seed) for i in ids], sigmas,
+                                           lambda j, ids=ids: ids[j]), strict=True))
+        priced = [_price(trial, g, k, facts, margins[g], sigma_eps) for k in divisors]
+        pairs = [(k, i) for k, pr in enumerate(priced) if pr.group for i in range(len(facts))]
+        pricing = Countdown(say, len(pairs), "pricing")
+        if pairs:
+            pricing.start(f"ε_gen {g:g}: {draws} DP releases per (K, candidate) of "
+                          f"{', '.join(priced[pairs[0][0]].group)}")
+        joint = run_jobs(executor, pass_job, at_g,
+                         [(priced[k].document, i, priced[k].group, draws, seed + 1000 * i)
+                          for k, i in pairs], pricing,
+                         lambda j, pairs=pairs: f"K {divisors[pairs[j][0]]:g}, candidate "
+                                                f"{pairs[j][1] + 1}")
+        by_pair = dict(zip(pairs, joint, strict=True))
+        alternatives += [_alternative(pr, g, facts, [by_pair.get((k, i), math.nan)
+                                                     for i in range(len(facts))])
+                         for k, pr in enumerate(priced)]
+    return alternatives, margins, fits

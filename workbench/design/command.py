@@ -71,10 +71,10 @@ def run_command(args: argparse.Namespace) -> int:
         check_model_size(spec)  # before any candidate is fitted (issue 36's size guards)
         n = low_end(parse_n(args.n)) if args.n is not None else None
         kwargs = {} if args.divisors is None else {"divisors": tuple(args.divisors)}
+        executor = make_executor(args.workers, args.scheduler)
         kwargs |= {"target_p": args.target_p, "epsilon_generators": tuple(args.eps_gen),
                    "repetitions": args.repetitions, "draws": args.draws, "seed": args.seed,
-                   "check_repetitions": args.check_repetitions,
-                   "executor": make_executor(args.workers, args.scheduler),
+                   "check_repetitions": args.check_repetitions, "executor": executor,
                    "progress": None if args.quiet else lambda m: print(m, file=sys.stderr)}
         from workbench.design.families import design_families, parse_candidates
 
@@ -89,11 +89,12 @@ def run_command(args: argparse.Namespace) -> int:
         for line in proposals.lines:
             print(line)
         choice = None
-        if candidates:
-            outcome = design_families(spec, evidence, n, candidates, **kwargs)
-            choice, result = outcome.choice, outcome.design
-        else:
-            result = design(spec, evidence, n, **kwargs)
+        with executor:  # one pool for the families, every fit and every rehearsal
+            if candidates:
+                outcome = design_families(spec, evidence, n, candidates, **kwargs)
+                choice, result = outcome.choice, outcome.design
+            else:
+                result = design(spec, evidence, n, **kwargs)
     except (ValueError, ImportError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -44,6 +44,7 @@ from workbench.design.candidates import (
     candidate_document,
     parse_candidates,
 )
+from workbench.dryrun.executors import LocalExecutor, session
 from workbench.dryrun.robust import RobustForecast, robust_forecast
 from workbench.evidence.core import SCENARIOS, Evidence
 from workbench.evidence.prepare import as_evidence
@@ -245,10 +246,11 @@ def design_families(spec: Spec, proxy: Evidence | pd.DataFrame | str, n: int | N
     """Choose the family at equal ε (:func:`compare_families`), then design it
     (:func:`workbench.design.assistant.design` with ``design_options``)."""
     evidence = as_evidence(spec, proxy)
-    choice = compare_families(spec, evidence, n, candidates, target_p=target_p,
-                              repetitions=check_repetitions, seed=seed, scenarios=scenarios,
-                              executor=executor, progress=progress)
-    result = design(chosen_spec(choice), evidence, choice.n, target_p=target_p,
-                    check_repetitions=check_repetitions, seed=seed, scenarios=scenarios,
-                    executor=executor, progress=progress, **design_options)
+    with session(executor if executor is not None else LocalExecutor()) as ex:  # one pool
+        choice = compare_families(spec, evidence, n, candidates, target_p=target_p,
+                                  repetitions=check_repetitions, seed=seed,
+                                  scenarios=scenarios, executor=ex, progress=progress)
+        result = design(chosen_spec(choice), evidence, choice.n, target_p=target_p,
+                        check_repetitions=check_repetitions, seed=seed, scenarios=scenarios,
+                        executor=ex, progress=progress, **design_options)
     return FamilyDesign(choice, result)

@@ -51,3 +51,42 @@ class Eta:
     def seconds_per_unit(self) -> float | None:
         """Mean seconds of the finished units (None before the first finishes)."""
         return self.spent / self.done if self.done else None
+
+
+class Countdown:
+    """Announces a batch of units that run in parallel (candidate fits, pricing draws): what
+    is left after each one finishes and an ETA from the wall time per finished unit (which
+    counts the workers' parallelism): after the first, the time between the first and the
+    last finish per unit since (the workers' start-up, their JAX import and compile, is
+    paid once), before it the mean, or a caller's guess before any has finished."""
+
+    def __init__(self, say: Callable[[str], None], total: int, unit: str,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.say, self.total, self.unit, self.clock = say, max(int(total), 1), unit, clock
+        self.done, self.started, self.elapsed, self.first = 0, clock(), 0.0, 0.0
+
+    def start(self, detail: str = "", guess: float | None = None) -> None:
+        """Announce the batch; ``guess``: seconds per unit to quote before one finishes."""
+        self.started = self.clock()
+        eta = ("ETA: timing the first" if guess is None
+               else f"ETA {duration(guess * self.total)}")
+        self.say(f"{self.unit}: {self.total} to run{f' ({detail})' if detail else ''} … {eta}")
+
+    def finished(self, detail: str = "") -> None:
+        """One more unit finished: say so, with what is left and when it should end."""
+        self.done = min(self.done + 1, self.total)
+        left = self.total - self.done
+        self.elapsed = self.clock() - self.started
+        if self.done == 1:
+            self.first = self.elapsed
+        per = self.seconds_per_unit or 0.0
+        eta = f"{left} left, ETA {duration(per * left)}" if left else "all done"
+        self.say(f"{self.unit} {self.done} of {self.total} done"
+                 f"{f' ({detail})' if detail else ''} … {eta}")
+
+    @property
+    def seconds_per_unit(self) -> float | None:
+        """Wall seconds per finished unit (None before the first finishes)."""
+        if self.done > 1 and self.elapsed > self.first:
+            return (self.elapsed - self.first) / (self.done - 1)
+        return self.elapsed / self.done if self.done else None

@@ -13,6 +13,7 @@ run's (p, its interval, the range, n, proxy, seed, and the hash of the draft it 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +26,8 @@ from workbench.validation import build_spec
 
 #: How many drafts, cheapest first, are rehearsed before the best one is kept.
 DEFAULT_CHECKS = 3
+#: Seconds between two lines about one scenario's iterations.
+QUIET = 15.0
 
 
 @dataclass(frozen=True)
@@ -56,11 +59,14 @@ def rehearse_drafts(drafts: Sequence[dict[str, Any]], evidence: Evidence, n: int
         spec = build_spec(draft)
         eta.step(f"ε_total {spec.epsilon_total:.4g}, as frozen; {repetitions} iterations on "
                  "the proxy, then on each scenario if it reaches the target", guess)
+        lines = _ScenarioLines(say, i + 1, guess)
         # a draft already below the target on the anchor cannot reach it at the low end
         rf = robust_forecast(spec, evidence, list(spec.configurations()), n,
                              repetitions=repetitions, seed=seed,
                              names=None if published is not None else scenarios,
-                             executor=executor, stop_below=target_p)
+                             executor=executor, stop_below=target_p,
+                             on_scenario=lines.scenario, on_task=lines.task)
+        lines.finish()
         if best is None or rf.low > best[0]:
             best = (rf.low, i, rf)
         if rf.low >= target_p:
@@ -79,3 +85,32 @@ def rehearse_drafts(drafts: Sequence[dict[str, Any]], evidence: Evidence, n: int
         seed=seed, noise="seeded", scenarios=rf.scenarios)}
     build_spec(document)
     return Rehearsed(index, document, rf, low >= target_p)
+
+
+class _ScenarioLines:
+    """A draft's rehearsal in progress lines: each scenario with what is left and an ETA, and
+    within one, its iterations done at most every :data:`QUIET` seconds."""
+
+    def __init__(self, say: Callable[[str], None], draft: int, guess: float | None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.say, self.draft, self.guess, self.clock = say, draft, guess, clock
+        self.eta: Eta | None = None
+        self.last = clock()
+
+    def scenario(self, name: str, k: int, total: int) -> None:
+        if self.eta is None:
+            self.eta = Eta(self.say, total, f"  draft {self.draft}: scenario")
+            self.eta.done = k - 1
+        per = None if self.guess is None else self.guess / max(self.eta.total, 1)
+        self.eta.step(name, per)
+        self.last = self.clock()
+
+    def task(self, done: int, total: int) -> None:
+        now = self.clock()
+        if 0 < done < total and now - self.last >= QUIET:
+            self.say(f"    {done} of {total} iterations done")
+            self.last = now
+
+    def finish(self) -> None:
+        if self.eta is not None:
+            self.eta.finish()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -91,8 +92,24 @@ def masked_proxy(spec: Spec, path: str, masks: list[str], seed: int) -> object:
     return apply_masks(frame, parse_masks(masks), seed=seed, exclude=forbid)
 
 
-def _robust_scenarios(spec: Spec, result: Any, proxy: Any,
-                      args: argparse.Namespace) -> dict[str, float]:
+class _ScenarioEta:
+    """``--robust``'s progress lines: each scenario, what is left and an ETA (the dry run's
+    own time per scenario before one has finished, then the mean)."""
+
+    def __init__(self, first_seconds: float) -> None:
+        self.first, self.start = first_seconds, time.monotonic()
+
+    def __call__(self, name: str, k: int, total: int) -> None:
+        done = k - 1
+        per = (time.monotonic() - self.start) / done if done else self.first
+        left = per * (total - done)
+        eta = f"~{max(1, round(left))} s" if left < 90 else f"~{round(left / 60)} min"
+        print(f"robust forecast: scenario {k} of {total} ({name}) … ETA {eta}",
+              file=sys.stderr, flush=True)
+
+
+def _robust_scenarios(spec: Spec, result: Any, proxy: Any, args: argparse.Namespace,
+                      executor: Any = None) -> dict[str, float]:
     """p of the narrowed design on the proxy (this dry run) and on every other proxy scenario
     (:mod:`workbench.dryrun.robust`, seeded dry runs at the same n), printed as a range; with
     ``--published-tables``, on the proxy raked to them and within their rounding instead."""
@@ -108,7 +125,8 @@ def _robust_scenarios(spec: Spec, result: Any, proxy: Any,
     published = read_published_tables(narrowed, tables) if tables else None
     robust = robust_forecast(narrowed, as_evidence(narrowed, proxy, published), kept, args.n,
                              repetitions=args.repetitions, seed=args.seed,
-                             names=None if published else SCENARIOS[1:])
+                             names=None if published else SCENARIOS[1:], executor=executor,
+                             on_scenario=None if args.quiet else _ScenarioEta(result.seconds))
     scenarios = dict(robust.scenarios) if published else {"proxy": on_proxy,
                                                           **robust.scenarios}
     print("forecast over proxy scenarios: " + ", ".join(f"{k} {v:.2f}"
@@ -145,38 +163,47 @@ def run_command(args: argparse.Namespace) -> int:
         args.n = spec_n(spec, args.n)  # --n, else the spec's schema.expected_n
         proxy = masked_proxy(spec, args.proxy, getattr(args, "missingness", None) or [],
                              args.seed)
-        sized = dry_run_at(spec, proxy, configs, args.n, repetitions=args.repetitions,
-                           seed=args.seed, executor=make_executor(args.workers, args.scheduler),
-                           cache=cache, progress=not args.quiet, noise=args.noise)
-        result = sized.result
-        if args.records:
-            write_records(result.records, args.records)
-        if args.write_result:
-            write_result(result, spec, args.write_result, data=_shown(args.proxy))
-        _report(sized, spec, args)
-        tables = getattr(args, "published_tables", None)
-        floors = print_floors(spec, as_evidence(spec, args.proxy, read_published_tables(
-            spec, tables)) if tables else args.proxy, configs, args.n, args.floor_draws,
-            args.seed)
-        for size, res in sorted(sized.results.items()):
-            if size in floors:
-                print(excess_words(res, floors[size]))
-        if args.write_narrowed:
-            scenarios = None
-            if getattr(args, "robust", False):
-                scenarios = _robust_scenarios(spec, result, proxy, args)
-            where = _shown(args.proxy)
-            if getattr(args, "published_tables", None) and scenarios:
-                where += f" raked to {Path(args.published_tables).name}"
-            document = result.narrowed_document(spec, args.min_pass, n=result.n,
-                                                proxy=where,
-                                                n_max=sized.sizes[-1], scenarios=scenarios)
-            digest = save_spec(document, args.write_narrowed)
-            print(f"narrowed spec written, frozen: {args.write_narrowed} (sha256 {digest})")
+        # one pool for the dry run and every robust scenario (workers stay warm)
+        with make_executor(args.workers, args.scheduler) as executor:
+            _dry_run_and_report(spec, proxy, configs, cache, args, executor)
     except (ValueError, ImportError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def _dry_run_and_report(spec: Spec, proxy: Any, configs: list, cache: Any,
+                        args: argparse.Namespace, executor: Any) -> None:
+    """The dry run, its records and report, floors and (``--write-narrowed``) the narrowed
+    frozen spec, on one executor."""
+    sized = dry_run_at(spec, proxy, configs, args.n, repetitions=args.repetitions,
+                       seed=args.seed, executor=executor,
+                       cache=cache, progress=not args.quiet, noise=args.noise)
+    result = sized.result
+    if args.records:
+        write_records(result.records, args.records)
+    if args.write_result:
+        write_result(result, spec, args.write_result, data=_shown(args.proxy))
+    _report(sized, spec, args)
+    tables = getattr(args, "published_tables", None)
+    floors = print_floors(spec, as_evidence(spec, args.proxy, read_published_tables(
+        spec, tables)) if tables else args.proxy, configs, args.n, args.floor_draws,
+        args.seed)
+    for size, res in sorted(sized.results.items()):
+        if size in floors:
+            print(excess_words(res, floors[size]))
+    if args.write_narrowed:
+        scenarios = None
+        if getattr(args, "robust", False):
+            scenarios = _robust_scenarios(spec, result, proxy, args, executor)
+        where = _shown(args.proxy)
+        if getattr(args, "published_tables", None) and scenarios:
+            where += f" raked to {Path(args.published_tables).name}"
+        document = result.narrowed_document(spec, args.min_pass, n=result.n,
+                                            proxy=where,
+                                            n_max=sized.sizes[-1], scenarios=scenarios)
+        digest = save_spec(document, args.write_narrowed)
+        print(f"narrowed spec written, frozen: {args.write_narrowed} (sha256 {digest})")
 
 
 def strict_problem(args: argparse.Namespace, spec: Spec) -> str | None:

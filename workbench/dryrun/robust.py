@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -94,7 +94,10 @@ def robust_forecast(spec: Spec, proxy: Evidence | pd.DataFrame | str | os.PathLi
                     configurations: Sequence[Configuration] | None = None, n: SizeSpec = None,
                     *, repetitions: int = 5, seed: int = 0, noise: str = "seeded",
                     names: Sequence[str] | None = None, tolerance: float | None = None,
-                    stop_below: float | None = None, **options: object) -> RobustForecast:
+                    stop_below: float | None = None,
+                    on_scenario: Callable[[str, int, int], None] | None = None,
+                    on_task: Callable[[int, int], None] | None = None,
+                    **options: object) -> RobustForecast:
     """Seeded dry runs of ``spec`` at n on the proxy and each scenario; p per scenario is the
     dry run's forecast, the mean P(all pass) over ``configurations`` (at the low end of n).
 
@@ -104,7 +107,9 @@ def robust_forecast(spec: Spec, proxy: Evidence | pd.DataFrame | str | os.PathLi
     ``stop_below``: rehearse the anchor (the proxy, or the proxy raked to the published
     tables; else the first scenario) first and stop there when its p is below this (the
     range's low end cannot be higher); a scenario's tasks do not depend on the others, so the
-    ones it does rehearse get the same populations as without it."""
+    ones it does rehearse get the same populations as without it. ``on_scenario(name, k,
+    total)`` is called before each scenario's dry run, ``on_task(done, total)`` after each of
+    its tasks (progress lines)."""
     evidence = as_evidence(spec, proxy)
     ends = size_ends(n)
     size = max(ends) if ends else len(evidence.frame)
@@ -123,9 +128,11 @@ def robust_forecast(spec: Spec, proxy: Evidence | pd.DataFrame | str | os.PathLi
         for name, weights in weighted.items():
             if weights is not None:
                 copied[name] = copied_share(weights, size)
+            if on_scenario is not None:
+                on_scenario(name, len(ps) + 1, len(names))
             sized = dry_run_at(spec, evidence, configurations, n, repetitions=repetitions,
-                               seed=seed, noise=noise, progress=False, weights=weights,
-                               **options)
+                               seed=seed, noise=noise, progress=on_task or False,
+                               weights=weights, **options)
             ps[name] = sized.result.selection_forecast(spec.selection.gamma,
                                                        spec.selection.max_iterations).p
             per_criterion[name] = _criterion_rates(sized.result)

@@ -1,7 +1,10 @@
 """The worker side of a dry run: the spec and proxy installed once, then one task at a time.
 
-Executors install a :class:`Payload` once per worker process (a process-pool initializer, a
-Dask worker plugin) and then send only small :class:`Task` objects. Each task rehearses the
+Executors send a :class:`Payload` once per worker process (a pickled file a pool worker loads
+on its first task, a Dask broadcast) and then only small :class:`Task` objects; a worker
+keeps its last few shared objects (:data:`KEEP`), so a pool reused across a design's
+scenarios and drafts installs each payload once and keeps its warm JAX compile cache. Each
+task rehearses the
 enclave's code path exactly: the run's before-loop releases
 (:func:`workbench.engine.before_loop.release_before_loop`: once-statistics, survey raking),
 then ``workbench.engine.run_iteration``, in a SIMULATION context seeded by the task (its noise
@@ -11,8 +14,10 @@ source too, with ``noise="seeded"``).
 from __future__ import annotations
 
 import pickle
+import signal
 import time
-from collections.abc import Mapping
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,28 +53,56 @@ class Payload:
     weights: np.ndarray | None = None
 
 
-_INSTALLED: dict[str, tuple[Spec, pd.DataFrame, int | None, np.ndarray | None]] = {}
+#: How many payloads (and shared objects) a worker keeps, the most recently used: a design
+#: rehearses a draft on several scenarios in turn, each its own payload.
+KEEP = 3
+
+_INSTALLED: OrderedDict[str, tuple[Spec, pd.DataFrame, int | None, np.ndarray | None]] = \
+    OrderedDict()
+_SHARED: OrderedDict[str, Any] = OrderedDict()
+
+
+def _keep(cache: OrderedDict, key: str, value: Any) -> None:
+    """Put ``key`` last (most recent) and forget the oldest beyond :data:`KEEP`."""
+    cache[key] = value
+    cache.move_to_end(key)
+    while len(cache) > KEEP:
+        cache.popitem(last=False)
 
 
 def install(payload: Payload) -> None:
     """Build the spec once in this process and keep it with the frame under the payload id."""
-    if payload.payload_id not in _INSTALLED:
-        _INSTALLED[payload.payload_id] = (build_spec(payload.document), payload.frame, payload.n,
-                                          payload.weights)
-
-
-def install_from_file(path: str) -> None:
-    """Process-pool initializer: load the payload the parent pickled to ``path``, install it."""
-    with open(path, "rb") as fh:
-        payload = pickle.load(fh)
-    if not isinstance(payload, Payload):
-        raise TypeError("not a dry-run payload")
-    install(payload)
+    found = _INSTALLED.get(payload.payload_id)
+    _keep(_INSTALLED, payload.payload_id, found or (
+        build_spec(payload.document), payload.frame, payload.n, payload.weights))
 
 
 def uninstall(payload_id: str) -> None:
     """Forget a payload (when its dry run is over)."""
     _INSTALLED.pop(payload_id, None)
+
+
+def ignore_interrupts() -> None:
+    """Pool initializer: Ctrl-C reaches the whole process group, but only the parent acts on
+    it (it terminates its workers), so a worker neither dies mid-task nor prints a traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def call_shared(fn: Callable[[Any, Any], Any], key: str, path: str, item: Any) -> Any:
+    """A pool worker's side of ``Executor.map``: ``fn(shared, item)``, the shared object
+    unpickled from ``path`` on this worker's first task that needs it, then kept by ``key``."""
+    shared = _SHARED.get(key)
+    if shared is None:
+        with open(path, "rb") as fh:
+            shared = pickle.load(fh)
+    _keep(_SHARED, key, shared)
+    return fn(shared, item)
+
+
+def run_payload_task(payload: Payload, task: Task) -> TaskRecord:
+    """One dry-run task with its payload (installed on this worker's first task of it)."""
+    install(payload)
+    return run_task(task)
 
 
 def task_frame(frame: pd.DataFrame, n: int | None, weights: np.ndarray | None,

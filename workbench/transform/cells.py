@@ -24,6 +24,41 @@ _DENSE_PER_ROW = 8
 _RAVEL_MAX_CELLS = 1 << 62
 
 
+def unique_rows(rows: np.ndarray, sizes: tuple[int, ...] | np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``np.unique(rows, axis=0, return_inverse=True, return_counts=True)``, the same cells in
+    the same (lexicographic) order, for code rows in ``[0, sizes)`` of a joint domain too large
+    for one int64 cell number: each row is packed into a few int64 words (mixed radix, first
+    column most significant, so their order is the rows' order) and sorted on those. NumPy's
+    row-wise unique sorts a 36-column row as one record (3.3 s at 200,000 rows; this: ~0.1 s).
+
+    >>> cells, inverse, counts = unique_rows(np.array([[1, 2], [0, 5], [1, 2]]), (2, 6))
+    >>> cells.tolist(), inverse.tolist(), counts.tolist()
+    ([[0, 5], [1, 2]], [1, 0, 1], [1, 2])
+    """
+    rows = np.asarray(rows, dtype=np.int64)
+    n = rows.shape[0]
+    words: list[np.ndarray] = []
+    word, span = np.zeros(n, dtype=np.int64), 1
+    for j, size in enumerate(int(s) for s in sizes):
+        if span * size >= _RAVEL_MAX_CELLS:
+            words.append(word)
+            word, span = np.zeros(n, dtype=np.int64), 1
+        word = word * size + rows[:, j]
+        span *= size
+    words.append(word)
+    order = np.lexsort(words[::-1])  # lexsort's last key is its primary one
+    ranked = np.stack([w[order] for w in words], axis=1)
+    new = np.ones(n, dtype=bool)
+    new[1:] = np.any(ranked[1:] != ranked[:-1], axis=1)
+    group = np.cumsum(new) - 1
+    inverse = np.empty(n, dtype=np.int64)
+    inverse[order] = group
+    starts = np.flatnonzero(new)
+    counts = np.diff(np.append(starts, n)).astype(np.int64)
+    return rows[order[starts]], inverse, counts
+
+
 def check_codes(codes: np.ndarray, domain: Domain, *, argument: str = "codes",
                 allow_empty: bool = True, widen: bool = True) -> np.ndarray:
     """Codes as an int64 (n, d) matrix inside the public domain (``widen=False``: unsigned
@@ -89,8 +124,8 @@ class CellCounts:
                 keys, counts = np.unique(flat, return_counts=True)
             cells = np.stack(np.unravel_index(keys, domain.sizes), axis=1).astype(np.int64)
         else:
-            cells, counts = np.unique(codes, axis=0, return_counts=True)
-        return cls(cells.astype(np.int64), counts.astype(np.int64), domain, n)
+            cells, _, counts = unique_rows(codes, domain.sizes)
+        return cls(cells, counts.astype(np.int64), domain, n)
 
     def marginal(self, names: tuple[str, ...] | list[str]) -> np.ndarray:
         """Exact counts over ``names``; axes in the order given, shape from the domain only."""
@@ -151,8 +186,7 @@ class PairedCells:
             )
             cells = np.stack(np.unravel_index(keys, domain.sizes), axis=1).astype(np.int64)
         else:
-            cells, inverse = np.unique(both, axis=0, return_inverse=True)
-            cells = cells.astype(np.int64)
+            cells, inverse, _ = unique_rows(both, domain.sizes)
         inverse = inverse.ravel()
         k = cells.shape[0]
         fr = np.bincount(inverse[:nr], minlength=k)
