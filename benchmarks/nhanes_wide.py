@@ -7,7 +7,8 @@ half A): A is treated as confidential, B stays unseen until the check. In a temp
 the README's "quickstart for your own data" is followed on A with the shipped draft
 ``examples/nhanes_wide_draft.json``: ``validate`` (the draft) → ``pilot`` (ε 1, a FACTS file) →
 ``proxy build`` (n = |A|) → the ``pilot`` section added to the spec → ``design`` (target 0.7,
-``--workers 2``, frozen) → ``run`` (``--spend-again``) → ``verify``. Each step is a CLI child
+``--workers 2``, frozen) → ``run`` (``--spend-again``; after a ⊥ again, as a user would,
+its ε added to the store's cumulative ε) → ``verify``. Each step is a CLI child
 process timed by ``/usr/bin/time``: wall seconds, CPU seconds (user + system, the child's and
 its waited workers') and peak RSS (the largest of the child and its workers). On a shared,
 loaded machine the CPU seconds are the figure to compare with the issue's budgets.
@@ -90,6 +91,23 @@ def step(name: str, args: list[str], folder: Path, timings: list[tuple[str, floa
         print(done.stdout[-3000:], done.stderr[-3000:], sep="\n")
         raise SystemExit(f"step {name} exited {done.returncode}")
     return done.stdout + done.stderr
+
+
+def release_on_a(frozen: Path, data: Path, store: str, folder: Path,
+                 timings: list[tuple[str, float, float]], attempts: int = 3) -> Path:
+    """``run`` on A as a user would: a ⊥ (the single attempt failed a DP test, a chance outcome
+    at the forecast's p) is said, and the run is repeated with ``--spend-again``, its ε added
+    to the dataset's cumulative ε the store prints; the released bundle."""
+    for attempt in range(1, attempts + 1):
+        out = f"run{attempt}"
+        text = step(f"run ({attempt})", ["run", str(frozen), str(data), "--out", out,
+                                         "--budget-store", store, "--spend-again", "--quiet"],
+                    folder, timings, ok=(0, 1))
+        if (folder / out / "release" / "release.csv").exists():
+            return folder / out / "release"
+        print("  " + "\n  ".join(line for line in text.splitlines()
+                                   if "⊥" in line or "cumulative" in line))
+    raise SystemExit(f"run on A ended ⊥ {attempts} times")
 
 
 def level_mask(values: pd.Series, levels: object) -> pd.Series:
@@ -182,9 +200,8 @@ def main() -> None:
                           *args.design_args.split(), "--out", "design_input.json",
                           "--freeze", str(frozen), "--quiet"], folder, timings)
     print("\n".join("  " + line for line in out.splitlines()[-6:]))
-    step("run", ["run", str(frozen), str(half_a_path), "--out", "run", "--budget-store", store,
-                 "--spend-again", "--quiet"], folder, timings)
-    out = step("verify", ["verify", "run/release"], folder, timings)
+    bundle = release_on_a(frozen, half_a_path, store, folder, timings)
+    out = step("verify", ["verify", str(bundle)], folder, timings)
     print("  " + out.strip().splitlines()[-1])
     total = sum(t[1] for t in timings)
     print(f"draft → verified release: {total:.0f} s of wall time in {len(timings)} steps")
@@ -204,7 +221,7 @@ def main() -> None:
     print("  failures per criterion on B: " + ", ".join(f"{k} {v}" for k, v in fails.items()))
     frozen_doc = json.loads(frozen.read_text())
     real = pd.read_csv(half_b_path, dtype=str, keep_default_na=False)
-    release = pd.read_csv(folder / "run" / "release" / "release.csv", dtype=str,
+    release = pd.read_csv(bundle / "release.csv", dtype=str,
                           keep_default_na=False)
     proxy = pd.read_csv(folder / "proxy.csv.gz", dtype=str, keep_default_na=False)
     kept = association_check(frozen_doc, real, release, proxy)
