@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from workbench.sources.convert import SourceColumn
+from workbench.sources.convert import SourceColumn, arrow_frame
 from workbench.sources.location import Location, SourceError
 
 #: Rows per chunk: bounded memory per read, few enough chunks to stay fast.
@@ -68,11 +68,7 @@ class ParquetSource:
         """Record batches of ``names`` as pandas frames (dictionary columns as text)."""
         try:
             for batch in self.file.iter_batches(batch_size=CHUNK_ROWS, columns=names):
-                frame = batch.to_pandas()
-                for name in names:
-                    if isinstance(frame[name].dtype, pd.CategoricalDtype):
-                        frame[name] = frame[name].astype(object)
-                yield frame
+                yield arrow_frame(batch, names)
         except Exception as exc:
             raise _unreadable(self.loc, exc) from None
 

@@ -17,6 +17,8 @@ from typing import Any
 
 import pandas as pd
 
+from workbench.sources.convert import arrow_frame
+
 NULL = "\\N"
 
 
@@ -77,9 +79,4 @@ def adbc_chunks(uri: str, select: str, names: list[str]) -> Iterator[pd.DataFram
     with adbc.connect(uri) as connection, connection.cursor() as cursor:
         cursor.execute(select)
         for batch in cursor.fetch_record_batch():
-            frame = batch.to_pandas()
-            frame.columns = names
-            for name in names:
-                if isinstance(frame[name].dtype, pd.CategoricalDtype):
-                    frame[name] = frame[name].astype(object)
-            yield frame
+            yield arrow_frame(batch, names)

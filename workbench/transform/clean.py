@@ -64,7 +64,7 @@ def clean(frame: pd.DataFrame, spec: Spec, tally: dict[str, int] | None = None,
         if tally is not None:
             tally[name] = int((mask & ~reject).sum())
         reject |= mask
-    kept = frame.loc[~reject].reset_index(drop=True)
+    kept = (frame.loc[~reject] if reject.any() else frame).reset_index(drop=True)
     kept = apply_domain_policy(kept, spec.columns)
     if check:
         check_missing(kept, spec.columns)
