@@ -17,7 +17,6 @@ import pandas as pd
 
 from workbench.sources.convert import Want, assemble, check_columns, convert_chunk
 from workbench.sources.location import SourceError, is_url, parse, public_name
-from workbench.sources.prefetch import prefetched
 
 __all__ = ["SourceError", "Want", "column_names", "exists", "is_source", "is_url",
            "public_name", "read_source", "source_chunks"]
@@ -102,6 +101,6 @@ def source_chunks(location: str | os.PathLike[str], wants: Sequence[Want],
     source = _checked(location, wants)
     names = list(dict.fromkeys(w.source for w in wants))
     shown = public_name(location)
-    for chunk in prefetched(source.chunks(names)):
+    for chunk in source.chunks(names):
         yield pd.DataFrame(convert_chunk(chunk, wants, source.columns, source.labels, markers,
                                          shown), copy=False)

@@ -18,6 +18,7 @@ from typing import Any
 import pandas as pd
 
 from workbench.sources.convert import arrow_frame
+from workbench.sources.prefetch import prefetched
 
 NULL = "\\N"
 
@@ -86,7 +87,7 @@ def adbc_chunks(uri: str, select: str, names: list[str]) -> Iterator[pd.DataFram
         stream, _ = statement.execute_query()
         reader = pa.RecordBatchReader._import_from_c(stream.address)
         try:
-            for batch in reader:
+            for batch in prefetched(reader):
                 yield arrow_frame(batch, names)
         finally:
             reader.close()

@@ -1,5 +1,7 @@
-"""A source's chunks read one step ahead on a helper thread, so waiting on a database (the
-ADBC/DuckDB fetch, which releases the GIL) overlaps the cleaning of the chunk before.
+"""A source's Arrow batches read one step ahead on a helper thread, so waiting on a database
+(the ADBC/DuckDB/Parquet fetch, which releases the GIL) overlaps the cleaning of the chunk
+before. Only Arrow batches cross the thread (their memory is Arrow's pool): the pandas frames
+are made on the consumer's thread, so no second malloc arena holds freed chunks (peak RSS).
 
 At most ``depth`` chunks wait in the queue, plus the one being read and the one being cleaned:
 memory stays a few chunks. An exception from the reader is re-raised in the consumer as it
