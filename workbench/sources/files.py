@@ -15,8 +15,9 @@ from typing import Any
 
 import pandas as pd
 
-from workbench.sources.convert import SourceColumn
+from workbench.sources.convert import SourceColumn, arrow_frame
 from workbench.sources.location import Location, SourceError
+from workbench.sources.prefetch import prefetched
 
 #: Rows per chunk: bounded memory per read, few enough chunks to stay fast.
 CHUNK_ROWS = 262_144
@@ -67,12 +68,9 @@ class ParquetSource:
     def chunks(self, names: list[str]) -> Iterator[pd.DataFrame]:
         """Record batches of ``names`` as pandas frames (dictionary columns as text)."""
         try:
-            for batch in self.file.iter_batches(batch_size=CHUNK_ROWS, columns=names):
-                frame = batch.to_pandas()
-                for name in names:
-                    if isinstance(frame[name].dtype, pd.CategoricalDtype):
-                        frame[name] = frame[name].astype(object)
-                yield frame
+            batches = self.file.iter_batches(batch_size=CHUNK_ROWS, columns=names)
+            for batch in prefetched(batches):
+                yield arrow_frame(batch, names)
         except Exception as exc:
             raise _unreadable(self.loc, exc) from None
 

@@ -17,6 +17,9 @@ from typing import Any
 
 import pandas as pd
 
+from workbench.sources.convert import arrow_frame
+from workbench.sources.prefetch import prefetched
+
 NULL = "\\N"
 
 
@@ -71,15 +74,20 @@ def copy_chunks(dbapi_connection: Any, select: str, names: list[str],
 
 def adbc_chunks(uri: str, select: str, names: list[str]) -> Iterator[pd.DataFrame]:
     """Chunks of the SELECT's rows as Arrow record batches through ADBC (libpq URI; the
-    password, if any, from the URI or libpq's PGPASSFILE/service files)."""
-    import adbc_driver_postgresql.dbapi as adbc
+    password, if any, from the URI or libpq's PGPASSFILE/service files). ADBC's low-level
+    handles, not its DB-API module, which imports ``pyarrow.dataset`` (≈ 1 s of a read)."""
+    import adbc_driver_manager as manager
+    import adbc_driver_postgresql
+    import pyarrow as pa
 
-    with adbc.connect(uri) as connection, connection.cursor() as cursor:
-        cursor.execute(select)
-        for batch in cursor.fetch_record_batch():
-            frame = batch.to_pandas()
-            frame.columns = names
-            for name in names:
-                if isinstance(frame[name].dtype, pd.CategoricalDtype):
-                    frame[name] = frame[name].astype(object)
-            yield frame
+    with adbc_driver_postgresql.connect(uri) as database, \
+            manager.AdbcConnection(database) as connection, \
+            manager.AdbcStatement(connection) as statement:
+        statement.set_sql_query(select)
+        stream, _ = statement.execute_query()
+        reader = pa.RecordBatchReader._import_from_c(stream.address)
+        try:
+            for batch in prefetched(reader):
+                yield arrow_frame(batch, names)
+        finally:
+            reader.close()

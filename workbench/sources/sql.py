@@ -19,9 +19,10 @@ from typing import Any
 
 import pandas as pd
 
-from workbench.sources.convert import SourceColumn
+from workbench.sources.convert import SourceColumn, arrow_frame
 from workbench.sources.files import CHUNK_ROWS
 from workbench.sources.location import Location, SourceError
+from workbench.sources.prefetch import prefetched
 
 #: SQLSTATEs an operator can act on, said in words (anything else: its code only).
 SQLSTATES = {
@@ -262,12 +263,8 @@ class DuckDBSource:
             result = self.con.execute(f"SELECT {picked} FROM {self._relation()}")
             # DuckDB ≥ 1.4 names it to_arrow_reader; 1.0–1.3 fetch_record_batch
             reader = getattr(result, "to_arrow_reader", None) or result.fetch_record_batch
-            for batch in reader(CHUNK_ROWS):
-                frame = batch.to_pandas()
-                for name in names:
-                    if isinstance(frame[name].dtype, pd.CategoricalDtype):
-                        frame[name] = frame[name].astype(object)
-                yield frame
+            for batch in prefetched(reader(CHUNK_ROWS)):
+                yield arrow_frame(batch, names)
         except duckdb.Error as exc:
             raise self._fail(exc) from None
         finally:

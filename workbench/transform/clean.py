@@ -51,21 +51,24 @@ def rule_masks(frame: pd.DataFrame, spec: Spec) -> dict[str, np.ndarray]:
 
 
 def clean(frame: pd.DataFrame, spec: Spec, tally: dict[str, int] | None = None,
-          check: bool = True) -> pd.DataFrame:
+          check: bool = True, domains: bool = True) -> pd.DataFrame:
     """The original dataset of the paper: raw rules removed, domains enforced, no missing values.
 
     ``tally`` receives the rows each raw rule removes, each row counted for the first rule (in
     spec order) that rejects it, so a row adds to at most one of these counts: CONFIDENTIAL
     counts, released only as the spec's ``cleaning_counts`` says. ``check=False`` leaves the
     missing policies (whose rates are over the whole table) to a caller cleaning in chunks.
+    ``domains=False``: the caller applied the domain policies to ``frame`` already (a chunk in
+    ``transform.stream``); removing rows changes no value, so a second pass would find nothing.
     """
     reject = np.zeros(len(frame), dtype=bool)
     for name, mask in rule_masks(frame, spec).items():
         if tally is not None:
             tally[name] = int((mask & ~reject).sum())
         reject |= mask
-    kept = frame.loc[~reject].reset_index(drop=True)
-    kept = apply_domain_policy(kept, spec.columns)
+    kept = (frame.loc[~reject] if reject.any() else frame).reset_index(drop=True)
+    if domains:
+        kept = apply_domain_policy(kept, spec.columns)
     if check:
         check_missing(kept, spec.columns)
     return kept

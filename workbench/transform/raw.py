@@ -214,8 +214,9 @@ def non_numeric(frame: pd.DataFrame, column: ColumnSpec) -> np.ndarray:
 
 
 def as_numbers(frame: pd.DataFrame, columns: Sequence[ColumnSpec]) -> pd.DataFrame:
-    """Numeric columns as float64 (text cells become missing), as the rules expect them."""
-    out = frame.copy()
+    """Numeric columns as float64 (text cells become missing), as the rules expect them (a
+    shallow copy: columns are replaced, never written into, so the input is never changed)."""
+    out = frame.copy(deep=False)
     for col in columns:
         if col.type != "categorical" and not pd.api.types.is_numeric_dtype(out[col.name]):
             out[col.name] = pd.to_numeric(out[col.name], errors="coerce").astype("float64")
@@ -248,7 +249,7 @@ def apply_domain_policy(frame: pd.DataFrame, columns: Sequence[ColumnSpec],
     leave a run only through the spec's ``cleaning_counts`` (DP or declared public).
     """
     keep = np.ones(len(frame), dtype=bool)
-    out = frame.copy()
+    out = frame.copy(deep=False)  # columns are replaced below, never written into
     for col in columns:
         bad = out_of_domain(out, col)
         if tally is not None and col.out_of_domain != "error":
@@ -274,7 +275,8 @@ def apply_domain_policy(frame: pd.DataFrame, columns: Sequence[ColumnSpec],
                     f"column {col.name!r} has non-numeric values that cannot be clipped"
                 )
             out[col.name] = x.clip(lo, hi)
-    return as_numbers(out.loc[keep].reset_index(drop=True), columns)
+    kept = out if keep.all() else out.loc[keep]  # no row dropped: no copy of the chunk
+    return as_numbers(kept.reset_index(drop=True), columns)
 
 
 def check_missing(frame: pd.DataFrame, columns: Sequence[ColumnSpec]) -> None:

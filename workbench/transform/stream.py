@@ -160,7 +160,7 @@ def _load(path: str | os.PathLike[str], spec: Spec, file_format: FileFormat | No
         policy_part: dict[str, int] = {}
         rule_part: dict[str, int] = {}
         cleaned = clean(apply_domain_policy(chunk, spec.columns, policy_part), spec, rule_part,
-                        check=False)
+                        check=False, domains=False)
         del chunk
         _add(policies, policy_part)
         _add(rules, rule_part)
