@@ -19,6 +19,7 @@ import hashlib
 import multiprocessing
 import pickle
 import tempfile
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import AbstractContextManager, nullcontext
@@ -40,7 +41,7 @@ class Executor(Protocol):
     def run(self, payload: Payload, tasks: Sequence[Task]) -> Iterator[TaskRecord]: ...
 
 
-class _Session:
+class _Session(ABC):
     """What the executors share: ``run`` as a ``map``, and the workers' lifetime (the
     outermost ``with`` block, else one call)."""
 
@@ -56,11 +57,13 @@ class _Session:
         if self._depth == 0:
             self._close(abort=kind is not None)
 
+    @abstractmethod
     def _close(self, abort: bool) -> None:
         """Stop the workers: wait for them (normal end) or terminate them (an error)."""
 
+    @abstractmethod
     def _map(self, fn: Fn, shared: Any, items: list[Any]) -> Iterator[tuple[int, Any]]:
-        raise NotImplementedError
+        """``(i, fn(shared, items[i]))`` for every item, on this executor's workers."""
 
     def map(self, fn: Fn, shared: Any, items: Sequence[Any]) -> Iterator[tuple[int, Any]]:
         """``(i, fn(shared, items[i]))`` in completion order; ``fn`` is a module-level function
@@ -90,6 +93,10 @@ class InlineExecutor(_Session):
     def _map(self, fn: Fn, shared: Any, items: list[Any]) -> Iterator[tuple[int, Any]]:
         for i, item in enumerate(items):
             yield i, fn(shared, item)
+
+    def _close(self, abort: bool) -> None:
+        """No workers to stop: every item ran in this process."""
+        return None
 
 
 class LocalExecutor(_Session):
