@@ -188,3 +188,23 @@ def test_structure_junction_score_audit() -> None:
     assert scn.d.values[0] == pytest.approx(scn.d.values[1])
     assert (scn.d_prime.values - scn.d.values)[:2].tolist() == pytest.approx([-2.0, 2.0])
     assert_audit(scn)
+
+
+def test_allow_columns_grow_the_junction_through_the_missing_view() -> None:
+    """'allow' columns: the steps read and measure through the strategy's view; the strong
+    unnamed pair (occupation = workclass mod 14) ends in one clique, ε adds up to ε_gen."""
+    from test_missing import toy_codes, toy_spec
+
+    spec, _, table = toy_spec()
+    codes = toy_codes(table)
+    gen = make_generator("workload", missing_strategy="partial", structure="junction",
+                         structure_share=0.4, iters=200)
+    gen.bind_spec(spec, table)
+    ctx = PrivacyContext.simulation(1, noise=SeededNoise(1))
+    gen.fit(codes, table.domain, 50.0, ctx)
+    assert ctx.epsilon_recorded() == pytest.approx(50.0, rel=1e-12)
+    assert any({"workclass", "occupation"} <= set(q) for q in gen.structure_)
+    synth = gen.sample(len(codes), ctx.rng)
+    w, o = table.domain.index("workclass"), table.domain.index("occupation")
+    both = ~gen.pattern_.layout.missing(synth).any(axis=1)
+    assert (synth[both, o] == synth[both, w] % 14).mean() > 0.6
