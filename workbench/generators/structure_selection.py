@@ -143,6 +143,8 @@ def structure_epsilon(structure: str, share: float, domain: Domain, workload: Wo
     if structure.startswith("tree") or structure == "junction":
         sizes = dict(zip(domain.names, (int(s) for s in domain.sizes), strict=True))
         problem = tree_refusal(sizes, cliques, limit)
+        if problem and structure == "junction":
+            problem = problem.replace("a tree has no edge to add", "a junction has nothing to join")
     else:
         problem = refusal(domain, cliques, limit, structure == "pairs_triples")
     if problem:
