@@ -42,6 +42,7 @@ from workbench.audits import (
     audit_scenario,
     criterion_scenario,
     exact_loss,
+    junction_score_scenario,
     noiseless_check,
     primitive_scenarios,
     privbayes_mi_scenario,
@@ -111,7 +112,8 @@ def main() -> None:
         row = audit_scenario(variant_scenario(name), trials=args.trials, seed=seed)
         print(line(row, "seeded", support))
     for seed, build in enumerate((privbayes_mi_scenario, aim_score_scenario,
-                                  public_choice_scenario, tree_score_scenario), start=100):
+                                  public_choice_scenario, tree_score_scenario,
+                                  junction_score_scenario), start=100):
         print(line(audit_scenario(build(), trials=args.trials, seed=seed), "seeded", support))
     release_rows(args.trials, support)
     plausible_table(args.pd_trials, support)

@@ -25,6 +25,7 @@ from workbench.audits.criteria import (
 )
 from workbench.audits.generators import (
     aim_score_scenario,
+    junction_score_scenario,
     privbayes_mi_scenario,
     public_choice_scenario,
     tree_score_scenario,
@@ -57,6 +58,7 @@ __all__ = [
     "capture",
     "criterion_scenario",
     "exact_loss",
+    "junction_score_scenario",
     "neighbour_events",
     "noiseless_check",
     "primitive_scenarios",

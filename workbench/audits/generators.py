@@ -22,6 +22,11 @@ audit its first noisy-max call, captured at the noise seam.
   (b, c), each scored against the independence of the released 1-way shares (the capture's
   even history: 2 per cell). ‖M_ac − 2‖₁ goes 2 → 0 and ‖M_bc − 2‖₁ goes 2 → 4: from a tie,
   opposite moves of the full Δ = 2.
+* **Structure junction** (``structure: junction``). The same n = 8, D, D′ and workload: {a, b}
+  is placed, and the one step's noisy max is over (a, c), (b, c) and (a, b, c), each scored
+  against the fitted model (uniform: the capture's even history) with c independent. The
+  L1 terms go 2 → 0, 2 → 4 and 2 → 4: (a, c) and (b, c) tie on D and move apart by the full
+  Δ = 2 each way.
 * **Public-measurement choice** (the workload family's ``public_measurements: joint``). n = 8,
   workload {(a, b)}, the public proxy uniform over (a, b) (2 records per cell), and D the same
   records. The 1-way measurements before the choice are answered by the capture with the even
@@ -140,6 +145,24 @@ def _fit_tree(ctx: PrivacyContext, which: int) -> object:
     generator.bind_workload(Workload(_DOMAIN.names, (WorkloadItem(("a", "b"), 1.0, ("audit",)),),
                                      0.25))
     return generator.fit(_AIM_DATA[which], _DOMAIN, TREE_EPSILON, ctx)
+
+
+def _fit_junction(ctx: PrivacyContext, which: int) -> object:
+    """The junction option (one step) on D or D′ with the workload {(a, b)}."""
+    generator = WorkloadGenerator(structure="junction", structure_share=0.5,
+                                  structure_select_share=0.5, iters=1)
+    generator.bind_workload(Workload(_DOMAIN.names, (WorkloadItem(("a", "b"), 1.0, ("audit",)),),
+                                     0.25))
+    return generator.fit(_AIM_DATA[which], _DOMAIN, TREE_EPSILON, ctx)
+
+
+def junction_score_scenario() -> Scenario:
+    """The junction step's noisy max over ‖M_Q(D) − n·p̂_P⊗p̂_k‖₁ − E‖noise‖₁, on D and D′."""
+    return scenario(
+        "structure_junction_score", "OpenDP noisy max over ‖M_Q(D) − n·p̂_P⊗p̂_k‖₁ − E‖noise‖₁",
+        "n = 8, fixed uniform history; (a, c), (b, c), (a, b, c) go 2 → 0, 4, 4 in L1: "
+        "Δ = 2 (replace-one count table)", 2.0, _fit_junction, primitive="noisy_max",
+        repeat=(0,))
 
 
 def tree_score_scenario() -> Scenario:

@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from workbench.privacy import PrivacyContext
     from workbench.transform import Domain
 
-STRUCTURE_CHOICES = ("none", "pairs", "pairs_triples", "tree", "tree_pairs")
+STRUCTURE_CHOICES = ("none", "pairs", "pairs_triples", "tree", "tree_pairs", "junction")
 #: Share of each structure round's ε spent on selecting the clique (AIM uses 10%).
 SELECT_SHARE = 0.1
 #: Rows of the public model sample the rounds read p̂'s pair tables from (at least n).
@@ -64,8 +64,9 @@ STRUCTURE_PARAMS = MappingProxyType({
     "structure": Param("none", one_of(*STRUCTURE_CHOICES),
                        "unnamed structure: 'none', adaptive 'pairs', 'pairs_triples' (triples "
                        "that extend a selected pair), 'tree' (a spanning forest of pairs, one "
-                       "refit) or 'tree_pairs' (the tree, then the rounds), within "
-                       "generator.model_limit",
+                       "refit), 'tree_pairs' (the tree, then the rounds) or 'junction' (a "
+                       "width-2 junction tree: each component joins a placed column or edge, "
+                       "no refit), within generator.model_limit",
                        control="choice", choices=STRUCTURE_CHOICES),
     "structure_share": Param(0.2, open_interval(0, 1),
                              "share of ε_gen spent on selecting and measuring unnamed cliques",
@@ -77,10 +78,12 @@ STRUCTURE_PARAMS = MappingProxyType({
                              "cliques selected per structure round (against one model)",
                              control="whole_number"),
     "structure_select_share": Param(SELECT_SHARE, open_interval(0, 1),
-                                    "tree: share of the structure's ε spent selecting edges "
-                                    "(the rest measures them)", control="number"),
+                                    "tree, junction: share of the structure's ε spent selecting "
+                                    "edges or cliques (the rest measures them)",
+                                    control="number"),
     "structure_edges": Param(0, whole_at_least(0),
-                             "tree: most edges to add (0: a spanning forest)",
+                             "tree, junction: most edges or cliques to add (0: join "
+                             "every component)",
                              control="whole_number"),
 })
 
@@ -137,9 +140,11 @@ def structure_epsilon(structure: str, share: float, domain: Domain, workload: Wo
     if structure == "none":
         return 0.0
     cliques = [(c,) for c in domain.names] + [i.clique for i in workload.items if i.weight > 0]
-    if structure.startswith("tree"):
+    if structure.startswith("tree") or structure == "junction":
         sizes = dict(zip(domain.names, (int(s) for s in domain.sizes), strict=True))
         problem = tree_refusal(sizes, cliques, limit)
+        if problem and structure == "junction":
+            problem = problem.replace("a tree has no edge to add", "a junction has nothing to join")
     else:
         problem = refusal(domain, cliques, limit, structure == "pairs_triples")
     if problem:

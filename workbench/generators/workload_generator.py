@@ -328,7 +328,7 @@ class WorkloadGenerator(GeneratorFamily):
             self.domain_ = domain
             return self
         # the tree joins its pairs to this fit in closed form: its steps are the final ones
-        tree = self.structure == "tree"
+        tree = self.structure in ("tree", "junction")
         refit = max(1, self.iters // 4) if eps_structure and not tree else self.iters
         if self.algorithm == "aim" and any(item.weight > 0 for item in workload.items):
             one_way = [(c, e) for c, e in self.allocation_ if len(c) == 1]

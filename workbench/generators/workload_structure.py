@@ -1,4 +1,4 @@
-"""The workload family's ``structure`` option wired to its two engines: rounds and the tree.
+"""The workload family's ``structure`` option wired to its engines: rounds, tree, junction.
 
 Kept apart from :mod:`~workbench.generators.workload_generator` so the family's class stays
 about its measurements; this module only says what the option costs and runs it at its ε.
@@ -13,6 +13,7 @@ import numpy as np
 
 from workbench.generators.mbi_model import NoisyMarginal
 from workbench.generators.model_limit import ModelLimit
+from workbench.generators.structure_junction import run_junction
 from workbench.generators.structure_selection import run_structure
 from workbench.generators.structure_tree import run_tree, tree_edges
 
@@ -23,6 +24,10 @@ if TYPE_CHECKING:
 
 def structure_note(gen: Any, eps: float) -> str:
     """The derived workload's note on the ε ``eps`` the structure option takes from ε_gen."""
+    if gen.structure == "junction":
+        return (f" (ε {eps:.6g} of ε_gen then goes to a width-2 junction tree of unnamed "
+                f"cliques, {gen.structure_select_share:g} of it selecting them, the rest "
+                "measuring them, within generator.model_limit)")
     if gen.structure.startswith("tree"):
         return (f" (ε {eps:.6g} of ε_gen then goes to a spanning forest of "
                 f"unnamed pairs, {gen.structure_select_share:g} of it selecting edges, "
@@ -45,6 +50,12 @@ def structure_rounds(gen: Any, eps: float, privacy: PrivacyContext,
                truth: Callable[..., np.ndarray], measure: Callable[..., NoisyMarginal],
                warm: object | None = None) -> object:
         rest, gen.structure_ = eps, []
+        if gen.structure == "junction":
+            model, gen.structure_ = run_junction(
+                domain, measured, n, truth, measure, epsilon=eps,
+                select_share=gen.structure_select_share, edges=gen.structure_edges,
+                limit=limit, privacy=privacy, iters=gen.iters, warm=warm)
+            return model
         if gen.structure.startswith("tree"):
             both = gen.structure == "tree_pairs"
             # tree_pairs: ε by the cliques each part adds (edges planned vs round picks)
