@@ -41,7 +41,6 @@ from workbench.engine.preflight import (
 )
 from workbench.engine.progress import RunProgress
 from workbench.engine.rehearsal import rehearsal_context, rehearsal_run_id, rehearsal_seed
-from workbench.engine.row_order import order_free
 from workbench.engine.rundir import RunDirectory, RunRefused
 from workbench.engine.survey_step import (
     budget_lines,
@@ -96,11 +95,9 @@ def load_confidential(spec: Spec, data_path: str | os.PathLike[str],
     chunk and the compact table. An empty or header-only file, or one with fewer than
     :data:`MIN_RECORDS` records after cleaning, is refused here with an EncodingError, before
     the ledger opens. ``tally`` receives the confidential counts of what each policy and rule
-    removed or recoded, summed over the chunks. A database may return distinct rows with their
-    counts when the run cannot tell the rows' order (``engine.row_order``).
+    removed or recoded, summed over the chunks.
     """
-    loaded = load_clean(data_path, spec, spec.file_format, extra=extra_columns(spec),
-                        any_order=order_free(spec))
+    loaded = load_clean(data_path, spec, spec.file_format, extra=extra_columns(spec))
     if loaded.raw_rows == 0:
         raise EncodingError(f"the data {public_name(data_path)!r} has a header but no "
                             "records; nothing was run and no budget was spent")

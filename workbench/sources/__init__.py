@@ -95,16 +95,12 @@ def read_source(location: str | os.PathLike[str], wants: Sequence[Want],
 
 
 def source_chunks(location: str | os.PathLike[str], wants: Sequence[Want],
-                  markers: Sequence[str] = (), any_order: bool = False
-                  ) -> Iterator[pd.DataFrame]:
+                  markers: Sequence[str] = ()) -> Iterator[pd.DataFrame]:
     """:func:`read_source`'s frame chunk by chunk (each as it arrives, never all at once), so a
-    caller can reduce every chunk before the next is read. ``any_order``: the caller cannot
-    tell the rows' order, so a source that can (PostgreSQL) sends each distinct row once with
-    its count, and the chunks hold the same rows, grouped."""
+    caller can reduce every chunk before the next is read."""
     source = _checked(location, wants)
     names = list(dict.fromkeys(w.source for w in wants))
     shown = public_name(location)
-    grouped = any_order and getattr(source, "can_group", False)
-    for chunk in (source.chunks(names, grouped=True) if grouped else source.chunks(names)):
+    for chunk in source.chunks(names):
         yield pd.DataFrame(convert_chunk(chunk, wants, source.columns, source.labels, markers,
                                          shown), copy=False)

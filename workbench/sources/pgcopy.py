@@ -12,7 +12,7 @@ any declared domain anyway).
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import pandas as pd
@@ -61,28 +61,21 @@ def _joined(blocks: Iterable[Any], size: int = 1 << 20) -> Iterator[bytes]:
 
 
 def copy_chunks(dbapi_connection: Any, select: str, names: list[str],
-                kinds: Mapping[str, str], chunk_rows: int,
-                session: Sequence[str] = ()) -> Iterator[pd.DataFrame]:
-    """Chunks of the SELECT's rows: integer/float columns as float64, text as str objects
-    (``session``: SET statements run first on the same connection)."""
+                kinds: Mapping[str, str], chunk_rows: int) -> Iterator[pd.DataFrame]:
+    """Chunks of the SELECT's rows: integer/float columns as float64, text as str objects."""
     dtypes = {n: ("float64" if kinds[n] in ("integer", "float") else object) for n in names}
     sql = f"COPY ({select}) TO STDOUT WITH (FORMAT csv, NULL '{NULL}')"
-    with dbapi_connection.cursor() as cursor:
-        for statement in session:
-            cursor.execute(statement)
-        with cursor.copy(sql) as copy:
-            stream = io.BufferedReader(_CopyStream(_joined(copy)), buffer_size=1 << 20)
-            yield from pd.read_csv(stream, names=names, header=None, dtype=dtypes,
-                                   na_values=[NULL], keep_default_na=False,
-                                   chunksize=chunk_rows, encoding="utf-8")
+    with dbapi_connection.cursor() as cursor, cursor.copy(sql) as copy:
+        stream = io.BufferedReader(_CopyStream(_joined(copy)), buffer_size=1 << 20)
+        yield from pd.read_csv(stream, names=names, header=None, dtype=dtypes,
+                               na_values=[NULL], keep_default_na=False, chunksize=chunk_rows,
+                               encoding="utf-8")
 
 
-def adbc_chunks(uri: str, select: str, names: list[str],
-                session: Sequence[str] = ()) -> Iterator[pd.DataFrame]:
+def adbc_chunks(uri: str, select: str, names: list[str]) -> Iterator[pd.DataFrame]:
     """Chunks of the SELECT's rows as Arrow record batches through ADBC (libpq URI; the
     password, if any, from the URI or libpq's PGPASSFILE/service files). ADBC's low-level
-    handles, not its DB-API module, which imports ``pyarrow.dataset`` (≈ 1 s of a read).
-    ``session``: SET statements run first on the same connection."""
+    handles, not its DB-API module, which imports ``pyarrow.dataset`` (≈ 1 s of a read)."""
     import adbc_driver_manager as manager
     import adbc_driver_postgresql
     import pyarrow as pa
@@ -90,9 +83,6 @@ def adbc_chunks(uri: str, select: str, names: list[str],
     with adbc_driver_postgresql.connect(uri) as database, \
             manager.AdbcConnection(database) as connection, \
             manager.AdbcStatement(connection) as statement:
-        for setting in session:
-            statement.set_sql_query(setting)
-            statement.execute_update()
         statement.set_sql_query(select)
         stream, _ = statement.execute_query()
         reader = pa.RecordBatchReader._import_from_c(stream.address)

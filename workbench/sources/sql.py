@@ -39,9 +39,6 @@ SQLSTATES = {
 #: PostgreSQL type categories (pg_type.typcategory) as type classes.
 PG_CATEGORY = {"S": "text", "E": "text", "B": "boolean"}
 PG_INTEGERS = {"int2", "int4", "int8"}
-#: Set on the reading session only: a grouped read's hash table (~30 MB for 160,000 distinct
-#: rows) stays in memory instead of spilling to disk at the default 4 MB.
-SESSION = ("SET work_mem = '64MB'",)
 
 
 def _pg_kind(name: str, category: str) -> str:
@@ -179,33 +176,16 @@ class PostgresSource:
                               if code is not None and label is not None}
         return labels
 
-    #: ``source_chunks`` may ask for distinct rows with counts (:meth:`chunks`, ``grouped``).
-    can_group = True
-
-    def chunks(self, names: list[str], grouped: bool = False) -> Iterator[pd.DataFrame]:
-        """Rows of ``names`` streamed through ADBC or COPY, CHUNK_ROWS at a time; ``grouped``:
-        the server sends each distinct row once with its count, and the client repeats it
-        (``sources.grouped``): the same rows in another order (no ORDER BY: sorting the
-        groups cost the server more than the order is worth to a run that cannot see it)."""
-        from workbench.sources.grouped import count_name, expanded
-
-        picked = ", ".join(self._q(n) for n in names)
-        if not grouped:
-            order = f" ORDER BY {', '.join(self._q(k) for k in self.order)}" if self.order else ""
-            yield from self._stream(f"SELECT {picked} FROM {self._relation()}{order}", names)
-            return
-        count = count_name(names)
-        select = (f"SELECT {picked}, count(*) AS {self._q(count)} FROM {self._relation()} "
-                  f"GROUP BY {picked}")
-        yield from expanded(self._stream(select, [*names, count]), count, CHUNK_ROWS)
-
-    def _stream(self, select: str, names: list[str]) -> Iterator[pd.DataFrame]:
-        """The SELECT's rows as frames: through ADBC when installed, else psycopg's COPY."""
+    def chunks(self, names: list[str]) -> Iterator[pd.DataFrame]:
+        """Rows of ``names`` streamed by COPY (``sources.pgcopy``), CHUNK_ROWS at a time."""
         import psycopg
 
         from workbench.sources.pgcopy import copy_chunks
 
-        kinds = {n: self.columns[n].kind if n in self.columns else "integer" for n in names}
+        picked = ", ".join(self._q(n) for n in names)
+        order = f" ORDER BY {', '.join(self._q(k) for k in self.order)}" if self.order else ""
+        select = f"SELECT {picked} FROM {self._relation()}{order}"
+        kinds = {n: self.columns[n].kind for n in names}
         try:
             import adbc_driver_manager
         except ImportError:
@@ -215,7 +195,7 @@ class PostgresSource:
 
             uri = "postgresql:" + self.loc.target.split(":", 1)[1]
             try:
-                yield from adbc_chunks(uri, select, names, SESSION)
+                yield from adbc_chunks(uri, select, names)
             except adbc_driver_manager.Error as exc:
                 raise self._fail(exc, reading=True) from None
             except OSError:  # the Arrow stream broke off (its text is the driver's: not shown)
@@ -226,7 +206,7 @@ class PostgresSource:
         with self._guard(), self.engine.connect() as conn:
             try:
                 yield from copy_chunks(conn.connection.dbapi_connection, select, names, kinds,
-                                       CHUNK_ROWS, SESSION)
+                                       CHUNK_ROWS)
             except psycopg.Error as exc:
                 raise self._fail(exc, reading=True) from None
             except (pd.errors.ParserError, ValueError, UnicodeDecodeError) as exc:

@@ -81,12 +81,10 @@ def _csv(path: str | os.PathLike[str], rows: int, typed: bool, **kwargs: Any
 
 def raw_chunks(path: str | os.PathLike[str], columns: Sequence[ColumnSpec],
                file_format: FileFormat | None = None, extra: Sequence[str] = (),
-               rows: int | None = None, as_text: bool = False,
-               any_order: bool = False) -> Iterator[pd.DataFrame]:
+               rows: int | None = None, as_text: bool = False) -> Iterator[pd.DataFrame]:
     """``read_raw``'s frame, ``rows`` (default :data:`CHUNK_ROWS`) records at a time (same
     columns, names, dtypes and refusals); ``as_text`` reads a CSV's columns as text (the reread
-    after a text cell); ``any_order``: the caller cannot tell the rows' order, so a database
-    may send distinct rows with counts (``sources.source_chunks``)."""
+    after a text cell)."""
     rows = rows or CHUNK_ROWS
     fmt = file_format or FileFormat()
     if _typed(path):
@@ -94,8 +92,7 @@ def raw_chunks(path: str | os.PathLike[str], columns: Sequence[ColumnSpec],
 
         markers = fmt.missing_markers if fmt.declared else ()
         try:
-            for chunk in source_chunks(path, typed_wants(columns, extra), markers,
-                                       any_order=any_order):
+            for chunk in source_chunks(path, typed_wants(columns, extra), markers):
                 refuse_undeclared(chunk, columns, fmt)
                 yield chunk
         except SourceError as exc:
@@ -152,14 +149,13 @@ def _add(total: dict[str, int], part: dict[str, int]) -> None:
 
 
 def _load(path: str | os.PathLike[str], spec: Spec, file_format: FileFormat | None,
-          extra: Sequence[str], rows: int | None, as_text: bool, any_order: bool) -> Loaded:
+          extra: Sequence[str], rows: int | None, as_text: bool) -> Loaded:
     """One pass over the chunks: clean, count, compact each; join the columns at the end."""
     parts: dict[str, list[pd.Series]] = {}
     policies: dict[str, int] = {}
     rules: dict[str, int] = {}
     raw_rows = 0
-    for chunk in raw_chunks(path, spec.columns, file_format, extra, rows, as_text,
-                            any_order):
+    for chunk in raw_chunks(path, spec.columns, file_format, extra, rows, as_text):
         raw_rows += len(chunk)
         policy_part: dict[str, int] = {}
         rule_part: dict[str, int] = {}
@@ -193,15 +189,13 @@ def fold_raw(path: str | os.PathLike[str], columns: Sequence[ColumnSpec],
 
 
 def load_clean(path: str | os.PathLike[str], spec: Spec, file_format: FileFormat | None = None,
-               extra: Sequence[str] = (), rows: int | None = None,
-               any_order: bool = False) -> Loaded:
+               extra: Sequence[str] = (), rows: int | None = None) -> Loaded:
     """The table read, cleaned and compacted chunk by chunk, its missing policies checked on
-    the whole (with no raw row, the frame is empty and nothing was checked); ``any_order``: see
-    :func:`raw_chunks`."""
+    the whole (with no raw row, the frame is empty and nothing was checked)."""
     try:
-        loaded = _load(path, spec, file_format, extra, rows, False, any_order)
+        loaded = _load(path, spec, file_format, extra, rows, as_text=False)
     except _TextInNumbers:
-        loaded = _load(path, spec, file_format, extra, rows, True, any_order)
+        loaded = _load(path, spec, file_format, extra, rows, as_text=True)
     if loaded.raw_rows:
         check_missing(loaded.frame, spec.columns)
     return loaded
