@@ -75,3 +75,21 @@ def test_a_postgres_read_never_imports_sqlalchemy(registry: Any) -> None:
     done = subprocess.run([sys.executable, "-c", code, url], capture_output=True, text=True,
                           check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.stdout.split() == [str(len(proxy())), "False"]
+
+
+@pytest.mark.parametrize(("error", "reading", "words"), [
+    ("ConnectionTimeout", False, "cannot connect"),
+    ("OperationalError", True, "dropped while reading"),
+    ("UndefinedTable", False, "the table does not exist [SQLSTATE 42P01]"),
+    ("InsufficientPrivilege", True, "permission denied"),
+])
+def test_driver_errors_become_one_message_without_the_driver_text(
+        error: str, reading: bool, words: str) -> None:
+    import psycopg
+
+    cls = getattr(psycopg.errors, error, None) or getattr(psycopg, error)
+    source = PostgresSource.__new__(PostgresSource)  # no server: only the message is made
+    source.loc = parse("postgresql://ann:pw-9z@db.example/registry?table=births")
+    message = str(source._fail(cls("value 'Cohen, 1987-03-02' in the driver's text"), reading))
+    assert words in message and "registry?table=births" in message
+    assert "Cohen" not in message and "pw-9z" not in message

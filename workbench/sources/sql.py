@@ -107,8 +107,11 @@ class PostgresSource:
     def _fail(self, exc: BaseException, reading: bool = False) -> SourceError:
         """One message for a driver error (psycopg's or ADBC's): the source's public name and
         the SQLSTATE, never the driver's text."""
+        import psycopg
+
         state = getattr(exc, "sqlstate", None) or ""
-        connection = type(exc).__name__ == "OperationalError"
+        connection = isinstance(exc, psycopg.OperationalError) or \
+            type(exc).__name__ == "OperationalError"  # ADBC's
         if state in SQLSTATES:
             what = SQLSTATES[state]
         elif connection and not state and reading:
