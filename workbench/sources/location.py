@@ -19,7 +19,7 @@ FILE_KINDS = {
     ".sas7bdat": "sas7bdat", ".xpt": "xport",
     ".sav": "spss", ".zsav": "spss",
 }
-#: URL schemes read through SQLAlchemy (PostgreSQL) or DuckDB's own Arrow reader.
+#: URL schemes read through libpq (PostgreSQL) or DuckDB's own Arrow reader.
 SQL_SCHEMES = ("postgresql", "postgres")
 DUCKDB_SCHEME = "duckdb"
 #: URL query parameters that say what to read; never passed to the driver.

@@ -1,5 +1,6 @@
-"""Databases read in place: PostgreSQL through SQLAlchemy + psycopg, DuckDB through its Arrow
-reader; the spec's columns only, streamed (``COPY … TO STDOUT`` in chunks; Arrow batches).
+"""Databases read in place: PostgreSQL through libpq (psycopg for the catalog, ADBC or psycopg's
+COPY for the rows), DuckDB through its Arrow reader; the spec's columns only, streamed (Arrow
+record batches; ``COPY … TO STDOUT`` in chunks without ADBC).
 
 ``?table=NAME`` (optionally ``&schema=S``) reads those columns of the table, ordered by its
 primary key when it has one (so two reads give the same rows in the same order); ``?query=…``
@@ -39,6 +40,20 @@ SQLSTATES = {
 #: PostgreSQL type categories (pg_type.typcategory) as type classes.
 PG_CATEGORY = {"S": "text", "E": "text", "B": "boolean"}
 PG_INTEGERS = {"int2", "int4", "int8"}
+#: A table's primary-key columns, in key order (%s: the table's oid).
+PRIMARY_KEY = ("SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid "
+               "AND a.attnum = ANY(i.indkey) WHERE i.indrelid = %s AND i.indisprimary "
+               "ORDER BY array_position(i.indkey::int2[], a.attnum)")
+#: One-column foreign keys of a table: (its column, the referred table's oid, referred column).
+FOREIGN_KEYS = ("SELECT a.attname, c.confrelid, r.attname FROM pg_constraint c "
+                "JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1] "
+                "JOIN pg_attribute r ON r.attrelid = c.confrelid AND r.attnum = c.confkey[1] "
+                "WHERE c.conrelid = %s AND c.contype = 'f' AND cardinality(c.conkey) = 1 "
+                "ORDER BY c.conname")
+#: A table's text (string-category) columns other than the named one.
+TEXT_COLUMNS = ("SELECT a.attname FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid "
+                "WHERE a.attrelid = %s AND a.attname <> %s AND a.attnum > 0 "
+                "AND NOT a.attisdropped AND t.typcategory = 'S' ORDER BY a.attnum")
 
 
 def _pg_kind(name: str, category: str) -> str:
@@ -62,31 +77,41 @@ def _duck_kind(native: str) -> str:
 
 
 class PostgresSource:
-    """A PostgreSQL table or query: column types from the catalog, rows by a server cursor."""
+    """A PostgreSQL table or query: column types from the catalog, rows through ADBC or COPY.
+
+    libpq all the way (psycopg for the catalog, ADBC or psycopg for the rows), no SQLAlchemy:
+    importing it and building an engine cost 0.5–1.4 s of every read (issue 38)."""
 
     def __init__(self, loc: Location) -> None:
-        from sqlalchemy import create_engine
-        from sqlalchemy.pool import NullPool
-
         self.loc = loc
-        args = {} if "connect_timeout" in loc.target else {"connect_timeout": 10}
+        # the libpq URI (a ``postgresql+driver://`` scheme's driver part is dropped)
+        self.uri = "postgresql:" + loc.target.split(":", 1)[1]
         self.order: list[str] = []
         self.labels: dict[str, dict[float, str]] = {}
-        with self._guard():
-            self.engine = create_engine(loc.target, poolclass=NullPool, connect_args=args)
-            with self.engine.connect() as conn:
-                self.columns = self._describe(conn)
+        with self._connect() as conn:
+            self.columns = self._describe(conn)
+
+    @contextmanager
+    def _connect(self) -> Iterator[Any]:
+        """A psycopg connection (10 s connect timeout unless the URL sets one); any driver
+        error inside the block becomes :meth:`_fail`'s message."""
+        import psycopg
+
+        args = {} if "connect_timeout" in self.uri else {"connect_timeout": 10}
+        try:
+            with psycopg.connect(self.uri, **args) as conn:
+                yield conn
+        except psycopg.Error as exc:
+            raise self._fail(exc) from None
 
     def _fail(self, exc: BaseException, reading: bool = False) -> SourceError:
-        """One message for a driver error (SQLAlchemy's or, while streaming, psycopg's): the
-        source's public name and the SQLSTATE, never the driver's text."""
+        """One message for a driver error (psycopg's or ADBC's): the source's public name and
+        the SQLSTATE, never the driver's text."""
         import psycopg
-        from sqlalchemy import exc as sa_exc
 
-        orig = getattr(exc, "orig", None) or exc
-        state = getattr(orig, "sqlstate", None) or ""
-        connection = isinstance(exc, sa_exc.OperationalError | psycopg.OperationalError) or \
-            type(exc).__name__ == "OperationalError"
+        state = getattr(exc, "sqlstate", None) or ""
+        connection = isinstance(exc, psycopg.OperationalError) or \
+            type(exc).__name__ == "OperationalError"  # ADBC's
         if state in SQLSTATES:
             what = SQLSTATES[state]
         elif connection and not state and reading:
@@ -96,24 +121,15 @@ class PostgresSource:
         elif state.startswith("08"):
             what = "the connection failed or was dropped"
         else:
-            what = f"the database refused the read ({type(orig or exc).__name__})"
+            what = f"the database refused the read ({type(exc).__name__})"
         code = f" [SQLSTATE {state}]" if state else ""
         return SourceError(f"data source {self.loc.shown!r}: {what}{code}; nothing was run "
                            "and no budget was spent")
 
-    @contextmanager
-    def _guard(self) -> Iterator[None]:
-        """Turn any driver error inside the block into :meth:`_fail`'s message."""
-        from sqlalchemy.exc import SQLAlchemyError
-
-        try:
-            yield
-        except SQLAlchemyError as exc:
-            raise self._fail(exc) from None
-
-    def _q(self, name: str) -> str:
+    @staticmethod
+    def _q(name: str) -> str:
         """A quoted identifier."""
-        return self.engine.dialect.identifier_preparer.quote(name)
+        return '"' + name.replace('"', '""') + '"'
 
     def _relation(self) -> str:
         """The FROM clause: the table (schema-qualified) or the query as a subquery."""
@@ -124,56 +140,51 @@ class PostgresSource:
 
     def _describe(self, conn: Any) -> dict[str, SourceColumn]:
         """Column names and types of the table or query (no row read), labels, key order."""
-        from sqlalchemy import inspect, text
-
+        table = None
         if self.loc.table is not None:
-            inspector = inspect(conn)
-            if not inspector.has_table(self.loc.table, schema=self.loc.schema):
+            table = conn.execute("SELECT to_regclass(%s)::oid", [self._relation()]).fetchone()[0]
+            if table is None:
                 raise SourceError(f"data source {self.loc.shown!r} has no table "
                                   f"{self.loc.table!r}; nothing was run and no budget was "
                                   "spent")
-            key = inspector.get_pk_constraint(self.loc.table, schema=self.loc.schema)
-            self.order = list(key.get("constrained_columns") or [])
-        result = conn.execute(text(f"SELECT * FROM {self._relation()} LIMIT 0"))
-        names = list(result.keys())
+            self.order = [r[0] for r in conn.execute(PRIMARY_KEY, [table])]
+        with conn.cursor() as cursor:
+            cursor.execute(f"SELECT * FROM {self._relation()} LIMIT 0")
+            described = [(d.name, d.type_code) for d in cursor.description or ()]
+        names = [name for name, _ in described]
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
             raise SourceError(f"data source {self.loc.shown!r}: the query returns column name(s) "
                               f"{', '.join(repr(d) for d in dupes)} more than once; nothing "
                               "was run and no budget was spent")
-        oids = [d[1] for d in result.cursor.description]
-        result.close()
-        rows = conn.execute(text("SELECT oid, typname, typcategory FROM pg_type WHERE oid = "
-                                 "ANY(:oids)"), {"oids": sorted(set(oids))}).all()
+        oids = sorted({int(oid) for _, oid in described})
+        rows = conn.execute("SELECT oid, typname, typcategory FROM pg_type WHERE oid = "
+                            "ANY(%s)", [oids]).fetchall()
         types = {int(r[0]): (str(r[1]), str(r[2])) for r in rows}
         columns = {}
-        for name, oid in zip(names, oids, strict=True):
+        for name, oid in described:
             native, category = types.get(int(oid), ("unknown", "X"))
             columns[name] = SourceColumn(_pg_kind(native, category), native)
-        if self.loc.table is not None:
-            self.labels = self._code_tables(conn, columns)
+        if table is not None:
+            self.labels = self._code_tables(conn, table, columns)
         return columns
 
-    def _code_tables(self, conn: Any, columns: dict[str, SourceColumn]) -> dict[str, Any]:
-        """Labels of integer columns with a one-column foreign key to a (code, label) table."""
-        from sqlalchemy import inspect, text
-
-        inspector = inspect(conn)
+    def _code_tables(self, conn: Any, table: int,
+                     columns: dict[str, SourceColumn]) -> dict[str, dict[float, str]]:
+        """Labels of integer columns with a one-column foreign key to a (code, label) table:
+        the referred table's only text column besides the key."""
         labels: dict[str, dict[float, str]] = {}
-        for fk in inspector.get_foreign_keys(self.loc.table or "", schema=self.loc.schema):
-            own, ref = fk["constrained_columns"], fk["referred_columns"]
-            if len(own) != 1 or columns.get(own[0], SourceColumn("", "")).kind != "integer":
+        for own, referred, key in conn.execute(FOREIGN_KEYS, [table]).fetchall():
+            if columns.get(own, SourceColumn("", "")).kind != "integer":
                 continue
-            table, schema = fk["referred_table"], fk.get("referred_schema")
-            texts = [c["name"] for c in inspector.get_columns(table, schema=schema)
-                     if c["name"] != ref[0] and c["type"].python_type is str]
+            texts = [r[0] for r in conn.execute(TEXT_COLUMNS, [referred, key]).fetchall()]
             if len(texts) != 1:
                 continue
-            where = f"{self._q(schema)}.{self._q(table)}" if schema else self._q(table)
-            rows = conn.execute(text(f"SELECT {self._q(ref[0])}, {self._q(texts[0])} "
-                                     f"FROM {where}")).all()
-            labels[own[0]] = {float(code): str(label) for code, label in rows
-                              if code is not None and label is not None}
+            where = conn.execute("SELECT %s::regclass::text", [referred]).fetchone()[0]
+            rows = conn.execute(f"SELECT {self._q(key)}, {self._q(texts[0])} "
+                                f"FROM {where}").fetchall()
+            labels[own] = {float(code): str(label) for code, label in rows
+                           if code is not None and label is not None}
         return labels
 
     def chunks(self, names: list[str]) -> Iterator[pd.DataFrame]:
@@ -190,12 +201,11 @@ class PostgresSource:
             import adbc_driver_manager
         except ImportError:
             adbc_driver_manager = None
-        if adbc_driver_manager is not None and self.loc.target.startswith("postgresql+psycopg:"):
+        if adbc_driver_manager is not None:
             from workbench.sources.pgcopy import adbc_chunks
 
-            uri = "postgresql:" + self.loc.target.split(":", 1)[1]
             try:
-                yield from adbc_chunks(uri, select, names)
+                yield from adbc_chunks(self.uri, select, names)
             except adbc_driver_manager.Error as exc:
                 raise self._fail(exc, reading=True) from None
             except OSError:  # the Arrow stream broke off (its text is the driver's: not shown)
@@ -203,10 +213,9 @@ class PostgresSource:
                                   "while reading; nothing was run and no budget was "
                                   "spent") from None
             return
-        with self._guard(), self.engine.connect() as conn:
+        with self._connect() as conn:
             try:
-                yield from copy_chunks(conn.connection.dbapi_connection, select, names, kinds,
-                                       CHUNK_ROWS)
+                yield from copy_chunks(conn, select, names, kinds, CHUNK_ROWS)
             except psycopg.Error as exc:
                 raise self._fail(exc, reading=True) from None
             except (pd.errors.ParserError, ValueError, UnicodeDecodeError) as exc:
