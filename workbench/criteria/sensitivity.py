@@ -181,15 +181,21 @@ def l1_diameter(points: np.ndarray, leaf: int = 12) -> float:
     >>> l1_diameter(np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]))
     2.0
     """
+    return l1_diameter_pair(points, leaf)[0]
+
+
+def l1_diameter_pair(points: np.ndarray, leaf: int = 12) -> tuple[float, int, int]:
+    """:func:`l1_diameter` and a pair of rows (i, j) that attains it (public)."""
     pts = np.asarray(points, dtype=np.float64)
     if pts.ndim != 2 or pts.shape[0] == 0 or not np.all(np.isfinite(pts)):
         raise ValueError("points must be a non-empty finite (k, d) matrix")
     if pts.shape[0] > MAX_DIAMETER_POINTS:
         raise ValueError(f"more than {MAX_DIAMETER_POINTS} points: use the per-entry bound")
-    best = _farthest_hops(pts)
+    best, pair = _farthest_hops(pts)
     boxes = _boxes(pts, np.arange(pts.shape[0]), max(int(leaf), 1))
     size = max(b.size for b in boxes)  # pad by repeating a row: the maximum stays the same
-    padded = pts[np.stack([np.resize(b, size) for b in boxes])]
+    rows = np.stack([np.resize(b, size) for b in boxes])
+    padded = pts[rows]
     lo, hi = padded.min(axis=1), padded.max(axis=1)
     pairs, bounds = [], []
     for i in range(len(boxes)):  # box i against boxes i.. (one row of bounds at a time)
@@ -203,21 +209,28 @@ def l1_diameter(points: np.ndarray, leaf: int = 12) -> float:
     for s in range(0, ranked.shape[0], batch):
         if ub_ranked[s] <= best:
             break
-        a, b = padded[ranked[s : s + batch, 0]], padded[ranked[s : s + batch, 1]]
-        best = max(best, float(np.abs(a[:, :, None, :] - b[:, None, :, :]).sum(axis=-1).max()))
-    return best
+        ia, ib = ranked[s : s + batch, 0], ranked[s : s + batch, 1]
+        dist = np.abs(padded[ia][:, :, None, :] - padded[ib][:, None, :, :]).sum(axis=-1)
+        k = int(np.argmax(dist))
+        if dist.flat[k] > best:
+            q, a, b = np.unravel_index(k, dist.shape)
+            best, pair = float(dist.flat[k]), (int(rows[ia[q], a]), int(rows[ib[q], b]))
+    return best, *pair
 
 
-def _farthest_hops(pts: np.ndarray, hops: int = 6) -> float:
+def _farthest_hops(pts: np.ndarray, hops: int = 6) -> tuple[float, tuple[int, int]]:
     """A pairwise distance near the diameter: hop to the farthest row from the row with the
     widest per-entry reach, a few times (a lower bound that lets most box pairs be skipped)."""
     lo, hi = pts.min(axis=0), pts.max(axis=0)
-    i, best = int(np.argmax(np.maximum(pts - lo, hi - pts).sum(axis=1))), 0.0
+    i = int(np.argmax(np.maximum(pts - lo, hi - pts).sum(axis=1)))
+    best, pair = 0.0, (i, i)
     for _ in range(hops):
         dist = np.abs(pts - pts[i]).sum(axis=1)
-        i = int(np.argmax(dist))
-        best = max(best, float(dist[i]))
-    return best
+        j = int(np.argmax(dist))
+        if dist[j] > best:
+            best, pair = float(dist[j]), (i, j)
+        i = j
+    return best, pair
 
 
 def _boxes(pts: np.ndarray, rows: np.ndarray, leaf: int) -> list[np.ndarray]:
