@@ -50,11 +50,13 @@ def evaluate(spec_path: Path, registry, size: int, iterations: int, floor_draws:
     frame = registry if size == 0 else registry.sample(n=size, random_state=15, replace=False)
     real = spec.table_codec(config).encode(frame)
     passes: dict[str, int] = {c.id: 0 for c in spec.criteria}
-    all_pass, faith, start = 0, [], time.perf_counter()
+    all_pass, faith, start, took = 0, [], time.perf_counter(), []
     for i in range(iterations):
+        began = time.perf_counter()
         ctx = PrivacyContext.simulation(seed=1000 + i)  # OpenDP noise: DP decisions
         once = release_once(spec, config, real, ctx)
         cand = run_iteration(bind(spec, config), frame, ctx, once_results=once, real_codes=real)
+        took.append(time.perf_counter() - began)
         all_pass += cand.passed
         for r in cand.results:
             passes[r.id] += r.passed
@@ -65,6 +67,9 @@ def evaluate(spec_path: Path, registry, size: int, iterations: int, floor_draws:
     med = statistics.median(faith) if faith else float("nan")
     print(f"{spec_path.name} at n = {len(frame):,}: ε_total {spec.epsilon_total:g}, "
           f"{iterations} iterations, {time.perf_counter() - start:.0f} s")
+    print(f"  one whole iteration (once-statistics + fit + sample + project + criteria): "
+          f"median {statistics.median(took):.1f} s, max {max(took):.1f} s "
+          f"(first {took[0]:.1f} s, with the JAX compile)")
     print(f"  P(all {len(spec.criteria)} pass) = {all_pass / iterations:.2f}")
     print("  pass rate per criterion: " + ", ".join(
         f"{k} {v / iterations:.2f}" for k, v in passes.items()))

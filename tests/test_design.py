@@ -423,3 +423,36 @@ def test_a_draft_over_the_lifetime_cap_is_skipped_not_an_abort(proxy) -> None:
         design(build_spec(doc), proxy, epsilon_generators=(3.0,), divisors=(2.0,),
                repetitions=1, draws=2, seed=1, target_p=0.5, check_repetitions=2,
                scenarios=("proxy",), executor=InlineExecutor())
+
+
+def test_a_criterion_divisor_raises_only_that_criterions_k(proxy) -> None:
+    """--criterion-divisors: the named criterion is priced at max(K, K_id), the others at K."""
+    spec = build_spec(_document(marginals=0.08))
+
+    def priced(floors):
+        return design(spec, proxy, 2000, epsilon_generators=(3.0,), divisors=(2.0,),
+                      repetitions=1, draws=2, check_repetitions=1, scenarios=("proxy",),
+                      executor=InlineExecutor(), criterion_divisors=floors
+                      ).alternatives[0].epsilons
+
+    plain = priced(None)
+    cid = next(c for c, v in plain.items() if math.isfinite(v) and "regression" not in c)
+    other = next(c for c in plain if c != cid)
+    floored = priced({cid: 6.0, other: 1.0})
+    assert floored[cid] > 2 * plain[cid]  # K 6 instead of 2
+    assert {k: v for k, v in floored.items() if k != cid} == \
+        {k: v for k, v in plain.items() if k != cid}  # K 1 < 2 changes nothing
+    with pytest.raises(ValueError, match="--criterion-divisors nope=3"):
+        design(spec, proxy, 2000, epsilon_generators=(3.0,), criterion_divisors={"nope": 3.0},
+               executor=InlineExecutor())
+
+
+def test_cli_refuses_a_malformed_criterion_divisor(tmp_path: Path, proxy,
+                                                   capsys: pytest.CaptureFixture) -> None:
+    spec_path, proxy_path = tmp_path / "spec.json", tmp_path / "proxy.csv"
+    spec_path.write_text(json.dumps(_document()))
+    proxy.head(3000).to_csv(proxy_path, index=False)
+    code = main(["design", str(spec_path), str(proxy_path), "--criterion-divisors",
+                 "faithfulness=ten", "--quiet", "--workers", "0"])
+    assert code == 2
+    assert "--criterion-divisors 'faithfulness=ten'" in capsys.readouterr().err

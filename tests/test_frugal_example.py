@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from workbench.specification.document import forecast_hash
 from workbench.specification.errors import SpecError
 from workbench.validation import build_spec, load_spec
 
@@ -49,3 +50,25 @@ def test_the_frugal_inputs_cap_refuses_a_draft_over_two() -> None:
     doc["budget"].pop("epsilon_criteria", None)
     with pytest.raises(SpecError, match="epsilon_total_max"):
         build_spec(doc)
+
+
+DRAFT = EXAMPLES / "israel_births_2014_frugal.json"
+FROZEN = EXAMPLES / "israel_births_2014_frugal.frozen.json"
+
+
+def test_the_frugal_design_is_frozen_under_two_with_its_recorded_forecast() -> None:
+    """Issue 37 task 4: the derived design keeps the robust criteria and thresholds, its frozen
+    file validates with its hash, ε_total ≤ 2, and its recorded forecast (a dry run of exactly
+    this design at 95,000 on the proxy and its four scenarios) reaches 0.9 at the low end."""
+    frozen = json.loads(FROZEN.read_text())
+    spec = load_spec(FROZEN, require_frozen=True)  # checks the SHA-256
+    assert spec.sha256 == frozen["frozen"]["sha256"]
+    assert _criteria(frozen) == _criteria(json.loads(ROBUST.read_text()))
+    assert spec.epsilon_total <= 2.0 and spec.budget.epsilon_total_max == 2.0
+    forecast = spec.selection.forecast
+    assert forecast.n == 95_000 and forecast.low >= 0.9
+    assert set(dict(forecast.scenarios)) == {"proxy", "flatter", "sharper", "rare thinned",
+                                             "rare thickened"}
+    assert forecast.spec_sha256 == forecast_hash(json.loads(DRAFT.read_text()))
+    assert {c.id: c.epsilon for c in spec.criteria} == {
+        c["id"]: c["epsilon"] for c in json.loads(DRAFT.read_text())["criteria"]}

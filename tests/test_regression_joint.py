@@ -31,7 +31,13 @@ from workbench.criteria.regression_false_pass import (
     false_pass,
     regression_false_pass,
 )
-from workbench.criteria.regression_fit import clipped_mae, ols_from_cells, prediction_gap
+from workbench.criteria.regression_fit import (
+    clipped_mae,
+    noise_gradients,
+    ols_from_cells,
+    prediction_gap,
+    tuned_statistic_weights,
+)
 from workbench.evidence.sampler import sample_proxy
 from workbench.privacy import PrivacyContext
 from workbench.transform.cells import PairedCells, distinct_cells
@@ -88,11 +94,25 @@ def test_l1_diameter_is_the_largest_pairwise_distance() -> None:
     for shape in [(1, 3), (2, 1), (40, 4), (300, 6)]:
         pts = rng.normal(size=shape) * rng.uniform(0.1, 3, size=shape[1])
         brute = max(np.abs(a - b).sum() for a, b in itertools.product(pts, repeat=2))
-        assert sens.l1_diameter(pts, chunk=7) == pytest.approx(brute, abs=1e-12)
+        assert sens.l1_diameter(pts, leaf=3) == pytest.approx(brute, abs=1e-12)
         assert sens.l1_diameter(pts) <= sens.sufficient_statistics(np.ptp(pts, axis=0)) + 1e-12
     for bad in (np.zeros((0, 2)), np.array([1.0, 2.0]), np.array([[np.nan, 1.0]])):
         with pytest.raises(ValueError, match="points must be"):
             sens.l1_diameter(bad)
+
+
+def test_l1_diameter_boxes_never_change_the_value() -> None:
+    """Whatever the box size, on grids with ties and duplicate rows (where boxes prune most
+    pairs) and on clustered rows, the value is the brute-force largest pairwise distance."""
+    rng = np.random.default_rng(11)
+    grid = np.stack(np.meshgrid(*[np.arange(k, dtype=float) for k in (6, 5, 4)],
+                                indexing="ij"), axis=-1).reshape(-1, 3)
+    products = np.hstack([grid, grid[:, :1] * grid[:, 1:], grid ** 2]) * [3, 1, 2, .5, 4, 1, 1, 2]
+    clustered = np.repeat(rng.normal(size=(20, 5)) * 5, 25, axis=0) + rng.normal(size=(500, 5))
+    for pts in (products, np.vstack([products, products[:40]]), clustered):
+        brute = np.abs(pts[:, None, :] - pts[None, :, :]).sum(axis=-1).max()
+        for leaf in (1, 2, 7, 12, 64, 10_000):
+            assert sens.l1_diameter(pts, leaf=leaf) == pytest.approx(brute, abs=1e-12)
 
 
 @pytest.mark.parametrize("weights", [None, {"birth_weight*gestation_week": 10.0,
@@ -315,3 +335,26 @@ def test_prediction_gap_variant_audit_flags_half_delta() -> None:
     row = audit_scenario(scn)
     assert not row.at_delta.violates, row.at_delta.summary()
     assert row.at_half.violates, row.at_half.summary()
+
+
+def test_joint_tuned_weights_cut_the_noise_at_the_joint_delta(document) -> None:
+    """Under the joint Δ, the weights tuned for it give the coefficients less noise,
+    Δ(c)²·Σ_e g_e²/c_e², than the entrywise-shaped weights (both from the same public
+    cells)."""
+    features = ["mother_age", "parity", "gestation_week", "birth_sex"]
+    spec, config, table, _, joint = regression_spec(document, features, JOINT)
+    entry = regression_spec(document, features, None)[4]
+    cells, counts = distinct_cells(proxy_codes(spec, config, 20_000, 3), table.domain)
+    g2 = noise_gradients(joint, cells, counts)
+
+    def noise(weights: dict) -> float:
+        design = regression_spec(document, features, JOINT, weights)[4]
+        c = statistic_weights(design)
+        live = statistic_ranges(design) > 0
+        return regression_sensitivity(design) ** 2 * float((g2[live] / c[live] ** 2).sum())
+
+    tuned_joint = tuned_statistic_weights(joint, cells, counts)
+    tuned_entry = tuned_statistic_weights(entry, cells, counts)
+    assert tuned_joint != tuned_entry
+    after, before = noise(tuned_joint), noise(tuned_entry)
+    assert after < 0.97 * before

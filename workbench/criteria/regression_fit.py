@@ -12,14 +12,17 @@ from __future__ import annotations
 import numpy as np
 
 from workbench.criteria.regression import (
+    JOINT,
     RegressionDesign,
     _feature_scaling,
     _normal_equations,
     _scale_target,
+    _scaled_blocks,
     _statistics,
     statistic_names,
     statistic_ranges,
 )
+from workbench.criteria.regression_joint import record_universe, tuned_joint_weights
 
 
 def ols_from_cells(
@@ -62,19 +65,10 @@ def clipped_mae(
     return float(counts @ err) / float(counts.sum())
 
 
-def tuned_statistic_weights(
-    design: RegressionDesign, cells: np.ndarray, counts: np.ndarray, floor: float | None = None
-) -> dict[str, float]:
-    """Per-entry weights c_e ∝ (g_e²/ρ_e)^⅓ from PUBLIC data (see the module docstring).
-
-    g_e² is the expected squared norm of ∂(standardised coefficients)/∂s_e at the public data's
-    statistics, taking each coefficient's sign as unknown and its size as at least ``floor``
-    (standardised units; default: the criterion's L1 threshold shared over the p coefficients,
-    the size of error that matters): the public data fixes the design's second moments well but
-    may get the coefficients wrong (the proxy's mother-age coefficient is −2 g/sd, the US
-    sample's +27), and an A-entry's effect is proportional to them. Scaled to a largest weight
-    of 4, rounded to 3 significant digits.
-    """
+def noise_gradients(design: RegressionDesign, cells: np.ndarray, counts: np.ndarray,
+                    floor: float | None = None) -> np.ndarray:
+    """g_e² per released entry (order of ``statistic_names``), from PUBLIC data: how much
+    noise on entry e moves the standardised coefficients (:func:`tuned_statistic_weights`)."""
     floor = design.threshold / design.p if floor is None else floor
     a, b = _normal_equations(design, _statistics(design, cells, counts), int(counts.sum()))
     a_inv = np.linalg.inv(a)
@@ -93,9 +87,32 @@ def tuned_statistic_weights(
         if (i, j) != (0, 0)
     ]
     g2.extend(sq(a_inv[:, k]) for k in range(q))
+    return np.asarray(g2, dtype=np.float64)
+
+
+def tuned_statistic_weights(
+    design: RegressionDesign, cells: np.ndarray, counts: np.ndarray, floor: float | None = None
+) -> dict[str, float]:
+    """Per-entry weights c_e ∝ (g_e²/ρ_e)^⅓ from PUBLIC data (see the module docstring).
+
+    g_e² is the expected squared norm of ∂(standardised coefficients)/∂s_e at the public data's
+    statistics, taking each coefficient's sign as unknown and its size as at least ``floor``
+    (standardised units; default: the criterion's L1 threshold shared over the p coefficients,
+    the size of error that matters): the public data fixes the design's second moments well but
+    may get the coefficients wrong (the proxy's mother-age coefficient is −2 g/sd, the US
+    sample's +27), and an A-entry's effect is proportional to them. Under ``sensitivity:
+    joint`` the weights minimise the same noise at the exact joint Δ instead
+    (:func:`~workbench.criteria.regression_joint.tuned_joint_weights`). Scaled to a largest
+    weight of 4, rounded to 3 significant digits.
+    """
+    g2 = noise_gradients(design, cells, counts, floor)
     rho = statistic_ranges(design)
     live = rho > 0
-    c = np.where(live, np.cbrt(np.asarray(g2) / np.where(live, rho, 1.0)), 0.0)
+    c = np.where(live, np.cbrt(g2 / np.where(live, rho, 1.0)), 0.0)
+    points = (record_universe(_scaled_blocks(design), _scale_target(design)[0])
+              if design.sensitivity_rule == JOINT else None)
+    if points is not None:  # under the joint Δ the optimum has another shape (issue 37)
+        c[live] = tuned_joint_weights(points[:, live], g2[live])
     c = 4.0 * c / c[live].max()
     return {
         name: float(f"{max(value, 1e-3):.3g}")

@@ -57,3 +57,42 @@ def joint_delta(blocks: list[np.ndarray], target: np.ndarray, weights: np.ndarra
 def _diameter(data: bytes, shape: tuple[int, int]) -> float:
     """:func:`~workbench.criteria.sensitivity.l1_diameter`, cached per public design."""
     return sensitivity.l1_diameter(np.frombuffer(data, dtype=np.float64).reshape(shape))
+
+
+def tuned_joint_weights(points: np.ndarray, g2: np.ndarray, rounds: int = 8) -> np.ndarray:
+    """Weights c minimising the coefficients' noise Σ_e g_e²/c_e² at joint Δ(c) = 1 (public).
+
+    Laplace noise of scale Δ(c)/ε on c ⊙ s, divided back by c, gives the coefficients a
+    variance ∝ Δ(c)²·Σ_e g_e²/c_e² (g_e: the proxy's sensitivity of the standardised
+    coefficients to entry e). Under the entrywise Δ = Σ_e c_e·ρ_e the minimiser is
+    c_e ∝ (g_e²/ρ_e)^⅓; under the joint Δ(c) = max over record pairs of c·|φ(x) − φ(x′)| it
+    is a convex problem (a convex objective under a maximum of linear constraints), solved by
+    cutting planes: minimise over the pairs found so far, add the pair that attains the exact
+    diameter at the solution, stop when it is already in (or after ``rounds``: on the
+    births design 3 rounds take 80% of the gain, 8 rounds 98%). Only the
+    weights' shape is chosen here; the released Δ is always the exact diameter at the
+    weights actually used (:func:`joint_delta`). ``points``: the unweighted universe
+    (:func:`record_universe`) restricted to the entries with g2 > 0."""
+    from scipy.optimize import minimize
+
+    g2 = np.asarray(g2, dtype=np.float64) / float(np.sum(g2))
+    c = np.cbrt(g2 / np.ptp(points, axis=0))  # the entrywise optimum: the start
+    cuts: list[np.ndarray] = []
+    for _ in range(rounds):
+        value, i, j = sensitivity.l1_diameter_pair(points * c)
+        c = c / value
+        cut = np.abs(points[i] - points[j])
+        if any(np.array_equal(cut, k) for k in cuts):
+            break
+        cuts.append(cut)
+        a = np.vstack(cuts)
+        u0 = np.log(c)
+        res = minimize(lambda u: float(g2 @ np.exp(-2 * u)), u0,
+                       jac=lambda u: -2 * g2 * np.exp(-2 * u), method="SLSQP",
+                       bounds=[(x - 5.0, x + 5.0) for x in u0],
+                       constraints=[{"type": "ineq", "fun": lambda u, a=a: 1.0 - a @ np.exp(u),
+                                     "jac": lambda u, a=a: -a * np.exp(u)}],
+                       options={"maxiter": 200, "ftol": 1e-10})
+        if np.all(np.isfinite(res.x)):
+            c = np.exp(res.x)
+    return c / sensitivity.l1_diameter(points * c)

@@ -165,34 +165,83 @@ def sufficient_statistics(ranges: Iterable[float]) -> float:
 MAX_DIAMETER_POINTS = 16_384
 
 
-def l1_diameter(points: np.ndarray, chunk: int = 64) -> float:
+def l1_diameter(points: np.ndarray, leaf: int = 12) -> float:
     """Exact L1 Δ of Σ_records φ(x) when φ(x) ranges over the rows of ``points`` (public).
 
     Replacing record x by x′ moves the sum by φ(x′) − φ(x), so the replace-one L1 sensitivity
     is the set's L1 diameter max ‖φ(x) − φ(x′)‖₁: at most :func:`sufficient_statistics` of
     the per-entry widths (which takes every entry's extremes at once, though they may need
-    different records), and attained by a pair of rows. Branch and bound, exact: rows are
-    taken in decreasing order of b(x) = Σ_e max(φ_e(x) − min_e, max_e − φ_e(x)) ≥ every
-    distance from x, each block of rows against the rows not yet taken whose b(x) exceeds the
-    best pair so far, until b of the next row cannot beat it.
+    different records), and attained by a pair of rows. Branch and bound, exact: a few
+    farthest-point hops give a pair (a lower bound); the rows are split into boxes of at most
+    ``leaf`` rows (median cuts of the widest entry), and two boxes can hold no pair farther
+    apart than Σ_e max(hi_e − lo′_e, hi′_e − lo_e); box pairs are scanned row by row in
+    decreasing order of that bound until it cannot beat the best pair so far. The boxes only
+    decide the order and what is skipped, never the value: the result is a pairwise distance.
 
     >>> l1_diameter(np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]))
     2.0
     """
+    return l1_diameter_pair(points, leaf)[0]
+
+
+def l1_diameter_pair(points: np.ndarray, leaf: int = 12) -> tuple[float, int, int]:
+    """:func:`l1_diameter` and a pair of rows (i, j) that attains it (public)."""
     pts = np.asarray(points, dtype=np.float64)
     if pts.ndim != 2 or pts.shape[0] == 0 or not np.all(np.isfinite(pts)):
         raise ValueError("points must be a non-empty finite (k, d) matrix")
     if pts.shape[0] > MAX_DIAMETER_POINTS:
         raise ValueError(f"more than {MAX_DIAMETER_POINTS} points: use the per-entry bound")
-    lo, hi = pts.min(axis=0), pts.max(axis=0)
-    bound = np.maximum(pts - lo, hi - pts).sum(axis=1)
-    order = np.argsort(-bound, kind="stable")
-    pts, bound = pts[order], bound[order]
-    best = 0.0
-    for s in range(0, pts.shape[0], chunk):
-        if bound[s] <= best:
+    best, pair = _farthest_hops(pts)
+    boxes = _boxes(pts, np.arange(pts.shape[0]), max(int(leaf), 1))
+    size = max(b.size for b in boxes)  # pad by repeating a row: the maximum stays the same
+    rows = np.stack([np.resize(b, size) for b in boxes])
+    padded = pts[rows]
+    lo, hi = padded.min(axis=1), padded.max(axis=1)
+    pairs, bounds = [], []
+    for i in range(len(boxes)):  # box i against boxes i.. (one row of bounds at a time)
+        ub = np.maximum(hi[i] - lo[i:], hi[i:] - lo[i]).sum(axis=1)
+        keep = np.flatnonzero(ub > best)
+        pairs.append(np.column_stack([np.full(keep.size, i), keep + i]))
+        bounds.append(ub[keep])
+    order = np.argsort(-np.concatenate(bounds), kind="stable")
+    ranked, ub_ranked = np.concatenate(pairs)[order], np.concatenate(bounds)[order]
+    batch = max(1, 4096 // size)
+    for s in range(0, ranked.shape[0], batch):
+        if ub_ranked[s] <= best:
             break
-        live = np.flatnonzero(bound[s:] > best) + s
-        dist = np.abs(pts[s : s + chunk, None, :] - pts[None, live, :]).sum(axis=-1)
-        best = max(best, float(dist.max()))
-    return best
+        ia, ib = ranked[s : s + batch, 0], ranked[s : s + batch, 1]
+        dist = np.abs(padded[ia][:, :, None, :] - padded[ib][:, None, :, :]).sum(axis=-1)
+        k = int(np.argmax(dist))
+        if dist.flat[k] > best:
+            q, a, b = np.unravel_index(k, dist.shape)
+            best, pair = float(dist.flat[k]), (int(rows[ia[q], a]), int(rows[ib[q], b]))
+    return best, *pair
+
+
+def _farthest_hops(pts: np.ndarray, hops: int = 6) -> tuple[float, tuple[int, int]]:
+    """A pairwise distance near the diameter: hop to the farthest row from the row with the
+    widest per-entry reach, a few times (a lower bound that lets most box pairs be skipped)."""
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    i = int(np.argmax(np.maximum(pts - lo, hi - pts).sum(axis=1)))
+    best, pair = 0.0, (i, i)
+    for _ in range(hops):
+        dist = np.abs(pts - pts[i]).sum(axis=1)
+        j = int(np.argmax(dist))
+        if dist[j] > best:
+            best, pair = float(dist[j]), (i, j)
+        i = j
+    return best, pair
+
+
+def _boxes(pts: np.ndarray, rows: np.ndarray, leaf: int) -> list[np.ndarray]:
+    """Split ``rows`` at the median of their widest entry until each part has ≤ ``leaf``."""
+    out, stack = [], [rows]
+    while stack:
+        part = stack.pop()
+        span = np.ptp(pts[part], axis=0)
+        if part.size <= leaf or span.max() == 0:
+            out.append(part)
+            continue
+        order = part[np.argsort(pts[part, int(np.argmax(span))], kind="stable")]
+        stack.extend((order[: part.size // 2], order[part.size // 2 :]))
+    return out

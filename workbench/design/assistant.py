@@ -196,12 +196,16 @@ class _Priced:
 
 
 def _price(trial: Trial, eps_gen: float, divisor: float, facts: Sequence[CandidateFacts],
-           margins: Mapping[str, float], sigma_eps: Mapping[str, float]) -> _Priced:
-    """The ε's of one (ε_gen, K) from the rule σ ≤ margin/K, and their plans."""
+           margins: Mapping[str, float], sigma_eps: Mapping[str, float],
+           floors: Mapping[str, float] | None = None) -> _Priced:
+    """The ε's of one (ε_gen, K) from the rule σ ≤ margin/K (K at least ``floors[id]`` for the
+    criteria it names), and their plans."""
     spec = trial.spec
+    floors = floors or {}
     delta = {c.id: max((f.sensitivity[c.id] or 0.0) for f in facts) for c in spec.criteria}
     epsilons = {c.id: 0.0 if c.epsilon == 0 else needed_epsilon(
-        c, margins[c.id], delta[c.id], divisor, sigma_eps.get(c.id)) for c in spec.criteria}
+        c, margins[c.id], delta[c.id], max(divisor, floors.get(c.id, 0.0)),
+        sigma_eps.get(c.id)) for c in spec.criteria}
     plans = _plans(eps_gen, spec, {c.id: epsilons[c.id] if math.isfinite(epsilons[c.id])
                                    else c.epsilon for c in spec.criteria})
     if not all(math.isfinite(v) for v in epsilons.values()):
@@ -287,7 +291,8 @@ def design(spec: Spec, proxy: Evidence | pd.DataFrame | str | os.PathLike[str],
            seed: int = 0, configuration: Configuration | None = None,
            progress: Progress | None = None, check_repetitions: int = 10,
            scenarios: Sequence[str] = SCENARIOS, checks: int = DEFAULT_CHECKS,
-           executor: Any = None) -> DesignResult:
+           executor: Any = None, criterion_divisors: Mapping[str, float] | None = None
+           ) -> DesignResult:
     """Derive each criterion's ε, ε_gen and the selection mode on the proxy at n (module doc);
     the drafts are then rehearsed as frozen (``check_repetitions`` seeded dry-run iterations
     on the proxy and each of ``scenarios``, up to ``checks`` drafts cheapest first) and the
@@ -295,11 +300,18 @@ def design(spec: Spec, proxy: Evidence | pd.DataFrame | str | os.PathLike[str],
     ``executor``: the dry run's, default two local processes, opened once for the whole design
     and running its candidate fits, σ simulations and pricing draws too, :mod:`.jobs`). The
     margins are measured on a population at n of the evidence's anchor; published tables in
-    the evidence anchor the rehearsal's scenarios instead of ``scenarios``."""
+    the evidence anchor the rehearsal's scenarios instead of ``scenarios``.
+    ``criterion_divisors``: criterion id → the least K of its rule (a cheap criterion whose
+    margin on a proxy scenario is thinner than on the proxy may take more ε at little cost)."""
     if not 0 < target_p < 1:
         raise ValueError("target_p must lie in (0, 1)")
     if repetitions < 1 or draws < 1 or not epsilon_generators or not divisors:
         raise ValueError("repetitions, draws, epsilon_generators and divisors must be non-empty")
+    floors = dict(criterion_divisors or {})
+    for cid, k in floors.items():
+        if cid not in {c.id for c in spec.criteria} or not k > 0:
+            raise ValueError(f"--criterion-divisors {cid}={k}: not a criterion of the spec "
+                             "with a K > 0")
     say = progress or (lambda _m: None)
     config = at_epsilon(configuration or next(iter(spec.configurations())), None)
     evidence = as_evidence(spec, proxy)
@@ -315,7 +327,7 @@ def design(spec: Spec, proxy: Evidence | pd.DataFrame | str | os.PathLike[str],
     with session(executor if executor is not None else LocalExecutor()) as ex:
         alternatives, margins, fits = _priced_alternatives(
             spec, config, frame, real, tuned, epsilon_generators, divisors, repetitions,
-            draws, seed, ex, say)
+            draws, seed, ex, say, floors)
         # the model's order: cheapest alternative reaching the target first, then likeliest
         order = (sorted((a for a in alternatives if a.p >= target_p),
                         key=lambda a: (a.epsilon_total, -a.p))
@@ -334,7 +346,8 @@ def design(spec: Spec, proxy: Evidence | pd.DataFrame | str | os.PathLike[str],
 def _priced_alternatives(spec: Spec, config: Configuration, frame: pd.DataFrame,
                          real: np.ndarray, tuned: Mapping[str, Mapping[str, Any]],
                          epsilon_generators: Sequence[float], divisors: Sequence[float],
-                         repetitions: int, draws: int, seed: int, executor: Any, say: Progress
+                         repetitions: int, draws: int, seed: int, executor: Any, say: Progress,
+                         floors: Mapping[str, float] | None = None
                          ) -> tuple[list[Alternative], dict[float, dict[str, float]], Countdown]:
     """Steps 3–4 of the module doc, each a batch of independent jobs on ``executor``
     (:mod:`workbench.design.jobs`): every candidate fit, then per ε_gen the σ simulations and
@@ -365,7 +378,7 @@ def _priced_alternatives(spec: Spec, config: Configuration, frame: pd.DataFrame,
         sigma_eps = dict(zip(ids, run_jobs(executor, sigma_job, at_g,
                                            [(i, 2 * draws, seed) for i in ids], sigmas,
                                            lambda j, ids=ids: ids[j]), strict=True))
-        priced = [_price(trial, g, k, facts, margins[g], sigma_eps) for k in divisors]
+        priced = [_price(trial, g, k, facts, margins[g], sigma_eps, floors) for k in divisors]
         pairs = [(k, i) for k, pr in enumerate(priced) if pr.group for i in range(len(facts))]
         pricing = Countdown(say, len(pairs), "pricing")
         if pairs:

@@ -21,6 +21,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="ε_gen alternatives to try")
     p.add_argument("--divisors", type=float, nargs="+", default=None,
                    help="noise rule σ ≤ margin/K: the K to try (default 2 3 4 6 10)")
+    p.add_argument("--criterion-divisors", nargs="+", default=None, metavar="ID=K",
+                   help="the least K of these criteria's noise rule (σ ≤ margin/max(K, K_id)): "
+                   "more ε for a cheap criterion whose margin on a proxy scenario is thin")
     p.add_argument("--repetitions", type=int, default=4, help="candidates per ε_gen")
     p.add_argument("--check-repetitions", type=int, default=10,
                    help="dry-run iterations per proxy scenario when a draft is rehearsed as "
@@ -71,6 +74,8 @@ def run_command(args: argparse.Namespace) -> int:
         check_model_size(spec)  # before any candidate is fitted (issue 36's size guards)
         n = low_end(parse_n(args.n)) if args.n is not None else None
         kwargs = {} if args.divisors is None else {"divisors": tuple(args.divisors)}
+        if getattr(args, "criterion_divisors", None):
+            kwargs["criterion_divisors"] = _criterion_divisors(args.criterion_divisors)
         executor = make_executor(args.workers, args.scheduler)
         kwargs |= {"target_p": args.target_p, "epsilon_generators": tuple(args.eps_gen),
                    "repetitions": args.repetitions, "draws": args.draws, "seed": args.seed,
@@ -153,3 +158,15 @@ def recorded_low(document: dict) -> float | None:
     forecast = (document.get("selection") or {}).get("forecast") or {}
     low = (forecast.get("range") or {}).get("low", forecast.get("p"))
     return None if low is None else float(low)
+
+
+def _criterion_divisors(items: list[str]) -> dict[str, float]:
+    """``ID=K`` pairs of --criterion-divisors (a ValueError naming the bad one)."""
+    out = {}
+    for item in items:
+        cid, _, k = item.partition("=")
+        try:
+            out[cid] = float(k)
+        except ValueError:
+            raise ValueError(f"--criterion-divisors {item!r}: expected ID=K, K a number") from None
+    return out
