@@ -20,10 +20,20 @@ decisions** (the workbench's pass decisions on the DP values; P(all pass), each 
 median DP value). Fit time is the generator's fit (median, min–max); s/iter is fit + sample +
 projection + criteria.
 
-Run: nice -n 10 python benchmarks/peers.py --design FROZEN.json [--sizes 95000 158500]
-     [--runs 4] [--standins us_sample us_reweighted us_thinned us_thickened] [--peers aim mst]
-     [--epsilon-scale 1 0.5] [--own-runs R]
-AIM's fit takes 40–140 s per run at 95,000 records: the default grid is hours on 2 cores.
+Resumable (``--results FILE``, ``_peer_records.py``): one JSON line per finished cell (generator,
+stand-in, size, ε, run) with its scores, fit time, the ε handed to the generator, the design's
+hash, the commit and the date, appended atomically; a rerun skips finished cells and prints the
+tables from every record (a cell's "k of R": R its runs so far). The work is ordered so that
+every cell gets its first run before any gets a second, the workbench's and MST's cells first
+in each run; ``--max-minutes`` starts no cell that would end past the limit (by the generator's
+slowest recorded iteration) and then prints the tables. ``--max-minutes 0`` only prints them.
+
+Run: nice -n 10 python benchmarks/peers.py --design FROZEN.json [--results FILE.jsonl]
+     [--max-minutes M] [--sizes 95000 158500] [--runs 4] [--own-runs R]
+     [--standins us_sample us_reweighted us_thinned us_thickened] [--peers aim mst]
+     [--epsilon-scale 1 0.5]
+AIM's fit takes 40–620 s per run at 95,000 records: the default grid (4 stand-ins × 2 sizes ×
+2 ε × 4 runs × 3 generators) is hours on 2 cores, hence the results file.
 """
 
 from __future__ import annotations
@@ -31,13 +41,16 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
 
+import _peer_records as records
 import numpy as np
-from _baselines import OpenDPAim, OpenDPMst, OpenDPPeer
+from _baselines import OpenDPAim, OpenDPMst, OpenDPPeer, add_remove_epsilon
+from _peer_records import Cell
 from _scoring import RunRow, score_iteration
 
 from workbench.trial import Trial, bind
@@ -110,15 +123,22 @@ def _span(values: Sequence[float], fmt: str) -> str:
 
 
 def table(scored: Sequence[Scored], ids: Sequence[str], on: str) -> list[str]:
-    """One markdown table: ``on`` is 'true' (exact values) or 'dp' (DP values and decisions)."""
+    """One markdown table: ``on`` is 'true' (exact values) or 'dp' (DP values and decisions);
+    a generator with no run yet has a row saying so."""
     if on not in ("true", "dp"):
         raise ValueError(f"on: 'true' or 'dp', not {on!r}")
     head = columns(ids)
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    first = scored[0].runs
-    thresholds = [f"{statistics.median(r.effective[i] for r in first):.4g}" for i in ids]
+    first = next((s.runs for s in scored if s.runs), [])
+    thresholds = [f"{statistics.median(r.effective[i] for r in first):.4g}" if first else ""
+                  for i in ids]
     lines.append("| threshold (effective, median) | | | | " + " | ".join(thresholds) + " | | |")
     for s in scored:
+        if not s.runs:
+            cells = [s.generator, f"{s.epsilon_gen:g}", f"{s.neighbour} {s.epsilon_run:g}",
+                     "0 of 0 (not run yet)", *([""] * len(ids)), "", ""]
+            lines.append("| " + " | ".join(cells) + " |")
+            continue
         k = sum(r.exact_pass if on == "true" else r.dp_pass for r in s.runs)
         values = [statistics.median((r.exact if on == "true" else r.dp_values)[i]
                                     for r in s.runs) for i in ids]
@@ -128,6 +148,57 @@ def table(scored: Sequence[Scored], ids: Sequence[str], on: str) -> list[str]:
                  f"{statistics.median(r.seconds for r in s.runs):.1f}"]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
+
+
+def from_records(recs: Sequence[dict], standin: str, epsilon_gen: float,
+                 scales: Sequence[float], generators: Sequence[str]) -> list[Scored]:
+    """Every generator at every ε scale on one stand-in (name with size), from the records:
+    all their runs so far, in run order."""
+    out = []
+    for scale in scales:
+        for name in generators:
+            gen = label(name)
+            mine = sorted((r for r in recs if r["standin"] == standin and r["generator"] == gen
+                           and float(r["scale"]) == float(scale)), key=lambda r: r["run"])
+            ran = {float(r["epsilon_run"]) for r in mine}
+            if len(ran) > 1:
+                raise records.RecordsError(f"{gen} on {standin} at scale {scale:g}: records at "
+                                           f"different ε {sorted(ran)}")
+            own = name == OWN
+            eps = epsilon_gen * scale
+            as_run = ran.pop() if ran else (eps if own else add_remove_epsilon(eps))
+            out.append(Scored(gen, eps, as_run, "replace-one" if own else "add/remove",
+                              [records.row_of(r) for r in mine]))
+    return out
+
+
+def run_grid(trial: Trial, cells: Sequence[Cell], codes_of: Callable[[str], np.ndarray],
+             save: Callable[[Cell, RunRow], None], max_seconds: float | None = None,
+             slowest: dict[str, float] | None = None, log=None) -> int:
+    """Work ``cells`` in order, saving each when it finishes; stop before a cell that would end
+    past ``max_seconds`` (judged by its generator's slowest iteration so far, ``slowest``).
+    Returns how many cells finished."""
+    start, done = time.monotonic(), 0
+    slowest = dict(slowest or {})
+    names = {label(n): n for n in (*PEERS, OWN)}
+    for cell in cells:
+        elapsed = time.monotonic() - start
+        if max_seconds is not None and elapsed + slowest.get(cell.generator, 0.0) >= max_seconds:
+            if log is not None:
+                log(f"--max-minutes: stopping after {elapsed / 60:.1f} min, {done} cells done, "
+                    f"{len(cells) - done} left (next: {cell.generator} {cell.standin})")
+            break
+        eps = trial.epsilon_generator * cell.scale
+        row = score_iteration(trial, make(names[cell.generator], trial), codes_of(cell.standin),
+                              eps, cell.seed)
+        save(cell, row)
+        done += 1
+        slowest[cell.generator] = max(slowest.get(cell.generator, 0.0), row.seconds)
+        if log is not None:
+            log(f"    {cell.generator} {cell.standin} ε_gen {eps:g} run {cell.run + 1}: fit "
+                f"{row.fit_seconds:.1f} s, all pass (true) {row.exact_pass} "
+                f"[{done} of {len(cells)}]")
+    return done
 
 
 def header(design: Path, trial: Trial) -> list[str]:
@@ -162,6 +233,10 @@ def _sizes(values: Sequence[str], parser: argparse.ArgumentParser) -> list[int]:
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--design", type=Path, required=True, help="a frozen design (JSON)")
+    ap.add_argument("--results", type=Path, default=None,
+                    help="JSON lines of finished cells: read, skipped, appended to")
+    ap.add_argument("--max-minutes", type=float, default=None,
+                    help="start no cell that would end past this (0: only print the tables)")
     ap.add_argument("--sizes", nargs="+", default=[str(n) for n in SIZES])
     ap.add_argument("--runs", type=int, default=4, help="seeded runs of each peer")
     ap.add_argument("--own-runs", type=int, default=None,
@@ -177,7 +252,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         ap.error("--epsilon-scale: every scale must be > 0")
     if args.runs < 1 or (args.own_runs is not None and args.own_runs < 1):
         ap.error("--runs / --own-runs: at least 1")
+    if args.max_minutes is not None and not (args.max_minutes >= 0):
+        ap.error("--max-minutes: must be >= 0")
+    if args.results is not None and args.results.is_dir():
+        ap.error(f"--results: {args.results} is a directory")
     sizes = _sizes(args.sizes, ap)
+    sha = records.design_hash(args.design)
+    try:
+        recs = records.load(args.results, sha)[0] if args.results else []
+    except records.RecordsError as err:
+        ap.error(str(err))
     import _standins
 
     spec = load_spec(args.design)
@@ -186,17 +270,44 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("\n".join(header(args.design, trial)), flush=True)
     generators = [*args.peers, OWN]
     named = {n: k for k, n in _standins.SIZES.items()}
-    for which in args.standins:
-        for n in sizes:
-            item = _standins.standin(f"{which}_{named[n]}")
-            codes = trial.encode(item.frame)
-            print(f"\n## {item.name}: {item.description}", flush=True)
-            scored = score(trial, codes, generators, args.epsilon_scale, args.runs,
-                           args.own_runs or args.runs, args.seed,
-                           log=lambda line: print(line, file=sys.stderr, flush=True))
-            for on, words in (("true", "true values"), ("dp", "DP decisions")):
-                print(f"\n{item.name}, {len(codes):,} records, {words}:")
-                print("\n".join(table(scored, ids, on)), flush=True)
+    items = [(f"{which}_{named[n]}", n) for which in args.standins for n in sizes]
+    runs = {label(g): (args.own_runs or args.runs) if g == OWN else args.runs
+            for g in generators}
+    todo = records.plan(list(runs), items, args.epsilon_scale, runs, args.seed,
+                        (records.cell_of(r).key() for r in recs))
+    log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
+    log(f"{len(recs)} records read, {len(todo)} cells to run")
+    commit = records.code_commit(Path(__file__).resolve().parents[1])
+
+    def save(cell: Cell, row: RunRow) -> None:
+        rec = records.record(cell, row, design=args.design.name, design_sha=sha,
+                             epsilon_gen=trial.epsilon_generator * cell.scale,
+                             neighbour="replace-one" if cell.generator == OWN else "add/remove",
+                             commit=commit)
+        recs.append(rec)
+        if args.results is not None:
+            records.append(args.results, rec)
+
+    slowest: dict[str, float] = {}
+    for r in recs:
+        slowest[r["generator"]] = max(slowest.get(r["generator"], 0.0), float(r["seconds"]))
+    codes: dict[str, np.ndarray] = {}
+
+    def codes_of(name: str) -> np.ndarray:
+        if name not in codes:
+            codes[name] = trial.encode(_standins.standin(name).frame)
+        return codes[name]
+
+    run_grid(trial, todo, codes_of, save,
+             None if args.max_minutes is None else args.max_minutes * 60, slowest, log)
+    for name, _n in items:
+        item = _standins.standin(name)
+        print(f"\n## {item.name}: {item.description}", flush=True)
+        scored = from_records(recs, name, trial.epsilon_generator, args.epsilon_scale,
+                              generators)
+        for on, words in (("true", "true values"), ("dp", "DP decisions")):
+            print(f"\n{item.name}, {len(item.frame):,} records, {words}:")
+            print("\n".join(table(scored, ids, on)), flush=True)
     return 0
 
 
