@@ -6,7 +6,7 @@ For each size n (default: half A's own size, then 100,000 rows of half A resampl
 only, as ``benchmarks/nhanes_wide.py --rows`` does): a proxy of n rows from the shipped pilot
 FACTS (``data_public/nhanes_half_a_facts.json``, public), then
 ``workbench design examples/nhanes_wide.json PROXY --n n --target-p 0.7 --workers W
---eps-gen 3 --divisors 2 3 4 6`` (the example's options; one pool for the whole design), then
+--eps-gen 6 --divisors 2 3 4 6`` (the example's options; one pool for the whole design), then
 whole iterations of the shipped frozen spec on half A at n (``workbench dryrun … --workers 0
 --records``: the run's own iteration, one process, the first one cold): each step a CLI child
 timed by ``/usr/bin/time`` (wall, the child's own CPU, peak RSS). The machine's load is
@@ -53,7 +53,7 @@ def at_size(label: str, rows: int | None, args: argparse.Namespace, folder: Path
     step("proxy build", ["proxy", "build", str(SPEC), str(FACTS), "--n", str(n_a), "--out",
                          "proxy.csv.gz"], sub, timings)
     out = step("design", ["design", str(SPEC), "proxy.csv.gz", "--n", str(n_a), "--target-p",
-                          "0.7", "--workers", str(args.workers), "--eps-gen", "3",
+                          "0.7", "--workers", str(args.workers), "--eps-gen", "6",
                           "--divisors", "2", "3", "4", "6", "--quiet"], sub, timings,
                ok=(0, 2))
     print("  " + next((line for line in out.splitlines() if "recorded forecast" in line), ""))

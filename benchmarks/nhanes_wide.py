@@ -27,7 +27,7 @@ designed from; a new pilot's FACTS differ, so every run of this benchmark design
 
 Usage: python benchmarks/nhanes_wide.py [--rows 100000] [--iterations 16] [--keep DIR]
        [--target-p 0.7] [--workers 2]
-       [--design-args "--eps-gen 3 --divisors 2 3 4 6"]
+       [--design-args "--eps-gen 6 --divisors 2 3 4 6"]
 """
 
 from __future__ import annotations
@@ -170,7 +170,7 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=16)
     parser.add_argument("--target-p", type=float, default=0.7)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--design-args", default="--eps-gen 3 --divisors 2 3 4 6",
+    parser.add_argument("--design-args", default="--eps-gen 6 --divisors 2 3 4 6",
                         help="further `workbench design` options (one string)")
     parser.add_argument("--keep", type=Path, default=None, help="work here and keep the files")
     args = parser.parse_args()
