@@ -19,6 +19,9 @@ threshold its DP release used; P(all pass) as k of R runs, each criterion's medi
 decisions** (the workbench's pass decisions on the DP values; P(all pass), each criterion's
 median DP value). Fit time is the generator's fit (median, min–max); s/iter is fit + sample +
 projection + criteria.
+Last, issue 37's test per stand-in (``verdict``): the workbench's true-value P(all pass) at
+least AIM's at equal privacy, and at the smallest ε scale at least AIM's at the largest, as
+rates of k of R runs, with a count of stand-ins below and without records.
 
 Resumable (``--results FILE``, ``_peer_records.py``): one JSON line per finished cell (generator,
 stand-in, size, ε, run) with its scores, fit time, the ε handed to the generator, the design's
@@ -42,7 +45,7 @@ import argparse
 import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
@@ -147,6 +150,51 @@ def table(scored: Sequence[Scored], ids: Sequence[str], on: str) -> list[str]:
                  _span([r.fit_seconds for r in s.runs], ".1f"),
                  f"{statistics.median(r.seconds for r in s.runs):.1f}"]
         lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def _rate(s: Scored | None) -> tuple[float | None, str]:
+    """True-value P(all pass) as a rate and as 'k of R' ('no record' before a first run)."""
+    if s is None or not s.runs:
+        return None, "no record"
+    k = sum(r.exact_pass for r in s.runs)
+    return k / len(s.runs), f"{k} of {len(s.runs)}"
+
+
+def _at_least(a: float | None, b: float | None) -> str:
+    """'yes' / 'NO' for a ≥ b on true-value pass rates, '?' while a side has no run."""
+    return "?" if a is None or b is None else ("yes" if a >= b else "NO")
+
+
+def verdict(by_standin: Mapping[str, Sequence[Scored]], peer: str = "AIM") -> list[str]:
+    """Issue 37's test on true values, per stand-in: the workbench's P(all pass) ≥ the peer's at
+    equal privacy (every scale), and at the smallest scale ≥ the peer's at the largest."""
+    scales = sorted({s.epsilon_gen for ss in by_standin.values() for s in ss}, reverse=True)
+    if len(scales) < 2:
+        return []
+    full, half = scales[0], scales[-1]
+    head = ["stand-in", f"{OWN} ε_gen {full:g}", f"{peer} ε_gen {full:g}",
+            f"{OWN} ε_gen {half:g}", f"{peer} ε_gen {half:g}", "≥ at equal ε",
+            f"{OWN} at {half:g} ≥ {peer} at {full:g}"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    tally = {"equal": [], "half": []}
+    for name, scored in by_standin.items():
+        find = {(s.generator, s.epsilon_gen): s for s in scored}
+        (wf, wf_t), (pf, pf_t) = _rate(find.get((OWN, full))), _rate(find.get((peer, full)))
+        (wh, wh_t), (ph, ph_t) = _rate(find.get((OWN, half))), _rate(find.get((peer, half)))
+        equal = [_at_least(wf, pf), _at_least(wh, ph)]
+        equal_word = "NO" if "NO" in equal else ("?" if "?" in equal else "yes")
+        half_word = _at_least(wh, pf)
+        tally["equal"].append(equal_word)
+        tally["half"].append(half_word)
+        lines.append("| " + " | ".join([name, wf_t, pf_t, wh_t, ph_t, equal_word, half_word])
+                     + " |")
+    for key, words in (("equal", "at equal privacy"),
+                       ("half", f"at ε_gen {half:g} against {peer} at {full:g}")):
+        got = tally[key]
+        lines.append(f"{words}: the workbench's P(all pass) ≥ {peer}'s on {got.count('yes')} of "
+                     f"{len(got)} stand-ins ({got.count('NO')} below, {got.count('?')} without "
+                     "a record on both sides)")
     return lines
 
 
@@ -300,14 +348,21 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     run_grid(trial, todo, codes_of, save,
              None if args.max_minutes is None else args.max_minutes * 60, slowest, log)
+    by_standin: dict[str, list[Scored]] = {}
     for name, _n in items:
         item = _standins.standin(name)
         print(f"\n## {item.name}: {item.description}", flush=True)
         scored = from_records(recs, name, trial.epsilon_generator, args.epsilon_scale,
                               generators)
+        by_standin[name] = scored
         for on, words in (("true", "true values"), ("dp", "DP decisions")):
             print(f"\n{item.name}, {len(item.frame):,} records, {words}:")
             print("\n".join(table(scored, ids, on)), flush=True)
+    if "aim" in args.peers:
+        lines = verdict(by_standin)
+        if lines:
+            print("\n## The workbench against AIM, P(all pass) on true values (k of R runs)\n")
+            print("\n".join(lines), flush=True)
     return 0
 
 

@@ -268,3 +268,31 @@ def test_peers_cli_skips_finished_cells_and_prints_tables_from_the_file(
     with pytest.raises(SystemExit) as stop:
         peers.main(argv)
     assert stop.value.code == 2 and "--results" in capsys.readouterr().err
+
+
+def test_verdict_compares_rates_at_equal_and_at_half_epsilon() -> None:
+    """The workbench is compared with AIM as rates (k of R with different R), at equal ε and at
+    its half ε against AIM's full ε; a NO and a missing record are reported, never hidden."""
+    import peers
+    from _scoring import RunRow
+
+    def runs(*passes: bool) -> list[RunRow]:
+        return [RunRow(dp_pass=p, exact_pass=p, exact={}, effective={}, seconds=1.0,
+                       fit_seconds=1.0, dp_values={}, exact_passed={}, dp_passed={},
+                       epsilon_run=1.0) for p in passes]
+
+    def scored(gen: str, eps: float, rows: list[RunRow]) -> peers.Scored:
+        return peers.Scored(gen, eps, eps, "replace-one", rows)
+
+    by = {
+        "a": [scored("AIM", 2.0, runs(True, False)), scored("workbench", 2.0, runs(True)),
+              scored("AIM", 1.0, runs(False)), scored("workbench", 1.0, runs(True, True, False))],
+        "b": [scored("AIM", 2.0, runs(True)), scored("workbench", 2.0, runs(True, False)),
+              scored("AIM", 1.0, []), scored("workbench", 1.0, runs(True))],
+    }
+    lines = peers.verdict(by)
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in lines[2:4]]
+    assert rows[0] == ["a", "1 of 1", "1 of 2", "2 of 3", "0 of 1", "yes", "yes"]
+    assert rows[1] == ["b", "1 of 2", "1 of 1", "1 of 1", "no record", "NO", "yes"]
+    assert "on 1 of 2 stand-ins (1 below, 0 without" in lines[4]
+    assert "on 2 of 2 stand-ins (0 below" in lines[5]
