@@ -22,6 +22,10 @@ closed form; for the regression coefficients, seeded releases on the proxy:
   measurement M + η, not against R: a release 10% over T whose error sits in η passes with
   probability far above the declared P (see the row's note).
 
+A design already on a cheaper release (the frugal one) shows it as "after" and prices the old
+release as "before" at the same P(false pass): ε_before = ε·Δ_old/Δ (the entrywise Δ at the
+design's own statistic weights; Δ = 2(U − L)/n for the MAE).
+
 Then the audit of each new release on its declared worst-case neighbours at Δ and Δ/2
 (``workbench.audits.variant_scenario``, 99.9% Clopper–Pearson lower bound on the loss).
 
@@ -43,6 +47,7 @@ from workbench.audits import audit_scenario, variant_cases, variant_scenario
 from workbench.criteria import kinds
 from workbench.criteria.false_pass import FALSE_PASS_MARGIN
 from workbench.criteria.regression import (
+    ENTRYWISE,
     JOINT,
     RegressionDesign,
     dp_regression_coefficients,
@@ -117,7 +122,7 @@ def design_table(path: Path, n: int, draws: int, seed: int, candidates: int
     for c in spec.criteria:
         kind = kinds.get(c.kind)
         delta = facts.sensitivity[c.id]
-        eps_after, delta_after, note = c.epsilon, delta, KEPT
+        eps_before, eps_after, delta_after, note = c.epsilon, c.epsilon, delta, KEPT
         if c.kind == "regression_coefficients" and c.params.get("sensitivity") != JOINT:
             entry = RegressionDesign.build(spec, trial.table, c)
             joint_c = dataclasses.replace(c, params={**c.params, "sensitivity": JOINT})
@@ -139,19 +144,35 @@ def design_table(path: Path, n: int, draws: int, seed: int, candidates: int
             pa = one_laplace_false_pass(c, delta_after, eps_after)
             note = (f"prediction_gap, G = {cap:g} (γ ≤ {gamma:.3g} on {candidates} proxy "
                     f"candidates; U − L = {width:g})")
-        elif c.kind == "regression_coefficients":
-            pb = pa = regression_false_pass(
-                RegressionDesign.build(spec, trial.table, c), c, cells, counts, draws,
-                seed).worst
-            note = "already joint"
+        elif c.kind == "regression_coefficients":  # already joint: price the entrywise rule
+            entry_c = dataclasses.replace(c, params={**c.params, "sensitivity": ENTRYWISE})
+            entry = RegressionDesign.build(spec, trial.table, entry_c)
+            delta = regression_sensitivity(entry)
+            delta_after = regression_sensitivity(RegressionDesign.build(spec, trial.table, c))
+            eps_before = equal_false_pass_epsilon(c.epsilon, delta_after, delta)
+            pb = regression_false_pass(entry, at_epsilon(entry_c, eps_before), cells, counts,
+                                       draws, seed).worst
+            pa = regression_false_pass(RegressionDesign.build(spec, trial.table, c), c, cells,
+                                       counts, draws, seed).worst
+            note = ("already joint; before: the entrywise Δ at the same weights, priced at "
+                    "equal P(false pass)")
+        elif c.kind == "regression_mae":  # already prediction_gap: price the bounds rule
+            width = float(c.bounds[1] - c.bounds[0])
+            cap = float(c.params["max_prediction_gap"])
+            delta = delta_after * width / min(cap, width)
+            eps_before = equal_false_pass_epsilon(c.epsilon, delta_after, delta)
+            pb = one_laplace_false_pass(c, delta, eps_before)
+            pa = one_laplace_false_pass(c, delta_after, c.epsilon)
+            note = (f"already prediction_gap (G = {cap:g}); before: Δ = 2(U − L)/n, U − L = "
+                    f"{width:g}, priced at equal P(false pass)")
         else:
             pb = pa = kind.false_pass_probability(c, delta, facts.details[c.id])
             if c.kind in SHARED_KINDS:
                 note = f"{KEPT}; {SHARED_TABLE}"
-        before_sum += c.epsilon
+        before_sum += eps_before
         after_sum += eps_after
         print(f"{c.id:<24} {c.kind:<24} {c.threshold:>7g} {fmt(delta):>10} "
-              f"{fmt(delta_after):>10} {c.epsilon:>9.4g} {eps_after:>9.4g} {percent(pb):>13} "
+              f"{fmt(delta_after):>10} {eps_before:>9.4g} {eps_after:>9.4g} {percent(pb):>13} "
               f"{percent(pa):>12}  {note}")
     print(f"{'Σ criteria':<24} {'':<24} {'':>7} {'':>10} {'':>10} {before_sum:>9.4g} "
           f"{after_sum:>9.4g}")
