@@ -20,7 +20,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator, Mapping
-from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
 import pandas as pd
 
@@ -72,8 +72,11 @@ def split_password(uri: str) -> tuple[str, str | None]:
             password = value
         else:
             kept.append((key, value))
+    if password is None:
+        return uri, None
     query = urlencode(kept, quote_via=quote)
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment)), password
+    # written out, not urlunsplit, which drops an empty host's "//" (postgresql:///db)
+    return f"{parts.scheme}://{netloc}{parts.path}" + (f"?{query}" if query else ""), password
 
 
 def usable(uri: str) -> bool:
