@@ -82,7 +82,7 @@ def test_psql_reads_the_table_as_the_csv_reads_without_the_password_in_argv(
 
 
 @pytest.mark.parametrize(("case", "words"), [
-    ("wrong_password", "authentication failed [SQLSTATE 28P01]"),
+    ("wrong_password", "cannot connect"),  # libpq gives no SQLSTATE before a session
     ("missing_table", "the table does not exist [SQLSTATE 42P01]"),
     ("missing_column", "a column does not exist [SQLSTATE 42703]"),
 ])
@@ -102,6 +102,10 @@ def test_psql_failures_become_the_seams_one_line_refusals(
         list(source._psql_chunks(select, ["birth_month"]))
     message = str(caught.value)
     assert words in message and source.loc.shown in message
+    if case == "wrong_password":  # word for word what the catalog's connection says
+        with pytest.raises(SourceError) as by_catalog:
+            PostgresSource(parse(source.uri + "?table=births"))
+        assert message == str(by_catalog.value)
     assert "\n" not in message and "no budget was spent" in message
     for secret in (registry.password, "wrong-pw-4k", "no_such", "ERROR", "FATAL", "psql"):
         assert secret not in message
