@@ -31,10 +31,10 @@ from workbench.sources.prefetch import prefetched
 BLOCK_BYTES = 4 << 20
 #: A server error as psql prints it under VERBOSITY=sqlstate: the level and the code only.
 _SQLSTATE = re.compile(r"^(?:ERROR|FATAL|PANIC):\s+([0-9A-Z]{5})\s*$", re.MULTILINE)
-#: Catalog type names parsed as numbers by Arrow; anything else arrives as text (a numeric's
-#: text is then parsed by ``convert``, as the ADBC reader's is).
-_ARROW_TYPES = {"int2": "int64", "int4": "int64", "int8": "int64",
-                "float4": "float64", "float8": "float64"}
+#: Catalog type names Arrow parses as numbers: straight to float64, the dtype the frame keeps
+#: (no cast per batch; an integer's text parses to the double an int64 would be cast to).
+#: Anything else arrives as text (a numeric's is parsed by ``convert``, as ADBC's is).
+_NUMBERS = frozenset({"int2", "int4", "int8", "float4", "float8"})
 
 
 class PsqlFailed(Exception):
@@ -105,7 +105,7 @@ def _options(names: list[str], natives: Mapping[str, str]) -> dict[str, object]:
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
-    types = {n: pa.type_for_alias(_ARROW_TYPES.get(natives[n], "string")) for n in names}
+    types = {n: pa.float64() if natives[n] in _NUMBERS else pa.string() for n in names}
     return {"read_options": pcsv.ReadOptions(column_names=names, block_size=BLOCK_BYTES),
             "parse_options": pcsv.ParseOptions(newlines_in_values=True),
             "convert_options": pcsv.ConvertOptions(
