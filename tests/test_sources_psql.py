@@ -124,3 +124,22 @@ def test_a_consumer_that_stops_early_ends_psql(registry: Any,
     assert list(first.columns) == names and len(first) > 0
     chunks.close()
     assert len(started) == 1 and started[0].returncode is not None  # ended, and waited for
+
+
+def test_debians_pg_wrapper_is_looked_through_to_the_newest_psql(
+        tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """pg_wrapper may point PGHOST/PGPORT at a local cluster: the real binary is run."""
+    (tmp_path / "pg_wrapper").write_text("#!/usr/bin/perl\n")
+    (tmp_path / "psql").symlink_to(tmp_path / "pg_wrapper")
+    (tmp_path / "own-psql").write_text("")
+    found = {"psql": str(tmp_path / "psql")}
+    monkeypatch.setattr(psql.shutil, "which", lambda name: found.get(name))
+    monkeypatch.setattr(psql.glob, "glob", lambda pattern: [
+        "/usr/lib/postgresql/9.6/bin/psql", "/usr/lib/postgresql/16/bin/psql",
+        "/usr/lib/postgresql/15/bin/psql"])
+    assert psql.program() == "/usr/lib/postgresql/16/bin/psql"
+    found["psql"] = str(tmp_path / "own-psql")  # a psql that is not the wrapper: as found
+    assert psql.program() == str(tmp_path / "own-psql")
+    monkeypatch.setattr(psql.glob, "glob", lambda pattern: [])
+    found["psql"] = str(tmp_path / "psql")
+    assert psql.program() is None  # the wrapper without a binary: ADBC reads

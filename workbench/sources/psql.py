@@ -14,6 +14,7 @@ stream cut short (a dropped connection) raises :class:`PsqlFailed`, never a trun
 
 from __future__ import annotations
 
+import glob
 import os
 import re
 import shutil
@@ -51,8 +52,21 @@ class PsqlFailed(Exception):
 
 
 def program() -> str | None:
-    """The psql on PATH, or None (then ADBC or psycopg reads the rows)."""
-    return shutil.which("psql")
+    """The psql on PATH, or None (then ADBC or psycopg reads the rows). Debian's
+    ``pg_wrapper`` is looked through to the newest ``/usr/lib/postgresql/*/bin/psql``: from
+    a local cluster's configuration it may set PGHOST/PGPORT, and a URL without a host would
+    then reach another server than the catalog's connection did."""
+    found = shutil.which("psql")
+    if found is None or os.path.basename(os.path.realpath(found)) != "pg_wrapper":
+        return found
+    binaries = glob.glob("/usr/lib/postgresql/*/bin/psql")
+    return max(binaries, key=_major) if binaries else None
+
+
+def _major(path: str) -> tuple[int, ...]:
+    """The version of a ``/usr/lib/postgresql/<version>/bin`` binary, for ordering."""
+    name = os.path.basename(os.path.dirname(os.path.dirname(path)))
+    return tuple(int(p) for p in name.split(".") if p.isdigit())
 
 
 def split_password(uri: str) -> tuple[str, str | None]:
