@@ -124,6 +124,9 @@ def test_a_consumer_that_stops_early_ends_psql(registry: Any,
     assert list(first.columns) == names and len(first) > 0
     chunks.close()
     assert len(started) == 1 and started[0].returncode is not None  # ended, and waited for
+    empty = list(source._psql_chunks("SELECT birth_month FROM births WHERE false",
+                                     ["birth_month"]))
+    assert empty == [] and started[1].returncode == 0  # no row: no chunk, not a failure
 
 
 def test_debians_pg_wrapper_is_looked_through_to_the_newest_psql(
