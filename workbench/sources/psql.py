@@ -159,13 +159,13 @@ def psql_chunks(psql: str, uri: str, select: str, names: list[str],
                 if failed is not None:
                     raise failed
                 return
-            batches = prefetched(pcsv.open_csv(child.stdout, **_options(names, natives)))
             try:
+                batches = prefetched(pcsv.open_csv(child.stdout, **_options(names, natives)))
                 for batch in batches:
                     if held is not None:
                         yield arrow_frame(held, names)
                     held, rows = batch, rows + batch.num_rows
-            except ValueError:  # a row cut short by a dropped connection, or unparsable
+            except (ValueError, OSError):  # a row cut short by a dropped connection, or bad
                 failed = _failure(child, errors, rows)
                 if failed is not None:
                     raise failed from None
