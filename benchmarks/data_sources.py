@@ -76,7 +76,17 @@ def one_source(data: str, read_only: bool) -> dict:
     live.append(("end", _live_gb()))
     return {"rows": len(frame), "read_s": read, "iteration_s": iteration,
             "total_s": read + iteration, "read_rss_gb": read_rss, "peak_rss_gb": rss,
-            "steps": steps, "live": live}
+            "steps": steps, "live": live, "reader": _reader(data)}
+
+
+def _reader(data: str) -> str:
+    """Which client read a PostgreSQL source's rows (psql, adbc or psycopg), else ''."""
+    if not data.startswith("postgres"):
+        return ""
+    from workbench.sources.location import parse
+    from workbench.sources.sql import PostgresSource
+
+    return PostgresSource(parse(data)).reader()
 
 
 def _live_gb() -> float:
@@ -162,7 +172,8 @@ def main() -> None:
                 r = json.loads(done.stdout.strip().splitlines()[-1])
                 print(f"{kind:<11} {r['rows']:>10,} {r['read_s']:>12.1f} "
                       f"{r['iteration_s']:>11.1f} {r['total_s']:>8.1f} "
-                      f"{r['read_rss_gb']:>12.2f} {r['peak_rss_gb']:>11.2f}", flush=True)
+                      f"{r['read_rss_gb']:>12.2f} {r['peak_rss_gb']:>11.2f}"
+                      + (f"  (rows by {r['reader']})" if r.get("reader") else ""), flush=True)
                 results[kind] = r
             _verdict(results)
             _steps(results)

@@ -117,30 +117,51 @@ def test_password_from_pgpassfile_reads_the_table(registry: Any, tmp_path: Path,
         read_raw(url, spec.columns, spec.file_format)
 
 
-def test_psycopg_copy_stream_reads_what_adbc_reads(registry: Any,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    """Without adbc-driver-postgresql the seam streams COPY through psycopg: same frame."""
+#: Each PostgreSQL reader, as the seam picks it: psql on PATH, else ADBC, else psycopg.
+READERS = ("psql", "adbc", "psycopg")
+
+
+def _only(reader: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make ``reader`` the one the seam picks (psql off PATH; ADBC's import failing)."""
+    from workbench.sources import psql
+
+    if reader != "psql":
+        monkeypatch.setattr(psql, "program", lambda: None)
+    if reader == "psycopg":
+        monkeypatch.setitem(sys.modules, "adbc_driver_manager", None)  # import fails
+
+
+def test_every_postgres_reader_reads_the_same_frame(registry: Any,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """psql + Arrow, ADBC and psycopg's COPY give one frame (so outputs never depend on it)."""
+    from workbench.sources.location import parse
+    from workbench.sources.sql import PostgresSource
     from workbench.transform.raw import read_raw
     from workbench.validation import load_spec
 
     spec = load_spec(MAIN_SPEC)
     url = registry.url(DATABASE, query="table=births")
-    by_adbc = read_raw(url, spec.columns, spec.file_format)
-    monkeypatch.setitem(sys.modules, "adbc_driver_manager", None)  # import fails: COPY path
-    by_copy = read_raw(url, spec.columns, spec.file_format)
-    pd.testing.assert_frame_equal(by_copy, by_adbc)
-    assert set(by_copy["birth_sex"]) == {"M", "F"} and len(by_copy) == len(proxy())
+    frames = {}
+    for reader in READERS:
+        with monkeypatch.context() as patch:
+            _only(reader, patch)
+            assert PostgresSource(parse(url)).reader() == reader
+            frames[reader] = read_raw(url, spec.columns, spec.file_format)
+    for reader in READERS[1:]:
+        pd.testing.assert_frame_equal(frames[reader], frames["psql"])
+    assert set(frames["psql"]["birth_sex"]) == {"M", "F"} and len(frames["psql"]) == len(proxy())
 
 
-def test_psycopg_copy_stream_refuses_a_dropped_connection(
-        registry: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("reader", READERS)
+def test_every_postgres_reader_refuses_a_dropped_connection(
+        reader: str, registry: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     from workbench.transform.raw import read_raw
     from workbench.validation import load_spec
 
     spec = load_spec(MAIN_SPEC)
     query, _, words = CASES["dropped_mid_read"]
     url = registry.url(DATABASE, query=query.replace(" ", "%20"))
-    monkeypatch.setitem(sys.modules, "adbc_driver_manager", None)
+    _only(reader, monkeypatch)
     with pytest.raises(EncodingError, match=words) as caught:
         read_raw(url, spec.columns, spec.file_format)
     assert registry.password not in str(caught.value)

@@ -123,7 +123,8 @@ def convert_chunk(chunk: pd.DataFrame, wants: Sequence[Want],
         try:
             if w.text:
                 values = _as_text(chunk[w.source], labels.get(w.source), columns[w.source].kind)
-                values = values.mask(values.isin(list(markers)))
+                if markers:  # (no marker: no per-row pass, no copy)
+                    values = values.mask(values.isin(list(markers)))
             else:
                 values = _as_number(chunk[w.source])
                 if numeric_markers:

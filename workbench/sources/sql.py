@@ -1,6 +1,6 @@
-"""Databases read in place: PostgreSQL through libpq (psycopg for the catalog, ADBC or psycopg's
-COPY for the rows), DuckDB through its Arrow reader; the spec's columns only, streamed (Arrow
-record batches; ``COPY … TO STDOUT`` in chunks without ADBC).
+"""Databases read in place: PostgreSQL through libpq (psycopg for the catalog; the rows by
+``psql``'s COPY parsed by Arrow when psql is on PATH, else ADBC, else psycopg's COPY), DuckDB
+through its Arrow reader; the spec's columns only, streamed in chunks.
 
 ``?table=NAME`` (optionally ``&schema=S``) reads those columns of the table, ordered by its
 primary key when it has one (so two reads give the same rows in the same order); ``?query=…``
@@ -111,7 +111,7 @@ class PostgresSource:
 
         state = getattr(exc, "sqlstate", None) or ""
         connection = isinstance(exc, psycopg.OperationalError) or \
-            type(exc).__name__ == "OperationalError"  # ADBC's
+            type(exc).__name__ == "OperationalError" or getattr(exc, "lost", False)  # ADBC, psql
         if state in SQLSTATES:
             what = SQLSTATES[state]
         elif connection and not state and reading:
@@ -188,7 +188,8 @@ class PostgresSource:
         return labels
 
     def chunks(self, names: list[str]) -> Iterator[pd.DataFrame]:
-        """Rows of ``names`` streamed by COPY (``sources.pgcopy``), CHUNK_ROWS at a time."""
+        """Rows of ``names`` streamed by psql (``sources.psql``), ADBC or psycopg's COPY
+        (``sources.pgcopy``), whichever is there first (:meth:`reader`): the same frames."""
         import psycopg
 
         from workbench.sources.pgcopy import copy_chunks
@@ -197,10 +198,10 @@ class PostgresSource:
         order = f" ORDER BY {', '.join(self._q(k) for k in self.order)}" if self.order else ""
         select = f"SELECT {picked} FROM {self._relation()}{order}"
         kinds = {n: self.columns[n].kind for n in names}
-        try:
-            import adbc_driver_manager
-        except ImportError:
-            adbc_driver_manager = None
+        if self.reader() == "psql":
+            yield from self._psql_chunks(select, names)
+            return
+        adbc_driver_manager = _adbc()
         if adbc_driver_manager is not None:
             from workbench.sources.pgcopy import adbc_chunks
 
@@ -222,6 +223,44 @@ class PostgresSource:
                 raise SourceError(f"data source {self.loc.shown!r}: the rows could not be "
                                   f"parsed ({type(exc).__name__}); nothing was run and no "
                                   "budget was spent") from None
+
+
+    def reader(self) -> str:
+        """Which client reads the rows: ``psql`` (on PATH, and no ``sslpassword`` in the URL,
+        which psql could only take on its command line), else ``adbc``, else ``psycopg``."""
+        from workbench.sources import psql
+
+        if psql.program() is not None and psql.usable(self.uri):
+            return "psql"
+        return "adbc" if _adbc() is not None else "psycopg"
+
+    def _psql_chunks(self, select: str, names: list[str]) -> Iterator[pd.DataFrame]:
+        """The rows through psql, its failures as the one-line refusals the other readers
+        give (a failed connection diagnosed by psycopg, which says why: no driver text)."""
+        from workbench.sources import psql
+
+        natives = {n: self.columns[n].native for n in names}
+        try:
+            yield from psql.psql_chunks(psql.program() or "psql", self.uri, select, names,
+                                        natives)
+        except psql.PsqlFailed as exc:
+            if not exc.sqlstate and not exc.rows and exc.exit_code == 2:
+                with self._connect():  # raises the refusal saying why libpq cannot connect
+                    pass
+            raise self._fail(exc, reading=True) from None
+        except (ValueError, OSError) as exc:  # Arrow's parse errors quote the row: not shown
+            raise SourceError(f"data source {self.loc.shown!r}: the rows could not be parsed "
+                              f"({type(exc).__name__}); nothing was run and no budget was "
+                              "spent") from None
+
+
+def _adbc():
+    """ADBC's driver manager, or None when ``adbc-driver-postgresql`` is not installed."""
+    try:
+        import adbc_driver_manager
+    except ImportError:
+        return None
+    return adbc_driver_manager
 
 
 class DuckDBSource:
