@@ -28,11 +28,12 @@ at ε_total ≤ 3.5 with outcome ≥ 0.7 on every stand-in.
 smooth generator matches rows one-to-one (faithfulness 0.063 even at ε_gen 50).
 ``frugal`` is the same input with the cheaper regression releases of issue 37
 (`examples/israel_births_2014_frugal_input.json`); its bar is ε_total ≤ 2 with outcome ≥ 0.9
-on every stand-in (must-show 2), each within 0.15 of its forecast.
+on every stand-in (must-show 2), each within 0.15 of its forecast. ``--standins us_high_parity
+us_older us_preterm`` checks the hold-out group (`_standins.HOLDOUT`), which no design saw.
 
 Usage: python benchmarks/transfer.py [--examples lean_designed paper lean_robust frugal]
        [--sizes 95k 158k] [--runs 20] [--forecast-reps 10] [--workers 2] [--proxy-only]
-       [--rounded STEP] [--independent-seeds]
+       [--rounded STEP] [--independent-seeds] [--standins us_sample ... us_preterm]
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _standins import SIZES, published_document, standin
+from _standins import HOLDOUT, SIZES, published_document, standin
 
 from workbench.dryrun import dry_run
 from workbench.dryrun.executors import make_executor
@@ -95,7 +96,9 @@ def main() -> None:
     parser.add_argument("--specs", nargs="*", default=[],
                         help="more frozen specs to check, by path")
     parser.add_argument("--sizes", nargs="+", default=list(SIZES))
-    parser.add_argument("--standins", nargs="+", default=list(STANDINS))
+    parser.add_argument("--standins", nargs="+", default=list(STANDINS),
+                        choices=[*STANDINS, *HOLDOUT],
+                        help="stand-ins to check (the hold-out group is never a default)")
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--forecast-reps", type=int, default=10)
     parser.add_argument("--workers", type=int, default=2)
