@@ -76,11 +76,30 @@ def within_target(forecast: float, outcome: float, target: float = 0.15) -> bool
     return abs(forecast - outcome) <= target + 1e-9
 
 
-def outcome(spec, frame, configs, runs: int, seed: int, executor) -> tuple[float, str, float]:
-    """(P(all pass) per iteration, the binding criterion, its pass rate) on one stand-in."""
+def outcome(spec, frame, configs, runs: int, seed: int,
+            executor) -> tuple[float, str, float, str]:
+    """(P(all pass) per iteration, the binding criterion, its pass rate, what failed in the
+    failing iterations) on one stand-in."""
     result = dry_run(spec, frame, configs, repetitions=runs, seed=seed, noise="seeded",
                      executor=executor, progress=False)
-    return float(np.mean(result.table[ALL])), *binding_of(result)
+    return float(np.mean(result.table[ALL])), *binding_of(result), failures_of(result)
+
+
+def failures_of(result) -> str:
+    """Which criteria failed in the failing iterations ("2 of 20 failed: a ×2, b ×1"), so a
+    miss is read by its cause and not only by the least-passed criterion."""
+    failing = [r for r in result.records if not r.passed]
+    if not failing:
+        return f"0 of {len(result.records)} failed"
+    counts: dict[str, int] = {}
+    for r in failing:
+        for cid in result.criteria:
+            if not (r.criteria.get(cid) and r.criteria[cid].passed):
+                counts[cid] = counts.get(cid, 0) + 1
+        if r.failure is not None:
+            counts["sampling failure"] = counts.get("sampling failure", 0) + 1
+    words = ", ".join(f"{c} ×{k}" for c, k in sorted(counts.items(), key=lambda x: -x[1]))
+    return f"{len(failing)} of {len(result.records)} failed: {words}"
 
 
 def binding_of(result) -> tuple[str, float]:
@@ -138,8 +157,8 @@ def main() -> None:
                 evidence = as_evidence(spec, PROXY, tables)
                 fc = robust_forecast(spec, evidence, configs, n, repetitions=args.forecast_reps,
                                      seed=args.seed, executor=executor)
-                p, binding, rate = outcome(spec, item.frame, configs, args.runs,
-                                           args.seed + args.independent_seeds, executor)
+                p, binding, rate, failed = outcome(spec, item.frame, configs, args.runs,
+                                                   args.seed + args.independent_seeds, executor)
                 iterations = args.runs * len(configs)
                 se = math.sqrt(max(p * (1 - p), 1 / iterations) / iterations)
                 rows.append((name, spec.epsilon_total, which, n, fc.low, fc.high, p, se,
@@ -148,7 +167,8 @@ def main() -> None:
                 print(f"  n = {n:,} {which:<14} forecast {fc.words()}\n"
                       f"    forecast's binding criterion {f_binding} ({f_rate:.2f})\n"
                       f"    outcome {p:.2f} ± {se:.2f}  binding {binding} ({rate:.2f})  "
-                      f"({time.perf_counter() - t:.0f} s)", flush=True)
+                      f"({time.perf_counter() - t:.0f} s)\n    outcome's iterations: {failed}",
+                      flush=True)
     print("\nexample          ε_total  stand-in        n        forecast (low–high)  published"
           "  outcome        |low − outcome|  |published − outcome|  binding criterion")
     for name, eps, which, n, low, high, p, se, binding, rate, anchor in rows:
