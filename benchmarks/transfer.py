@@ -99,7 +99,8 @@ def failures_of(result) -> str:
         if r.failure is not None:
             counts["sampling failure"] = counts.get("sampling failure", 0) + 1
     words = ", ".join(f"{c} ×{k}" for c, k in sorted(counts.items(), key=lambda x: -x[1]))
-    return f"{len(failing)} of {len(result.records)} failed: {words}"
+    reps = ", ".join(str(r.rep) for r in failing)  # common seeds: the same rep, the same noise
+    return f"{len(failing)} of {len(result.records)} failed (iterations {reps}): {words}"
 
 
 def binding_of(result) -> tuple[str, float]:
