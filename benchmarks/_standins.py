@@ -22,6 +22,20 @@ two sizes, 95,000 and 158,500 records:
   1.5 thickened; the rows found by ``evidence.population.rare_rows``), then the same systematic
   sample (the description says how many rows are copies).
 
+A HOLD-OUT group (issue 37, session 45), declared in this docstring and in code before any
+design was run on them: no design may be tuned on them, and the default lists of
+``transfer.py`` and ``peers.py`` leave them out (ask for them with ``--standins``;
+:func:`holdout_names` lists them). Each at 95,000 and 158,500, built and checked like
+``us_reweighted`` (the same seeded systematic sample; the build fails unless every declared
+share is realised within ±0.5 points):
+
+* ``us_high_parity_*``: parity 1/2–3/≥4 shares −6/−4/+10 points (≥4 from 12.6% to 22.6%,
+  towards an Israeli-like registry's fifth or more), mother's-age shares held at the sample's;
+* ``us_older_*``: mother's age ≤24/25–29/30–34/≥35 −8/−4/+2/+10 points (2.5 × the ≥35 shift of
+  ``us_reweighted``), parity shares held at the sample's;
+* ``us_preterm_*``: rows born before 37 weeks or under 2,500 g weighted ×2 (their share
+  13.1% → 23.2%, the target 2s / (1 + s)).
+
 UCI Adult (``adult/adult_train.csv.gz``, read with ``skipinitialspace``, ``?`` missing):
 ``adult_third`` (10,853 rows) and ``adult_half`` (16,280 rows), seeded draws without
 replacement, as read (not cleaned: each example cleans with its own spec). ``write_csv`` writes
@@ -53,6 +67,16 @@ PARITY_GROUPS = {"1": 1, "2-3": 3, ">=4": 99}
 AGE_SHIFT = {"<=24": -3.0, "25-29": -2.0, "30-34": 1.0, ">=35": 4.0}
 PARITY_SHIFT = {"1": -3.0, "2-3": 1.0, ">=4": 2.0}
 TOLERANCE = 0.5  # points
+#: The hold-out group (declared before any result on them; no design may be tuned on them).
+HOLDOUT = ("us_high_parity", "us_older", "us_preterm")
+NO_AGE_SHIFT = dict.fromkeys(AGE_GROUPS, 0.0)
+NO_PARITY_SHIFT = dict.fromkeys(PARITY_GROUPS, 0.0)
+#: Declared (age shift, parity shift) of each raked scenario, in points.
+RAKED = {"reweighted": (AGE_SHIFT, PARITY_SHIFT),
+         "high_parity": (NO_AGE_SHIFT, {"1": -6.0, "2-3": -4.0, ">=4": 10.0}),
+         "older": ({"<=24": -8.0, "25-29": -4.0, "30-34": 2.0, ">=35": 10.0}, NO_PARITY_SHIFT)}
+#: us_preterm: the weight of a row born before PRETERM_WEEKS weeks or under LOW_WEIGHT grams.
+PRETERM_WEEKS, LOW_WEIGHT, PRETERM_FACTOR = 37, 2500, 2.0
 #: The cross-tables a natality report publishes: births by mother's age and birth order, and
 #: by gestation week and birth weight.
 PUBLISHED_PAIRS = (("mother_age", "parity"), ("gestation_week", "birth_weight"))
@@ -75,10 +99,15 @@ def names() -> tuple[str, ...]:
     return (*us, "adult_third", "adult_half")
 
 
+def holdout_names() -> tuple[str, ...]:
+    """The hold-out stand-ins' names (kept out of :func:`names`, so no default list holds them)."""
+    return tuple(f"{kind}_{size}" for kind in HOLDOUT for size in SIZES)
+
+
 def standin(name: str) -> StandIn:
     """The stand-in called ``name`` (built on first use, cached)."""
-    if name not in names():
-        raise KeyError(f"no stand-in {name!r}; known: {', '.join(names())}")
+    if name not in names() + holdout_names():
+        raise KeyError(f"no stand-in {name!r}; known: {', '.join(names() + holdout_names())}")
     return _build(name)
 
 
@@ -98,7 +127,7 @@ def _build(name: str) -> StandIn:
     """Build one stand-in (see the module docstring)."""
     if name.startswith("adult_"):
         return _adult(name)
-    _, kind, size = name.split("_")
+    kind, size = name.removeprefix("us_").rsplit("_", 1)
     n = SIZES[size]
     base = us_base()
     if kind == "sample":
@@ -106,13 +135,22 @@ def _build(name: str) -> StandIn:
         words = "the 160k US 2019 sample, cleaned by the lean spec's raw rules"
         how = "all records" if n >= len(base) else "drawn without replacement"
         return _us(name, frame, f"{words}, {how}")
-    if kind == "reweighted":
-        weights = _raked_weights(base)
-        frame = _resample(base, weights, n)
-        _check_shifts(base, frame)
-        return _us(name, frame, "DECLARED scenario (not published figures): mothers older "
-                   "(age ≤24/25–29/30–34/≥35 −3/−2/+1/+4 pts), parity 1/2–3/≥4 −3/+1/+2 pts, "
+    if kind in RAKED:
+        age, parity = RAKED[kind]
+        frame = _resample(base, _raked_weights(base, age, parity), n)
+        _check_shifts(base, frame, age, parity)
+        older = "mothers older " if kind == "reweighted" else ""
+        return _us(name, frame, f"DECLARED scenario (not published figures): {older}(age "
+                   f"≤24/25–29/30–34/≥35 {_points(age)}), parity 1/2–3/≥4 {_points(parity)}, "
                    f"realised within ±{TOLERANCE:g} pts; systematic sample ∝ weights")
+    if kind == "preterm":
+        flagged = preterm_rows(base)
+        frame = _resample(base, np.where(flagged, PRETERM_FACTOR, 1.0), n)
+        _check_preterm(base, frame)
+        return _us(name, frame, f"DECLARED scenario: rows born before {PRETERM_WEEKS} weeks or "
+                   f"under {LOW_WEIGHT:,} g ({flagged.mean():.1%} of rows) weighted "
+                   f"{PRETERM_FACTOR:g}, share realised within ±{TOLERANCE:g} pts of "
+                   f"{preterm_target(base):.1f}%; systematic sample ∝ weights")
     from workbench.evidence.core import RARE_WEIGHTS
 
     rare = rare_rows(base)
@@ -209,27 +247,58 @@ def _shares(frame: pd.DataFrame, weights: np.ndarray | None = None) -> dict[str,
     return out
 
 
-def _targets(base: pd.DataFrame) -> dict[str, np.ndarray]:
+def _points(shift: Mapping[str, float]) -> str:
+    """A declared shift as the description prints it ("−3/−2/+1/+4 pts"; "held" when 0)."""
+    if not any(shift.values()):
+        return "held at the sample's shares"
+    return "/".join(f"{v:+g}".replace("-", "−") for v in shift.values()) + " pts"
+
+
+def preterm_rows(frame: pd.DataFrame) -> np.ndarray:
+    """Rows born before ``PRETERM_WEEKS`` weeks or under ``LOW_WEIGHT`` grams."""
+    return ((frame["gestation_week"] < PRETERM_WEEKS)
+            | (frame["birth_weight"] < LOW_WEIGHT)).to_numpy()
+
+
+def preterm_target(base: pd.DataFrame) -> float:
+    """us_preterm's declared share of flagged rows, in points: f·s / (f·s + 1 − s)."""
+    s = float(preterm_rows(base).mean())
+    return 100 * PRETERM_FACTOR * s / (PRETERM_FACTOR * s + 1 - s)
+
+
+def _check_preterm(base: pd.DataFrame, frame: pd.DataFrame) -> None:
+    """The realised preterm/low-weight share is within the tolerance of its declared target."""
+    miss = abs(100 * float(preterm_rows(frame).mean()) - preterm_target(base))
+    if miss > TOLERANCE:
+        raise RuntimeError(f"preterm/low-weight share misses its declared target by {miss:.2f} "
+                           f"points (tolerance {TOLERANCE:g})")
+
+
+def _targets(base: pd.DataFrame, age: Mapping[str, float] = AGE_SHIFT,
+             parity: Mapping[str, float] = PARITY_SHIFT) -> dict[str, np.ndarray]:
     """The declared target shares (points): the base shares plus the declared shifts."""
     now = _shares(base)
-    return {"mother_age": now["mother_age"] + np.array(list(AGE_SHIFT.values())),
-            "parity": now["parity"] + np.array(list(PARITY_SHIFT.values()))}
+    return {"mother_age": now["mother_age"] + np.array(list(age.values())),
+            "parity": now["parity"] + np.array(list(parity.values()))}
 
 
-def _raked_weights(base: pd.DataFrame, sweeps: int = 100) -> np.ndarray:
+def _raked_weights(base: pd.DataFrame, age: Mapping[str, float] = AGE_SHIFT,
+                   parity: Mapping[str, float] = PARITY_SHIFT, sweeps: int = 100) -> np.ndarray:
     """Record weights whose coarse age and parity shares hit the declared targets (the one
     IPF, ``survey.raking.rake_rows``)."""
     from workbench.survey.raking import rake_rows
 
-    targets = _targets(base)
+    targets = _targets(base, age, parity)
     return rake_rows(np.ones(len(base)), [
         (_groups(base["mother_age"], AGE_GROUPS), targets["mother_age"] / 100),
         (_groups(base["parity"], PARITY_GROUPS), targets["parity"] / 100)], sweeps=sweeps)
 
 
-def _check_shifts(base: pd.DataFrame, frame: pd.DataFrame) -> None:
+def _check_shifts(base: pd.DataFrame, frame: pd.DataFrame,
+                  age: Mapping[str, float] = AGE_SHIFT,
+                  parity: Mapping[str, float] = PARITY_SHIFT) -> None:
     """The realised coarse shares are within the declared tolerance of the targets."""
-    targets, got = _targets(base), _shares(frame)
+    targets, got = _targets(base, age, parity), _shares(frame)
     for col in targets:
         worst = float(np.abs(got[col] - targets[col]).max())
         if worst > TOLERANCE:

@@ -291,8 +291,8 @@ def design(spec: Spec, proxy: Evidence | pd.DataFrame | str | os.PathLike[str],
            seed: int = 0, configuration: Configuration | None = None,
            progress: Progress | None = None, check_repetitions: int = 10,
            scenarios: Sequence[str] = SCENARIOS, checks: int = DEFAULT_CHECKS,
-           executor: Any = None, criterion_divisors: Mapping[str, float] | None = None
-           ) -> DesignResult:
+           executor: Any = None, criterion_divisors: Mapping[str, float] | None = None,
+           confidence: float | None = None) -> DesignResult:
     """Derive each criterion's ε, ε_gen and the selection mode on the proxy at n (module doc);
     the drafts are then rehearsed as frozen (``check_repetitions`` seeded dry-run iterations
     on the proxy and each of ``scenarios``, up to ``checks`` drafts cheapest first) and the
@@ -302,7 +302,8 @@ def design(spec: Spec, proxy: Evidence | pd.DataFrame | str | os.PathLike[str],
     margins are measured on a population at n of the evidence's anchor; published tables in
     the evidence anchor the rehearsal's scenarios instead of ``scenarios``.
     ``criterion_divisors``: criterion id → the least K of its rule (a cheap criterion whose
-    margin on a proxy scenario is thinner than on the proxy may take more ε at little cost)."""
+    margin on a proxy scenario is thinner than on the proxy may take more ε at little cost).
+    ``confidence``: the low end's lower bound must reach the target (:mod:`.rehearse`)."""
     if not 0 < target_p < 1:
         raise ValueError("target_p must lie in (0, 1)")
     if repetitions < 1 or draws < 1 or not epsilon_generators or not divisors:
@@ -337,7 +338,8 @@ def design(spec: Spec, proxy: Evidence | pd.DataFrame | str | os.PathLike[str],
         rehearsed = rehearse_drafts(drafts, evidence, int(n), target_p=target_p,
                                     repetitions=check_repetitions, seed=seed,
                                     scenarios=scenarios, checks=checks, say=say, executor=ex,
-                                    guess=_rehearsal_guess(fits, check_repetitions, scenarios))
+                                    guess=_rehearsal_guess(fits, check_repetitions, scenarios),
+                                    confidence=confidence)
     return DesignResult(int(n), target_p, config, alternatives, order[rehearsed.index],
                         rehearsed.reached, margins, rehearsed.document, tuned,
                         rehearsed.forecast)

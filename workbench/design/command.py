@@ -28,6 +28,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--check-repetitions", type=int, default=10,
                    help="dry-run iterations per proxy scenario when a draft is rehearsed as "
                    "frozen (its recorded forecast)")
+    p.add_argument("--confidence", type=float, default=None, metavar="LEVEL",
+                   help="accept a draft only when the Wilson lower bound (two-sided LEVEL, "
+                   "e.g. 0.95) of its low-end scenario's pass rate reaches --target-p, not its "
+                   "point estimate (default: the point estimate, as the shipped examples were "
+                   "derived); refused when --check-repetitions is too few to ever show it")
     p.add_argument("--draws", type=int, default=10,
                    help="DP releases per candidate for the regression criteria's forecast")
     p.add_argument("--families", nargs="+", default=None, metavar="FAMILY[:NAME=VALUE,...]",
@@ -60,6 +65,7 @@ def run_command(args: argparse.Namespace) -> int:
     target at the low end, else 2 with the best draft, its binding criterion and what to relax
     (nothing written)."""
     from workbench.design.assistant import design
+    from workbench.design.rehearse import bound_words, lower_bound, repetitions_needed
     from workbench.dryrun.executors import make_executor
     from workbench.dryrun.size import low_end, parse_n
     from workbench.evidence.prepare import as_evidence
@@ -67,6 +73,19 @@ def run_command(args: argparse.Namespace) -> int:
     from workbench.specification.document import write_document
     from workbench.validation import load_spec, save_spec
 
+    confidence = getattr(args, "confidence", None)
+    if confidence is not None:
+        if not (0 < confidence < 1) or not (0 < args.target_p < 1):
+            print("error: --confidence and --target-p must lie in (0, 1)", file=sys.stderr)
+            return 2
+        need = repetitions_needed(args.target_p, confidence)
+        if args.check_repetitions < need:
+            r = args.check_repetitions
+            print(f"error: --check-repetitions {r} cannot show P(all pass) ≥ {args.target_p:g} "
+                  f"at --confidence {confidence:g}: even {r} of {r} has a lower bound of "
+                  f"{lower_bound(1.0, max(r, 1), confidence):.2f}; use at least {need}",
+                  file=sys.stderr)
+            return 2
     try:
         spec = load_spec(args.spec)
         from workbench.generators.model_size_advice import check_model_size
@@ -80,6 +99,7 @@ def run_command(args: argparse.Namespace) -> int:
         kwargs |= {"target_p": args.target_p, "epsilon_generators": tuple(args.eps_gen),
                    "repetitions": args.repetitions, "draws": args.draws, "seed": args.seed,
                    "check_repetitions": args.check_repetitions, "executor": executor,
+                   "confidence": confidence,
                    "progress": None if args.quiet else lambda m: print(m, file=sys.stderr)}
         from workbench.design.families import design_families, parse_candidates
 
@@ -116,15 +136,23 @@ def run_command(args: argparse.Namespace) -> int:
         print(f"recorded forecast (a seeded dry run of the draft as frozen, at n = "
               f"{result.n:,}): {result.forecast.words()}")
     print("\n" + result.criteria_table(spec))
+    if result.forecast is not None:
+        print(bound_words(result.forecast, args.target_p, confidence or 0.95))
     low = recorded_low(result.document)
     if not result.reached or low is None or low < args.target_p:
-        for line in result.shortfall(spec):
+        lines = result.shortfall(spec)
+        if confidence is not None and low is not None and low >= args.target_p:
+            lines[0] = (f"target not reached: no rehearsed draft's low end has a "
+                        f"{confidence:.0%} lower bound ≥ {args.target_p:g} (--confidence), "
+                        "so nothing was written or frozen")
+        for line in lines:
             print(line)
         print(f"error: target not reached (best draft {result.best_draft()}); nothing "
               "written", file=sys.stderr)
         return 2
+    sure = "" if confidence is None else f", and its {confidence:.0%} lower bound too"
     print(f"target reached: the draft's recorded forecast has low end {low:.2f} ≥ "
-          f"{args.target_p:g}")
+          f"{args.target_p:g}{sure}")
     # staged beside their targets and moved in together: nothing half-written
     staged: list[tuple[str, str]] = []
     digest = None
