@@ -38,7 +38,7 @@ import json
 import statistics
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -151,6 +151,7 @@ class Row:
     generator: str
     runs: list[RunRow]
     source: str  # "run here" or "peers record"
+    seeds: list[int] = field(default_factory=list)  # each run's seed, to pair runs
 
 
 def rows_of(recs: Sequence[Mapping[str, Any]], generator: str, standin: str, scale: float,
@@ -158,7 +159,8 @@ def rows_of(recs: Sequence[Mapping[str, Any]], generator: str, standin: str, sca
     """The records of one generator in one cell, in run order."""
     mine = sorted((r for r in recs if r["generator"] == generator and r["standin"] == standin
                    and float(r["scale"]) == float(scale)), key=lambda r: r["run"])
-    return Row(generator, [records.row_of(r) for r in mine], source)
+    return Row(generator, [records.row_of(r) for r in mine], source,
+               [int(r["seed"]) for r in mine])
 
 
 def cell_line(row: Row) -> str:
@@ -183,18 +185,29 @@ def cell_table(rows: Sequence[Row], threshold: float) -> list[str]:
             *(cell_line(r) for r in rows)]
 
 
+def _paired(mine: Row, base: Row) -> list[float]:
+    """Faithfulness differences, ``mine`` minus ``base``, of the runs with the same seed."""
+    of = {seed: r.exact[FAITH] for seed, r in zip(base.seeds, base.runs, strict=True)}
+    return [r.exact[FAITH] - of[seed] for seed, r in zip(mine.seeds, mine.runs, strict=True)
+            if seed in of]
+
+
 def summary(cells: Mapping[tuple[str, float], Sequence[Row]], scales: Sequence[float],
             epsilon_gen: float) -> list[str]:
     """Per generator and ε: the median over cells of its cell medians, the cells where it is at
-    most AIM's, and all-pass runs over all runs (true values)."""
+    most AIM's, the variants' runs paired by seed with the design's own generator (``shipped``
+    run here, else the peers records' workbench: the same fit at the same seed; the peers'
+    own noise is not seeded, so they are not paired) and all-pass runs (true values)."""
     names: list[str] = []
     for rows in cells.values():
         names += [r.generator for r in rows if r.generator not in names]
+    base_name = SHIPPED if SHIPPED in names else "workbench"
     out = ["| generator | replace-one ε_gen | cells | median faithfulness over cells | "
-           "≤ AIM's (cells with AIM) | P(all pass) true, runs |", "|---|---|---|---|---|---|"]
+           f"≤ AIM's (cells with AIM) | vs {base_name} (same seeds): median Δ, lower in | "
+           "P(all pass) true, runs |", "|---|---|---|---|---|---|---|"]
     for scale in scales:
         for name in names:
-            meds, at_most, with_aim, k, total = [], 0, 0, 0, 0
+            meds, at_most, with_aim, k, total, deltas = [], 0, 0, 0, 0, []
             for (_, s), rows in cells.items():
                 if s != scale:
                     continue
@@ -209,13 +222,18 @@ def summary(cells: Mapping[tuple[str, float], Sequence[Row]], scales: Sequence[f
                 if aim is not None and name != "AIM":
                     with_aim += 1
                     at_most += med <= statistics.median(r.exact[FAITH] for r in aim.runs)
+                base = next((r for r in rows if r.generator == base_name and r.runs), None)
+                if base is not None and mine.source == "run here" and name != base_name:
+                    deltas += _paired(mine, base)
             if not meds:
-                out.append(f"| {name} | {epsilon_gen * scale:g} | 0 | no record | | |")
+                out.append(f"| {name} | {epsilon_gen * scale:g} | 0 | no record | | | |")
                 continue
             versus = f"{at_most} of {with_aim}" if with_aim else "no AIM record"
+            paired = (f"{statistics.median(deltas):+.4f}, {sum(d < 0 for d in deltas)} of "
+                      f"{len(deltas)}" if deltas else "")
             out.append(f"| {name} | {epsilon_gen * scale:g} | {len(meds)} | "
                        f"{statistics.median(meds):.4f} | "
-                       f"{versus if name != 'AIM' else ''} | {k} of {total} |")
+                       f"{versus if name != 'AIM' else ''} | {paired} | {k} of {total} |")
     return out
 
 

@@ -137,7 +137,7 @@ def test_tables_join_the_peer_records_and_say_no_record(
         tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     """From a tiny results file and a tiny peers file (nothing fitted): each variant's median
     faithfulness and k of R beside AIM's; MST has no record; the summary counts the cells where
-    a variant is at most AIM's."""
+    a variant is at most AIM's and pairs a variant's runs with the shipped ones by seed."""
     import _peer_records as records
     import faithfulness_peers as fp
 
@@ -157,8 +157,9 @@ def test_tables_join_the_peer_records_and_say_no_record(
     assert "| sampling=iid | run here | 0.0520 | 0 of 1 | 0 of 1 | 2.0 |" in out
     assert "| AIM | peers record | 0.0400 | 1 of 1 |" in out
     assert "| MST | peers record | no record | | | |" in out
-    assert "| shipped | 1.45 | 1 | 0.0320 | 1 of 1 | 2 of 2 |" in out
-    assert "| sampling=iid | 1.45 | 1 | 0.0520 | 0 of 1 | 0 of 1 |" in out
+    assert "| shipped | 1.45 | 1 | 0.0320 | 1 of 1 |  | 2 of 2 |" in out
+    assert "| sampling=iid | 1.45 | 1 | 0.0520 | 0 of 1 | +0.0220, 0 of 1 | 0 of 1 |" in out
+    assert "| AIM | 1.45 | 1 | 0.0400 |  |  | 1 of 1 |" in out
 
 
 def test_peer_records_of_another_design_exit_2_naming_the_option(
