@@ -14,8 +14,12 @@ with seeded noise, seed ``--seed`` + run for every generator). Printed per (stan
 each variant's median exact faithfulness (range), P(all pass) on true values and with the DP
 decisions, beside AIM's, MST's and the workbench's from the peers records of the same design
 (``--peer-results``, read only, through ``_peer_records``; "no record" where a cell has none).
-Then a summary per variant and ε: the median over cells of the cell medians, and the runs that
-passed all criteria.
+Then a summary per variant and ε: the median over cells of the cell medians, the cells where
+it is at most AIM's, its runs paired by seed with the design's own generator (median Δ, in how
+many it is lower) and the runs that passed all criteria. A structure option that the design's
+workload leaves nothing to add to is reported as refused and not run (its fit would refuse
+before spending anything). The shared proxy is US 2019 records, like the stand-ins, so
+``joint``'s figures here are optimistic for a registry of another population.
 
 Resumable (``--results FILE``): one JSON line per finished (variant, stand-in, n, ε, run) cell,
 as ``peers.py`` writes them (``_peer_records``; the generator is the variant's label).
