@@ -222,9 +222,11 @@ def from_records(recs: Sequence[dict], standin: str, epsilon_gen: float,
 
 def run_grid(trial: Trial, cells: Sequence[Cell], codes_of: Callable[[str], np.ndarray],
              save: Callable[[Cell, RunRow], None], max_seconds: float | None = None,
-             slowest: dict[str, float] | None = None, log=None) -> int:
+             slowest: dict[str, float] | None = None, log=None,
+             factories: dict[str, Callable[[], object]] | None = None) -> int:
     """Work ``cells`` in order, saving each when it finishes; stop before a cell that would end
     past ``max_seconds`` (judged by its generator's slowest iteration so far, ``slowest``).
+    ``factories``: the generator of each label (default: the design's own or a peer).
     Returns how many cells finished."""
     start, done = time.monotonic(), 0
     slowest = dict(slowest or {})
@@ -237,8 +239,9 @@ def run_grid(trial: Trial, cells: Sequence[Cell], codes_of: Callable[[str], np.n
                     f"{len(cells) - done} left (next: {cell.generator} {cell.standin})")
             break
         eps = trial.epsilon_generator * cell.scale
-        row = score_iteration(trial, make(names[cell.generator], trial), codes_of(cell.standin),
-                              eps, cell.seed)
+        factory = (factories[cell.generator] if factories is not None
+                   else make(names[cell.generator], trial))
+        row = score_iteration(trial, factory, codes_of(cell.standin), eps, cell.seed)
         save(cell, row)
         done += 1
         slowest[cell.generator] = max(slowest.get(cell.generator, 0.0), row.seconds)
