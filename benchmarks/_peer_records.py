@@ -18,7 +18,7 @@ import hashlib
 import json
 import os
 import subprocess
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
@@ -153,4 +153,26 @@ def plan(generators: Sequence[str], items: Sequence[tuple[str, int]], scales: Se
                     cell = Cell(gen, name, n, float(scale), i, seed + i)
                     if cell.key() not in finished:
                         out.append(cell)
+    return out
+
+
+def saver(recs: list[dict], path: Path | None, *, design: str, design_sha: str, commit: str,
+          epsilon_of: Callable[[Cell], float], neighbour_of: Callable[[Cell], str]
+          ) -> Callable[[Cell, RunRow], None]:
+    """What a grid calls when a cell finishes: its record kept in ``recs`` and appended to
+    ``path`` (if any) at once, so a kill loses no finished cell."""
+    def save(cell: Cell, row: RunRow) -> None:
+        rec = record(cell, row, design=design, design_sha=design_sha,
+                     epsilon_gen=epsilon_of(cell), neighbour=neighbour_of(cell), commit=commit)
+        recs.append(rec)
+        if path is not None:
+            append(path, rec)
+    return save
+
+
+def slowest(recs: Iterable[dict]) -> dict[str, float]:
+    """Each generator's slowest recorded iteration (what ``--max-minutes`` judges a cell by)."""
+    out: dict[str, float] = {}
+    for r in recs:
+        out[r["generator"]] = max(out.get(r["generator"], 0.0), float(r["seconds"]))
     return out

@@ -45,7 +45,7 @@ any stand-in to a CSV a spec reads (Adult with ``?`` markers).
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -318,3 +318,14 @@ def _adult(name: str) -> StandIn:
     return StandIn(name, f"UCI Adult training file, a seeded 1/{part} split without "
                    f"replacement (as read, '?' missing; fnlwgt × {part}, the subsample's design "
                    f"weight); {n:,} records, seed {SEED}", frame, ADULT)
+
+
+def encoder(encode: Callable[[pd.DataFrame], np.ndarray]) -> Callable[[str], np.ndarray]:
+    """Each stand-in's codes under one design's encoding, built and encoded once per process."""
+    codes: dict[str, np.ndarray] = {}
+
+    def codes_of(name: str) -> np.ndarray:
+        if name not in codes:
+            codes[name] = encode(standin(name).frame)
+        return codes[name]
+    return codes_of

@@ -47,8 +47,6 @@ from pathlib import Path
 from typing import Any
 
 import _peer_records as records
-import numpy as np
-from _peer_records import Cell
 from _scoring import RunRow
 from peers import STANDINS, _sizes, run_grid
 
@@ -322,24 +320,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
     log(f"{len(mine)} records read, {len(todo)} cells to run")
     commit = records.code_commit(REPO)
-    codes: dict[str, np.ndarray] = {}
+    codes_of = _standins.encoder(base.encode)
 
-    def codes_of(name: str) -> np.ndarray:
-        if name not in codes:
-            codes[name] = base.encode(_standins.standin(name).frame)
-        return codes[name]
-
-    def save(cell: Cell, row: RunRow) -> None:
-        rec = records.record(cell, row, design=args.design.name, design_sha=sha,
-                             epsilon_gen=eps * cell.scale, neighbour="replace-one",
-                             commit=commit)
-        mine.append(rec)
-        if args.results is not None:
-            records.append(args.results, rec)
-
-    slowest: dict[str, float] = {}
-    for r in mine:
-        slowest[r["generator"]] = max(slowest.get(r["generator"], 0.0), float(r["seconds"]))
+    save = records.saver(mine, args.results, design=args.design.name, design_sha=sha,
+                         commit=commit, epsilon_of=lambda cell: eps * cell.scale,
+                         neighbour_of=lambda cell: "replace-one")
+    slowest = records.slowest(mine)
     run_grid(base, todo, codes_of, save,
              None if args.max_minutes is None else args.max_minutes * 60, slowest, log,
              factories={v.label: trials[v.label].generator for v in variants})

@@ -330,24 +330,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     log(f"{len(recs)} records read, {len(todo)} cells to run")
     commit = records.code_commit(Path(__file__).resolve().parents[1])
 
-    def save(cell: Cell, row: RunRow) -> None:
-        rec = records.record(cell, row, design=args.design.name, design_sha=sha,
-                             epsilon_gen=trial.epsilon_generator * cell.scale,
-                             neighbour="replace-one" if cell.generator == OWN else "add/remove",
-                             commit=commit)
-        recs.append(rec)
-        if args.results is not None:
-            records.append(args.results, rec)
-
-    slowest: dict[str, float] = {}
-    for r in recs:
-        slowest[r["generator"]] = max(slowest.get(r["generator"], 0.0), float(r["seconds"]))
-    codes: dict[str, np.ndarray] = {}
-
-    def codes_of(name: str) -> np.ndarray:
-        if name not in codes:
-            codes[name] = trial.encode(_standins.standin(name).frame)
-        return codes[name]
+    save = records.saver(
+        recs, args.results, design=args.design.name, design_sha=sha, commit=commit,
+        epsilon_of=lambda cell: trial.epsilon_generator * cell.scale,
+        neighbour_of=lambda cell: "replace-one" if cell.generator == OWN else "add/remove")
+    slowest = records.slowest(recs)
+    codes_of = _standins.encoder(trial.encode)
 
     run_grid(trial, todo, codes_of, save,
              None if args.max_minutes is None else args.max_minutes * 60, slowest, log)
