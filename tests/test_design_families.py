@@ -4,6 +4,7 @@ spec's criteria, at equal ε (``workbench design --families``)."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pandas as pd
@@ -128,3 +129,27 @@ def test_a_censor_w_candidate_takes_weights_fitted_on_the_proxy(proxy) -> None:
     config = next(variant.configurations())
     assert hash(config) and config.generator_params["weight_function"] == weights
     assert bind(variant, config).guarantee.kind == MCMC_KIND
+
+
+def test_equal_pass_rates_are_decided_by_headroom_not_by_listed_order() -> None:
+    """Two pure candidates that both pass every rehearsal: the one further below its tightest
+    threshold wins whatever the order; the guarantee and the low end still come first."""
+    from types import SimpleNamespace
+
+    from workbench.design.families import choose, tightest
+
+    def cand(low: float, exact: dict[str, float], pure: bool = True) -> SimpleNamespace:
+        g = SimpleNamespace(is_pure=pure, kind="pure" if pure else "aDP", strict=pure)
+        return SimpleNamespace(guarantee=g, low=low, p=low, median_exact=exact,
+                               passes=lambda t, low=low: low >= t)
+
+    thresholds = {"faithfulness": 0.05, "coefficients": 30.0}
+    tight = cand(1.0, {"faithfulness": 0.042, "coefficients": 12.0})  # 0.84 of its threshold
+    roomy = cand(1.0, {"faithfulness": 0.031, "coefficients": 12.0, "unscored": float("nan")})
+    assert math.isclose(tightest(roomy, thresholds), 0.62)
+    assert math.isclose(tightest(tight, thresholds), 0.84)
+    assert choose([tight, roomy], 0.9, thresholds) == 1
+    assert choose([roomy, tight], 0.9, thresholds) == 0
+    assert choose([cand(0.95, {"faithfulness": 0.01}), tight], 0.9, thresholds) == 1  # low end
+    assert choose([cand(1.0, {"faithfulness": 0.01}, pure=False), tight], 0.9, thresholds) == 1
+    assert choose([cand(0.5, {}), cand(0.7, {})], 0.9, thresholds) == 1  # none: highest p

@@ -17,7 +17,10 @@ choice (a censored Bayesian posterior draw, the perturbed histogram, …). ``wor
    end cannot be higher than the proxy's p);
 3. the chosen candidate is, among those whose low end reaches the target, the one with the
    strongest guarantee (pure ε-DP, then ε-DP for an exact posterior draw released from MCMC,
-   then per-record bounds, then aDP), then the highest low end; when none reaches it, the
+   then per-record bounds, then aDP), then the highest low end, then the most headroom on its
+   tightest error criterion (the largest median exact / threshold on the proxy is smallest:
+   two variants that both pass every rehearsal are told apart by their margins, e.g. a
+   sampling or workload option that keeps more record-level structure); when none reaches it, the
    highest p on the proxy (flagged). Its opt-ins for weaker guarantees
    (``budget.allow_mcmc_draw``, ``allow_asymptotic_dp``) are dropped when it does not need them;
 4. the design assistant (:func:`workbench.design.assistant.design`) then prices the chosen
@@ -37,6 +40,7 @@ from typing import Any
 
 import pandas as pd
 
+from workbench.criteria import kinds
 from workbench.design.assistant import DesignResult, design
 from workbench.design.candidates import (
     OPTION,
@@ -147,8 +151,10 @@ class FamilyChoice:
             lines.append(f"  why: its rehearsal as frozen at n = {self.n:,} reaches P(all pass) "
                          f"≥ {self.target_p:g} on the proxy and every scenario (low end "
                          f"{w.low:.2f})" + ("; of the candidates that do, it has the "
-                                            "strongest guarantee, then the highest low end"
-                                            if rivals else ""))
+                                            "strongest guarantee, then the highest low end, "
+                                            "then the most headroom on its tightest "
+                                            "criterion (median exact / threshold on the "
+                                            "proxy)" if rivals else ""))
         else:
             lines.append(f"  why: no candidate reaches P(all pass) ≥ {self.target_p:g}; it "
                          f"has the highest p on the proxy ({w.p:.2f}) — target not reached")
@@ -162,6 +168,39 @@ class FamilyChoice:
             lines.append(f"  {c.label} ({c.guarantee.label}): {verdict}"
                          + (f" — {failing}" if failing else ""))
         return "\n".join(lines)
+
+
+def headroom_thresholds(spec: Spec) -> dict[str, float]:
+    """The criteria a headroom is read on: a positive threshold that a value passes below
+    and fails above (an error bound; its kind's own ``passes``)."""
+    out = {}
+    for c in spec.criteria:
+        t = float(c.threshold)
+        kind = kinds.get(c.kind)
+        if t > 0 and kind.passes(0.5 * t, t) and not kind.passes(1.5 * t, t):
+            out[c.id] = t
+    return out
+
+
+def tightest(c: Compared, thresholds: Mapping[str, float]) -> float:
+    """The candidate's tightest criterion on the proxy: max median exact / threshold (1 is at
+    the threshold; ∞ when none of those criteria has an exact value)."""
+    ratios = [c.median_exact[cid] / t for cid, t in thresholds.items()
+              if math.isfinite(c.median_exact.get(cid, math.nan))]
+    return max(ratios) if ratios else math.inf
+
+
+def choose(compared: Sequence[Compared], target_p: float,
+           thresholds: Mapping[str, float]) -> int:
+    """Among candidates reaching the target: the strongest guarantee, then the highest low end,
+    then the most headroom on the tightest criterion (so equal pass rates are decided by the
+    criteria's own margins, not by the order listed), then the order; if none reaches it, the
+    highest p on the proxy."""
+    passing = [i for i, c in enumerate(compared) if c.passes(target_p)]
+    if passing:
+        return min(passing, key=lambda i: (strength(compared[i].guarantee), -compared[i].low,
+                                           tightest(compared[i], thresholds), i))
+    return max(range(len(compared)), key=lambda i: (compared[i].p, -i))
 
 
 def _rehearse(spec: Spec, evidence: Evidence, n: int, target_p: float, repetitions: int,
@@ -211,11 +250,7 @@ def compare_families(spec: Spec, proxy: Evidence | pd.DataFrame | str, n: int | 
     if not all(math.isclose(t, totals[0], rel_tol=1e-12) for t in totals):
         raise ValueError(f"{OPTION}: the candidates' ε_total differ ({totals}); the comparison "
                          "must be at equal ε")
-    passing = [i for i, c in enumerate(compared) if c.passes(target_p)]
-    if passing:
-        chosen = min(passing, key=lambda i: (strength(compared[i].guarantee), -compared[i].low, i))
-    else:
-        chosen = max(range(len(compared)), key=lambda i: (compared[i].p, -i))
+    chosen = choose(compared, target_p, headroom_thresholds(spec))
     return FamilyChoice(int(n), target_p, tuple(compared), chosen,
                         {c.id: c.threshold for c in spec.criteria})
 
