@@ -148,12 +148,12 @@ def design_table(path: Path, n: int, draws: int, seed: int, candidates: int
             entry_c = dataclasses.replace(c, params={**c.params, "sensitivity": ENTRYWISE})
             entry = RegressionDesign.build(spec, trial.table, entry_c)
             delta = regression_sensitivity(entry)
-            delta_after = regression_sensitivity(RegressionDesign.build(spec, trial.table, c))
+            joint = RegressionDesign.build(spec, trial.table, c)
+            delta_after = regression_sensitivity(joint)
             eps_before = equal_false_pass_epsilon(c.epsilon, delta_after, delta)
             pb = regression_false_pass(entry, at_epsilon(entry_c, eps_before), cells, counts,
                                        draws, seed).worst
-            pa = regression_false_pass(RegressionDesign.build(spec, trial.table, c), c, cells,
-                                       counts, draws, seed).worst
+            pa = regression_false_pass(joint, c, cells, counts, draws, seed).worst
             note = ("already joint; before: the entrywise Δ at the same weights, priced at "
                     "equal P(false pass)")
         elif c.kind == "regression_mae":  # already prediction_gap: price the bounds rule

@@ -239,10 +239,10 @@ class PostgresSource:
         give (a failed connection diagnosed by psycopg, which says why: no driver text)."""
         from workbench.sources import psql
 
+        program = psql.program() or "psql"  # reader() found it on PATH a moment ago
         natives = {n: self.columns[n].native for n in names}
         try:
-            yield from psql.psql_chunks(psql.program() or "psql", self.uri, select, names,
-                                        natives)
+            yield from psql.psql_chunks(program, self.uri, select, names, natives)
         except psql.PsqlFailed as exc:
             if not exc.sqlstate and not exc.rows and exc.exit_code == 2:
                 with self._connect():  # raises the refusal saying why libpq cannot connect
