@@ -117,3 +117,18 @@ def test_categorical_codes_equal_text_codes_with_missing_and_unknown():
     compact = pd.Series(pd.Categorical(text, categories=["F", "M", "Q"]))
     assert list(text_codes(labels, compact)) == list(text_codes(labels, text)) == [1, -1, 0, 1]
     assert list(text_codes(labels, pd.Series(pd.Categorical(["Q", "M"])))) == [-1, 0]
+
+
+def test_the_freed_chunks_are_handed_back_once_the_table_is_joined(tmp_path: Path, monkeypatch):
+    """glibc keeps a chunked read's freed pages; the read hands them back once (issue 38)."""
+    import platform
+
+    from workbench.transform import stream
+
+    calls = []
+    monkeypatch.setattr(stream, "return_freed_memory", lambda: calls.append(1) or True)
+    load_confidential(load_spec(SPEC), _messy(tmp_path / "messy.csv"))
+    assert calls == [1]
+    monkeypatch.undo()
+    if platform.system() == "Linux" and platform.libc_ver()[0] == "glibc":
+        assert stream.return_freed_memory() is True

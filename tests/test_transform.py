@@ -94,6 +94,25 @@ def test_table_round_trip(example_spec):
     assert table.domain.sizes == (12, 9, 5, 6, 2, 32)
 
 
+
+def test_a_categorical_decode_has_the_same_text_and_keeps_the_codes(example_spec, tmp_path):
+    """A release decoded as Categoricals (issue 38: no Python string per row) writes the same
+    CSV bytes and encodes back to the same codes; its categories are the labels in code order."""
+    config = next(example_spec.configurations())
+    table = example_spec.table_codec(config)
+    rng = np.random.default_rng(1)
+    codes = np.column_stack([rng.integers(0, s, 500) for s in table.domain.sizes]).astype(np.uint8)
+    text, compact = table.decode(codes), table.decode(codes, categorical=True)
+    for j, name in enumerate(table.names):
+        column = compact[name]
+        assert isinstance(column.dtype, pd.CategoricalDtype), name
+        assert list(column.cat.categories) == [str(v) for v in table.codec(name).labels]
+        assert (column.cat.codes.to_numpy() == codes[:, j]).all()
+    text.to_csv(tmp_path / "text.csv", index=False, lineterminator="\n")
+    compact.to_csv(tmp_path / "compact.csv", index=False, lineterminator="\n")
+    assert (tmp_path / "text.csv").read_bytes() == (tmp_path / "compact.csv").read_bytes()
+    assert (table.encode_labels(compact) == codes).all()
+
 def test_table_errors_name_the_column_never_the_value(example_spec):
     table = example_spec.table_codec(next(example_spec.configurations()))
     frame = pd.DataFrame(

@@ -313,7 +313,7 @@ def _run(spec: Spec, frame: Any, rd: RunDirectory, book: DatasetBudget,
     chosen = bind(spec, candidate.configuration)
     promise = chosen.guarantee
     budget = _budget(spec, plan, book.dataset, promise)
-    release = weight_release(spec, chosen.table.decode(candidate.codes), raking)
+    release = weight_release(spec, chosen.table.decode(candidate.codes, categorical=True), raking)
     # the family's public diagnostics of the RELEASED codes (post-processing: an MCMC's R̂, ESS)
     diagnostics = chosen.generator().release_diagnostics(candidate.codes, chosen.domain,
                                                          chosen.epsilon_generator, ctx.rng)

@@ -160,7 +160,8 @@ def psql_chunks(psql: str, uri: str, select: str, names: list[str],
                     raise failed
                 return
             try:
-                batches = prefetched(pcsv.open_csv(child.stdout, **_options(names, natives)))
+                batches = prefetched(pcsv.open_csv(child.stdout, **_options(names, natives),
+                                                   memory_pool=_pool()))
                 for batch in batches:
                     if held is not None:
                         yield arrow_frame(held, names)
@@ -183,6 +184,15 @@ def psql_chunks(psql: str, uri: str, select: str, names: list[str],
             child.wait()
             child.stdout.close()  # type: ignore[union-attr]
             _release()
+
+
+def _pool():
+    """The system allocator's pool for the parse: its freed blocks go back to glibc, which the
+    read's end hands back to the system (``transform.stream``); mimalloc's default pool kept
+    ≈ 30 MB of them resident even after ``release_unused`` (measured at 4M rows)."""
+    import pyarrow as pa
+
+    return pa.system_memory_pool()
 
 
 def _release() -> None:
