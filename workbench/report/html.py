@@ -60,11 +60,8 @@ pre{background:#f6f8fa;padding:.6rem;overflow:auto}
 
 def _png(fig: Any) -> str:
     """Inline a matplotlib figure as a base64 <img>."""
-    import matplotlib.pyplot as plt
-
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
-    plt.close(fig)
     return f'<img alt="plot" src="{png_data_uri(buf.getvalue())}">'
 
 
@@ -74,9 +71,9 @@ def marginal_plots(release: pd.DataFrame, label_order: Mapping[str, Sequence[str
     the tables come from each column factorized once (``coded``), not from per-row pandas."""
     import matplotlib
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    matplotlib.use("Agg")  # before seaborn imports pyplot: no display; figures below skip pyplot
     import seaborn as sns
+    from matplotlib.figure import Figure
 
     coded = coded if coded is not None else CodedRelease(release)
     out = []
@@ -89,7 +86,8 @@ def marginal_plots(release: pd.DataFrame, label_order: Mapping[str, Sequence[str
             out.append(f'<figure><img alt="plot" src="{png_data_uri(png)}"></figure>')
             continue
         share = value_shares(coded[col], order, coded.n)
-        fig, ax = plt.subplots(figsize=(5.2, 2.6))
+        fig = Figure(figsize=(5.2, 2.6))
+        ax = fig.subplots()
         sns.barplot(x=[shown_label(o) for o in order], y=share.to_numpy(), ax=ax,
                     color="#4c72b0")
         ax.set_title(f"{col}: share of records")
@@ -100,7 +98,8 @@ def marginal_plots(release: pd.DataFrame, label_order: Mapping[str, Sequence[str
         table = pair_shares(coded[a], coded[b], label_order.get(a), label_order.get(b))
         table.index = [shown_label(x) for x in table.index]
         table.columns = [shown_label(x) for x in table.columns]
-        fig, ax = plt.subplots(figsize=(5.2, 3.6))
+        fig = Figure(figsize=(5.2, 3.6))
+        ax = fig.subplots()
         sns.heatmap(table, ax=ax, cmap="Blues", cbar_kws={"label": "share"})
         ax.set_title(f"{a} × {b}")
         out.append(f"<figure>{_png(fig)}</figure>")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -25,11 +26,13 @@ class CodedColumn:
     codes: np.ndarray
     uniques: pd.Index
 
-    @property
+    @cached_property
     def counts(self) -> np.ndarray:
-        """Records per distinct label (int64, aligned with ``uniques``)."""
+        """Records per distinct label (int64, aligned with ``uniques``; counted once)."""
         seen = self.codes[self.codes >= 0]
-        return np.bincount(seen, minlength=len(self.uniques)).astype(np.int64)
+        counts = np.bincount(seen, minlength=len(self.uniques)).astype(np.int64)
+        counts.setflags(write=False)  # shared by every table of this column
+        return counts
 
 
 def code_column(labels: pd.Series) -> CodedColumn:
