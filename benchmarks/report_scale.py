@@ -10,12 +10,15 @@ Steps: the figures' tables the old way (per-row pandas: ``value_counts``,
 ``astype(str).value_counts``, ``pd.crosstab(normalize=True)``) and the new way
 (``workbench.report.tables``: each column factorized once, ``np.bincount``), checked equal; the
 drawing alone (``render_report`` on 1,000 rows: the same figures, so independent of n); the
-whole ``render_report`` at full size, without and with the proxy overlays. Peak RSS is the
-process's VmHWM, reset before each step (``/proc/self/clear_refs``), so it is that step's peak
-over what the process holds. Without ``workbench.report.tables`` (the code before issue 38's
-report work, e.g. ``PYTHONPATH=/work/main``) the new-table step is skipped.
+whole ``render_report`` at full size, without and with the proxy overlays (``--html OUT``
+writes the last page, to ``cmp`` against the old code's). Each step prints wall and CPU
+seconds (CPU is steadier on a shared machine) and peak RSS: the process's VmHWM, reset before
+each step (``/proc/self/clear_refs``), so that step's peak over what the process holds. Without
+``workbench.report.tables`` (the code before issue 38's report work, e.g.
+``PYTHONPATH=/work/main``) the new-table step is skipped.
 
     python benchmarks/report_scale.py [--rows 4000000] [--release DIR] [--no-proxy]
+                                      [--html OUT]
 """
 
 from __future__ import annotations
@@ -65,12 +68,14 @@ def _reset_peak() -> None:
 
 
 def step(name: str, fn: Callable[[], Any]) -> Any:
-    """Run one step; print its seconds and its peak RSS."""
+    """Run one step; print its wall and CPU seconds (CPU: steadier on a shared machine) and
+    its peak RSS."""
     _reset_peak()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     out = fn()
-    seconds = time.perf_counter() - t0
-    print(f"{name:<52}{seconds:8.2f} s   peak RSS {_status('VmHWM'):5.2f} GB", flush=True)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    print(f"{name:<50}{wall:7.2f} s wall {cpu:7.2f} s CPU   peak RSS {_status('VmHWM'):5.2f} GB",
+          flush=True)
     return out
 
 
@@ -126,6 +131,7 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=4_000_000)
     ap.add_argument("--release", type=Path, default=None, help="a bundle folder to read")
     ap.add_argument("--no-proxy", action="store_true", help="skip the overlay render")
+    ap.add_argument("--html", type=Path, default=None, help="write the last page here")
     args = ap.parse_args()
 
     import matplotlib
@@ -164,10 +170,12 @@ def main() -> None:
 
     small = release.head(1_000).copy()
     step("render_report at 1,000 rows (drawing only)", lambda: render(small, False))
-    step(f"render_report at {len(release):,} rows", lambda: render(release, False))
+    page = step(f"render_report at {len(release):,} rows", lambda: render(release, False))
     if not args.no_proxy:
-        step(f"render_report at {len(release):,} rows + proxy overlays",
-             lambda: render(release, True))
+        page = step(f"render_report at {len(release):,} rows + proxy overlays",
+                    lambda: render(release, True))
+    if args.html:
+        args.html.write_text(page, encoding="utf-8")
 
 
 if __name__ == "__main__":
