@@ -13,9 +13,9 @@ drawing alone (``render_report`` on 1,000 rows: the same figures, so independent
 whole ``render_report`` at full size, without and with the proxy overlays (``--html OUT``
 writes the last page, to ``cmp`` against the old code's). Each step prints wall and CPU
 seconds (CPU is steadier on a shared machine) and peak RSS: the process's VmHWM, reset before
-each step (``/proc/self/clear_refs``), so that step's peak over what the process holds. Without
-``workbench.report.tables`` (the code before issue 38's report work, e.g.
-``PYTHONPATH=/work/main``) the new-table step is skipped.
+each step (``/proc/self/clear_refs``), so that step's peak, and how far it rose over the
+RSS held when the step began. Without ``workbench.report.tables`` (the code before issue 38's
+report work, e.g. ``PYTHONPATH=/work/main``) the new-table step is skipped.
 
     python benchmarks/report_scale.py [--rows 4000000] [--release DIR] [--no-proxy]
                                       [--html OUT]
@@ -71,11 +71,13 @@ def step(name: str, fn: Callable[[], Any]) -> Any:
     """Run one step; print its wall and CPU seconds (CPU: steadier on a shared machine) and
     its peak RSS."""
     _reset_peak()
+    held = _status("VmRSS")
     t0, c0 = time.perf_counter(), time.process_time()
     out = fn()
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    print(f"{name:<50}{wall:7.2f} s wall {cpu:7.2f} s CPU   peak RSS {_status('VmHWM'):5.2f} GB",
-          flush=True)
+    peak = _status("VmHWM")
+    print(f"{name:<50}{wall:7.2f} s wall {cpu:6.2f} s CPU  peak RSS {peak:4.2f} GB "
+          f"(+{peak - held:4.2f} over {held:4.2f} held)", flush=True)
     return out
 
 
