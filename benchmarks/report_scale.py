@@ -77,7 +77,7 @@ def step(name: str, fn: Callable[[], Any]) -> Any:
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     peak = _status("VmHWM")
     print(f"{name:<50}{wall:7.2f} s wall {cpu:6.2f} s CPU  peak RSS {peak:4.2f} GB "
-          f"(+{peak - held:4.2f} over {held:4.2f} held)", flush=True)
+          f"(+{max(peak - held, 0.0):4.2f} over {held:4.2f} held)", flush=True)
     return out
 
 
