@@ -112,3 +112,17 @@ def test_marginal_plots_draw_the_pandas_numbers(monkeypatch) -> None:
         np.testing.assert_array_equal(got.to_numpy(), want.to_numpy())
         assert list(got.index) == [shown_label(x) for x in ORDERS[a]]
         assert list(got.columns) == [shown_label(x) for x in ORDERS[b]]
+
+
+def test_a_typed_release_with_categories_gives_the_same_tables() -> None:
+    """Categorical columns (release.parquet's types) count as their labels, unused ones 0."""
+    text = release(2_000, seed=3)
+    typed = pd.DataFrame({c: pd.Categorical(text[c], categories=ORDERS[c]) for c in ORDERS})
+    coded = CodedRelease(typed)
+    for col, order in ORDERS.items():
+        want = text[col].value_counts().reindex(order, fill_value=0) / len(text)
+        np.testing.assert_array_equal(value_shares(coded[col], order, coded.n).to_numpy(),
+                                      want.to_numpy())
+    got = pair_shares(coded["month"], coded["age"], ORDERS["month"], ORDERS["age"])
+    np.testing.assert_array_equal(got.to_numpy(),
+                                  old_crosstab(text, "month", "age", ORDERS).to_numpy())
