@@ -28,9 +28,15 @@ from workbench.report.overview import (
     overlay_png,
     overview_html,
     png_data_uri,
-    shares,
 )
 from workbench.report.spec_summary import format_number
+from workbench.report.tables import (
+    CodedRelease,
+    observed,
+    pair_shares,
+    text_shares,
+    value_shares,
+)
 from workbench.specification import Spec
 from workbench.specification.n_policy import n_statement
 from workbench.transform.display import shown_label
@@ -54,49 +60,48 @@ pre{background:#f6f8fa;padding:.6rem;overflow:auto}
 
 def _png(fig: Any) -> str:
     """Inline a matplotlib figure as a base64 <img>."""
-    import matplotlib.pyplot as plt
-
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
-    plt.close(fig)
     return f'<img alt="plot" src="{png_data_uri(buf.getvalue())}">'
 
 
-
-
 def marginal_plots(release: pd.DataFrame, label_order: Mapping[str, Sequence[str]],
-                   max_pairs: int = 6) -> list[str]:
-    """1-way bar charts for every column and 2-way heatmaps for the first pairs (release only)."""
+                   max_pairs: int = 6, coded: CodedRelease | None = None) -> list[str]:
+    """1-way bar charts for every column and 2-way heatmaps for the first pairs (release only);
+    the tables come from each column factorized once (``coded``), not from per-row pandas."""
     import matplotlib
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    matplotlib.use("Agg")  # before seaborn imports pyplot: no display; figures below skip pyplot
     import seaborn as sns
+    from matplotlib.figure import Figure
 
+    coded = coded if coded is not None else CodedRelease(release)
     out = []
-    n = len(release)
     many = {c for c in release.columns if len(label_order.get(c, ())) > MAX_BARS}
     for col in release.columns:
-        order = list(label_order.get(col, sorted(release[col].unique())))
+        order = list(label_order[col] if col in label_order else observed(coded[col]))
         if col in many:  # a number column: shares per bin of its public range, not 1 bar a value
-            png = overlay_png(col, order, shares(release[col], order), None, size=(5.2, 2.6))
+            png = overlay_png(col, order, text_shares(coded[col], order, coded.n), None,
+                              size=(5.2, 2.6))
             out.append(f'<figure><img alt="plot" src="{png_data_uri(png)}"></figure>')
             continue
-        share = release[col].value_counts().reindex(order, fill_value=0) / max(n, 1)
-        fig, ax = plt.subplots(figsize=(5.2, 2.6))
+        share = value_shares(coded[col], order, coded.n)
+        fig = Figure(figsize=(5.2, 2.6))
+        ax = fig.subplots()
+        # one value a bar: no error bar (seaborn bootstrapped 1,000 resamples of it per bar
+        # to draw zero-length lines; the PNG is the same without them)
         sns.barplot(x=[shown_label(o) for o in order], y=share.to_numpy(), ax=ax,
-                    color="#4c72b0")
+                    color="#4c72b0", errorbar=None)
         ax.set_title(f"{col}: share of records")
         ax.tick_params(axis="x", rotation=60, labelsize=7)
         out.append(f"<figure>{_png(fig)}</figure>")
     pairs = [p for p in itertools.combinations(release.columns, 2) if not many & set(p)]
     for a, b in pairs[:max_pairs]:
-        table = pd.crosstab(release[a], release[b], normalize=True)
-        table = table.reindex(index=list(label_order.get(a, table.index)),
-                              columns=list(label_order.get(b, table.columns)), fill_value=0)
+        table = pair_shares(coded[a], coded[b], label_order.get(a), label_order.get(b))
         table.index = [shown_label(x) for x in table.index]
         table.columns = [shown_label(x) for x in table.columns]
-        fig, ax = plt.subplots(figsize=(5.2, 3.6))
+        fig = Figure(figsize=(5.2, 3.6))
+        ax = fig.subplots()
         sns.heatmap(table, ax=ax, cmap="Blues", cbar_kws={"label": "share"})
         ax.set_title(f"{a} × {b}")
         out.append(f"<figure>{_png(fig)}</figure>")
@@ -104,13 +109,13 @@ def marginal_plots(release: pd.DataFrame, label_order: Mapping[str, Sequence[str
 
 
 def _overlays(release: pd.DataFrame, label_order: Mapping[str, Sequence[str]],
-              proxy: pd.DataFrame | None) -> str:
+              proxy: pd.DataFrame | None, coded: CodedRelease) -> str:
     """Overlay plots of the release against the PUBLIC proxy (binned like the release)."""
     if proxy is None:
         return ("<p class='muted'>No public proxy was given to <code>workbench run --proxy"
                 "</code>: the release review dashboard overlays one.</p>")
     figures = [f'<figure><img alt="{html.escape(col)}" src="{uri}"></figure>'
-               for col, uri in column_overlays(release, label_order, proxy)]
+               for col, uri in column_overlays(release, label_order, proxy, coded)]
     return ("<h2 id='overlays'>The release against the public proxy</h2><p class='muted'>The "
             "proxy is public data standing in for a different population: differences are "
             "expected; it is shown for orientation only.</p>" + "".join(figures))
@@ -149,10 +154,11 @@ def render_report(
                   [not r.get("passed", True) for r in results])
     budget_rows = [[k, format_number(v) if isinstance(v, float | int) else str(v)]
                    for k, v in budget.items()]
-    plots = "".join(marginal_plots(release, label_order))
+    coded = CodedRelease(release)  # each column factorized once for every figure below
+    plots = "".join(marginal_plots(release, label_order, coded=coded))
     rows = margins(results)
     overview = overview_html(rows, png_data_uri(margin_chart_png(rows)))
-    overlays = _overlays(release, label_order, proxy_labels)
+    overlays = _overlays(release, label_order, proxy_labels, coded)
     uses = "".join(f"<li>{html.escape(u)}</li>" for u in md.intended_uses)
     not_uses = "".join(f"<li>{html.escape(u)}</li>" for u in md.unintended_uses)
     guaranteed = "".join(

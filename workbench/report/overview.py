@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.report.spec_summary import format_number
+from workbench.report.tables import CodedRelease, code_column, observed, text_shares
 from workbench.transform.display import shown_label
 
 #: success: passed by at least one noise σ; warning: passed by less; danger: failed.
@@ -200,21 +201,24 @@ def png_data_uri(png: bytes) -> str:
 
 
 def column_overlays(release: pd.DataFrame, orders: Mapping[str, Sequence[str]],
-                    proxy: pd.DataFrame | None) -> list[tuple[str, str]]:
-    """(column, PNG data URI) per column: its shares in the release, the proxy's beside them."""
+                    proxy: pd.DataFrame | None,
+                    coded: CodedRelease | None = None) -> list[tuple[str, str]]:
+    """(column, PNG data URI) per column: its shares in the release, the proxy's beside them
+    (``coded``: the release already factorized, e.g. by report.html's marginals)."""
+    coded = coded if coded is not None else CodedRelease(release)
     out = []
     for col in release.columns:
-        order = list(orders.get(col) or sorted(release[col].unique()))
+        order = list(orders.get(col) or observed(coded[col]))
         other = shares(proxy[col], order) if proxy is not None and col in proxy else None
-        out.append((col, png_data_uri(overlay_png(col, order, shares(release[col], order),
-                                                  other))))
+        mine = text_shares(coded[col], order, coded.n)
+        out.append((col, png_data_uri(overlay_png(col, order, mine, other))))
     return out
 
 
 def shares(labels: pd.Series, order: Sequence[str]) -> pd.Series:
-    """Share of records per label, in ``order`` (labels not in it are dropped)."""
-    counts = labels.astype(str).value_counts().reindex(list(order), fill_value=0)
-    return counts / max(len(labels), 1)
+    """Share of records per label, in ``order`` (labels not in it are dropped); the numbers of
+    ``labels.astype(str).value_counts()`` over ``len(labels)``, counted from codes."""
+    return text_shares(code_column(labels), order, len(labels))
 
 
 def _num(x: float | None) -> str:
