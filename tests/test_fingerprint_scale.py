@@ -48,6 +48,7 @@ def _nan_with_payload(payload: int) -> float:
     return float(np.array([0x7FF8000000000000 | payload], dtype="<u8").view("<f8")[0])
 
 
+DAYS = ["2014-01-01", "2014-01-02", "2014-01-03 10:30"]  # an unused category with a time
 TEXTS = ["", "a", "b", "\x00", "\x00a", "a\x00", "é", "ß", "日本", "😀", "Z", "a b", "a,b",
          'q"q', "line\nbreak", "10", "9", "-1"]
 
@@ -104,8 +105,7 @@ def test_fast_fingerprint_equals_the_reference_on_mixed_frames(seed: int, n: int
     pd.DataFrame({"a": pd.Categorical([], categories=["b", "a"])}),
     pd.DataFrame({"a": pd.Categorical([1, 1], categories=[1, "1"])}),  # two categories, one text
     pd.DataFrame({"d": pd.Categorical(pd.to_datetime(["2014-01-01", "2014-01-02"]),
-                                      categories=pd.to_datetime(["2014-01-01", "2014-01-02",
-                                                                 "2014-01-03 10:30"], format="ISO8601"))}),
+                                      categories=pd.to_datetime(DAYS, format="ISO8601"))}),
     pd.DataFrame({"d": pd.to_datetime(["2014-01-02", None, "2014-01-01"])}),
     pd.DataFrame({"x": [1.0], "t": ["only row"]}),
     pd.DataFrame({"x": np.zeros(0), "t": np.array([], dtype=object)}),
@@ -141,9 +141,8 @@ def test_a_changed_cell_or_key_changes_the_fingerprint() -> None:
     for j in range(frame.shape[1]):
         neighbour = frame.copy()
         col = neighbour.columns[j]
-        other = neighbour[col].iloc[1:].loc[lambda s: s.astype("string").fillna("\x00")
-                                            != neighbour[col].astype("string").fillna("\x00")
-                                            .iloc[0]]
+        text = neighbour[col].astype("string").fillna("\x00")
+        other = neighbour[col][text != text.iloc[0]]
         neighbour.loc[0, col] = other.iloc[0]
         assert table_fingerprint(neighbour, KEY) != base, col
     assert table_fingerprint(frame, b"other" * 6) != base
