@@ -27,6 +27,7 @@ from workbench.engine.bundle import (
     file_sha256,
 )
 from workbench.engine.n_check import is_n_estimate, n_problem, n_words
+from workbench.engine.release_csv import read_release_labels
 from workbench.engine.release_parquet import RELEASE_PARQUET, parquet_problem
 from workbench.engine.verify_criteria import criteria_problem
 from workbench.generators import MCMC_KIND, Guarantee, guarantee_problems
@@ -189,7 +190,7 @@ def _check_release(root: Path, v: Verification, trial: Trial,
                    ledger: list[dict[str, Any]] | None) -> None:
     """Row count, labels, synthetic constraints and min_count of release.csv."""
     spec, config, table = trial.spec, trial.configuration, trial.table
-    frame = pd.read_csv(root / "release.csv", dtype=str, keep_default_na=False)
+    frame = read_release_labels(root / "release.csv", table)  # labels as categories
     n = _summary(ledger).get("n_records")
     if n is None or len(frame) != int(n):
         v.failed("rows", "release.csv does not have the n records the ledger states")

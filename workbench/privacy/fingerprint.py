@@ -42,8 +42,7 @@ def table_fingerprint(frame: pd.DataFrame, key: bytes) -> str:
     n = len(frame)
     mac = hmac.new(key, digestmod=hashlib.sha256)
     mac.update(json.dumps({"columns": names, "rows": n}).encode())
-    order = _sorted_order([c.ranks for c in columns], [c.size for c in columns], n,
-                          exact_rows=any(c.odd_nan for c in columns))
+    order = _sorted_order(columns, n, exact_rows=any(c.odd_nan for c in columns))
     for column in columns:
         for piece in column.sorted_bytes(order):
             mac.update(piece)
@@ -52,13 +51,19 @@ def table_fingerprint(frame: pd.DataFrame, key: bytes) -> str:
 
 
 class _Column:
-    """One column as ranks (the canonical values' order) and what to hash for each rank."""
+    """One column as codes (0 for missing), each code's rank in the canonical values' order,
+    and what to hash for each row (numeric) or code (text)."""
 
-    def __init__(self, ranks: np.ndarray, size: int, numbers: np.ndarray | None,
+    def __init__(self, codes: np.ndarray, rank: np.ndarray, numbers: np.ndarray | None,
                  texts: list[bytes] | None, odd_nan: bool = False) -> None:
-        """``numbers``: float64 per row (numeric); ``texts``: UTF-8 per rank (text)."""
-        self.ranks, self.size, self.numbers, self.texts = ranks, size, numbers, texts
+        """``numbers``: float64 per row (numeric); ``texts``: UTF-8 per code (text)."""
+        self.codes, self.rank, self.numbers, self.texts = codes, rank, numbers, texts
         self.odd_nan = odd_nan
+
+    @property
+    def size(self) -> int:
+        """How many codes the column has (the missing one included)."""
+        return len(self.rank)
 
     @classmethod
     def of(cls, series: pd.Series) -> _Column:
@@ -66,10 +71,12 @@ class _Column:
         if pd.api.types.is_numeric_dtype(series):
             values = series.to_numpy(dtype=np.float64, na_value=np.nan) + 0.0  # -0.0 → 0.0
             codes, uniques = pd.factorize(values)  # NaN → -1
-            ranks = _ranks_of(codes, np.argsort(uniques, kind="stable"), len(uniques))
-            nan = np.isnan(values)
+            rank = np.empty(len(uniques) + 1, dtype=np.int64)
+            rank[0] = len(uniques)  # NaN last, as pandas sorts
+            rank[1 + np.argsort(uniques, kind="stable")] = np.arange(len(uniques))
+            nan = codes < 0
             odd = bool(nan.any()) and bool((values[nan].view(np.uint64) != _NAN_BITS).any())
-            return cls(ranks, len(uniques) + 1, values, None, odd)
+            return cls(codes + 1, rank, values, None, odd)
         if isinstance(series.dtype, pd.CategoricalDtype):
             # the categories as text the way the whole column would convert (Categorical.astype)
             every = pd.Categorical.from_codes(np.arange(len(series.cat.categories)),
@@ -79,12 +86,12 @@ class _Column:
         else:
             codes, uniques = pd.factorize(series.astype("string"))  # missing → -1
             labels = list(uniques)
-        labels.append("\x00")  # the missing value's text (code -1 indexes it)
+        labels.insert(0, "\x00")  # the missing value's text (code -1, shifted to 0)
         distinct = sorted(set(labels))
         position = {text: k for k, text in enumerate(distinct)}
-        rank_of = np.array([position[text] for text in labels], dtype=np.int64)
-        texts = [text.encode("utf-8") for text in distinct]
-        return cls(rank_of[codes], len(distinct), None, texts)
+        rank = np.array([position[text] for text in labels], dtype=np.int64)
+        texts = [text.encode("utf-8") for text in labels]
+        return cls(codes.astype(np.int64) + 1, rank, None, texts)
 
     def sorted_bytes(self, order: _Order) -> Iterator[bytes]:
         """The column's values in sorted row order, as the reference implementation hashes."""
@@ -93,19 +100,11 @@ class _Column:
             return
         assert self.texts is not None
         texts = np.array(self.texts, dtype=object)
-        ranks = order.values(self.ranks)
-        for start in range(0, len(ranks), _TEXT_CHUNK):
+        codes = order.values(self.codes)
+        for start in range(0, len(codes), _TEXT_CHUNK):
             if start:
                 yield b"\x1f"
-            yield b"\x1f".join(texts[ranks[start:start + _TEXT_CHUNK]])
-
-
-def _ranks_of(codes: np.ndarray, sort: np.ndarray, size: int) -> np.ndarray:
-    """Each row's rank from factorized ``codes`` and the argsort of the uniques; -1 last."""
-    rank_of = np.empty(size + 1, dtype=np.int64)
-    rank_of[sort] = np.arange(size)
-    rank_of[size] = size
-    return rank_of[np.where(codes < 0, size, codes)]
+            yield b"\x1f".join(texts[codes[start:start + _TEXT_CHUNK]])
 
 
 class _Order:
@@ -122,26 +121,24 @@ class _Order:
         return picked if self.counts is None else np.repeat(picked, self.counts)
 
 
-def _sorted_order(ranks: list[np.ndarray], sizes: list[int], n: int, *,
-                  exact_rows: bool) -> _Order:
-    """Group equal rank rows (packed mixed radix, re-factorized before overflow), then sort
-    the distinct rows lexicographically (first column most significant)."""
+def _sorted_order(columns: list[_Column], n: int, *, exact_rows: bool) -> _Order:
+    """Group equal code rows (packed mixed radix, re-factorized before overflow), then sort
+    the distinct rows lexicographically on their ranks (first column most significant)."""
     group = np.zeros(n, dtype=np.int64)
     span = 1
-    for r, size in zip(ranks, sizes, strict=True):
-        if span * size >= _PACK_MAX:
+    for column in columns:
+        if span * column.size >= _PACK_MAX:
             group, uniques = pd.factorize(group)
             span = max(len(uniques), 1)
-        group = group * size + r
-        span *= size
+        group = group * column.size + column.codes
+        span *= column.size
     group, uniques = pd.factorize(group)  # ids in order of first appearance
-    if n == 0:
-        return _Order(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
-    seen = np.maximum.accumulate(group)
-    first = np.flatnonzero(np.r_[True, seen[1:] > seen[:-1]])  # first row of each id
-    sort = np.lexsort([r[first] for r in reversed(ranks)]) if ranks else np.arange(len(first))
+    seen = np.maximum.accumulate(group) if n else group
+    first = np.flatnonzero(np.r_[True, seen[1:] > seen[:-1]]) if n else group
+    keys = [c.rank[c.codes[first]] for c in reversed(columns)]  # lexsort: last key is primary
+    sort = np.lexsort(keys) if keys else np.arange(len(first))
     if exact_rows:
-        rank_of = np.empty(len(first), dtype=np.int64)
-        rank_of[sort] = np.arange(len(first))
-        return _Order(np.argsort(rank_of[group], kind="stable"), None)
+        position = np.empty(len(first), dtype=np.int64)
+        position[sort] = np.arange(len(first))
+        return _Order(np.argsort(position[group], kind="stable"), None)
     return _Order(first[sort], np.bincount(group, minlength=len(uniques))[sort])
