@@ -163,3 +163,13 @@ def test_read_back_a_short_row_reads_as_before(tmp_path: Path) -> None:
         table.encode_labels(frame)
     with pytest.raises(EncodingError, match="column 'weight'"):
         _old_codes(path, table)
+
+
+def test_read_back_a_missing_column_fails_as_before(tmp_path: Path) -> None:
+    table = _table()
+    path = _release(tmp_path, {k: v for k, v in GOOD.items() if k != "parity"})
+    with pytest.raises(EncodingError) as old:
+        _old_codes(path, table)
+    with pytest.raises(EncodingError) as new:
+        table.encode_labels(read_release_labels(path, table))
+    assert str(new.value) == str(old.value) == "missing column(s): 'parity'"
