@@ -27,6 +27,7 @@ from typing import Any
 import pandas as pd
 
 from workbench.engine import release_parquet
+from workbench.engine.release_csv import write_release_csv
 from workbench.engine.rundir import write_json_atomic
 from workbench.privacy import Ledger
 from workbench.report.datasheet import criteria_markdown, datasheet_markdown
@@ -129,7 +130,7 @@ def write_bundle(
     release adds ``survey.json`` (the DP raking outputs), a spec with ``cleaning_counts``
     ``cleaning.json`` (DP or declared-public counts), an MCMC release ``diagnostics.json``
     (public: computed on the released records), each listed in the manifest too."""
-    release.to_csv(staging / "release.csv", index=False, lineterminator="\n")
+    write_release_csv(release, staging / "release.csv")  # pandas' bytes, distinct lines once
     write_json_atomic(staging / "criteria.json", {"criteria": list(results),
                                                   "all_passed": all(r["passed"] for r in results)})
     (staging / "criteria.md").write_text(criteria_markdown(results) + "\n", encoding="utf-8")

@@ -27,6 +27,7 @@ from workbench.engine.bundle import (
     file_sha256,
 )
 from workbench.engine.n_check import is_n_estimate, n_problem, n_words
+from workbench.engine.release_csv import read_release_labels
 from workbench.engine.release_parquet import RELEASE_PARQUET, parquet_problem
 from workbench.engine.verify_criteria import criteria_problem
 from workbench.generators import MCMC_KIND, Guarantee, guarantee_problems
@@ -110,7 +111,7 @@ def verify_bundle(path: str | os.PathLike[str]) -> Verification:
     if (root / RELEASE_PARQUET).exists() and trial is not None:
         _check_parquet(root, v, trial)
     if spec.survey is not None:
-        _check_survey(root, v, spec, ledger)
+        _check_survey(root, v, spec, ledger, trial)
     if spec.cleaning_counts is not None or (root / CLEANING_FILE).exists():
         problem = cleaning_counts.verify(root / CLEANING_FILE, spec, ledger)
         if problem:
@@ -189,7 +190,7 @@ def _check_release(root: Path, v: Verification, trial: Trial,
                    ledger: list[dict[str, Any]] | None) -> None:
     """Row count, labels, synthetic constraints and min_count of release.csv."""
     spec, config, table = trial.spec, trial.configuration, trial.table
-    frame = pd.read_csv(root / "release.csv", dtype=str, keep_default_na=False)
+    frame = read_release_labels(root / "release.csv", table)  # labels as categories
     n = _summary(ledger).get("n_records")
     if n is None or len(frame) != int(n):
         v.failed("rows", "release.csv does not have the n records the ledger states")
@@ -372,7 +373,7 @@ def _is_survey(entry: dict[str, Any]) -> bool:
 
 
 def _check_survey(root: Path, v: Verification, spec: Spec,
-                  ledger: list[dict[str, Any]] | None) -> None:
+                  ledger: list[dict[str, Any]] | None, trial: Trial | None = None) -> None:
     """The release's weighted margins match the public totals; the raking's ε is in the ledger.
 
     Reads release.csv (labels and the weight column), spec.json's margins and survey.json:
@@ -385,7 +386,8 @@ def _check_survey(root: Path, v: Verification, spec: Spec,
     problems = []
     if not (root / SURVEY_FILE).is_file():
         problems.append(f"{SURVEY_FILE} is missing")
-    frame = pd.read_csv(root / "release.csv", dtype=str, keep_default_na=False)
+    frame = (pd.read_csv(root / "release.csv", dtype=str, keep_default_na=False) if trial is None
+             else read_release_labels(root / "release.csv", trial.table))  # same text
     if survey.weight_column not in frame.columns:
         v.failed("survey", f"release.csv has no weight column {survey.weight_column!r}")
         return

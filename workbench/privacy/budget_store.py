@@ -22,9 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
-import hmac
-import json
 import os
 import re
 import secrets
@@ -32,10 +29,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from workbench.privacy.budget_plan import price_ledger
+from workbench.privacy.fingerprint import table_fingerprint
 from workbench.privacy.ledger import Ledger
 from workbench.privacy.records import charged_delta
 
@@ -70,33 +67,6 @@ def check_dataset(dataset: str) -> str:
             "'_' and '-' (e.g. 'il-births-2014')"
         )
     return dataset
-
-
-def table_fingerprint(frame: pd.DataFrame, key: bytes) -> str:
-    """HMAC-SHA256 of a cleaned table in canonical form; without the key it reveals nothing.
-
-    Canonical form: columns sorted by name; numeric columns as float64 (so '3' and '3.0', or a
-    CSV and its gzip, agree); other columns as text; rows sorted on every column.
-    """
-    names = sorted(str(c) for c in frame.columns)
-    canon = {}
-    for name in names:
-        series = frame[name]
-        if pd.api.types.is_numeric_dtype(series):
-            canon[name] = series.to_numpy(dtype=np.float64, na_value=np.nan) + 0.0  # -0.0 → 0.0
-        else:
-            canon[name] = series.astype("string").fillna("\x00").to_numpy(dtype=object)
-    table = pd.DataFrame(canon).sort_values(names, kind="mergesort", ignore_index=True)
-    mac = hmac.new(key, digestmod=hashlib.sha256)
-    mac.update(json.dumps({"columns": names, "rows": len(table)}).encode())
-    for name in names:
-        values = table[name].to_numpy()
-        if values.dtype == np.float64:
-            mac.update(np.ascontiguousarray(values, dtype="<f8").tobytes())
-        else:
-            mac.update("\x1f".join(values).encode("utf-8"))
-        mac.update(b"\x1e")
-    return mac.hexdigest()
 
 
 class DatasetBudget:

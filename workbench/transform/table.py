@@ -32,6 +32,17 @@ def code_dtype(sizes: tuple[int, ...]) -> np.dtype:
     return np.dtype(np.int64)
 
 
+def _label_codes(codec: Codec, column: pd.Series) -> np.ndarray:
+    """``codec.encode_labels(column)``; a Categorical's categories are encoded once, as text,
+    and their codes mapped to the rows (label encoding is value by value; issue 38)."""
+    if not isinstance(column.dtype, pd.CategoricalDtype):
+        return codec.encode_labels(column)
+    every = pd.Categorical.from_codes(np.arange(len(column.cat.categories)), dtype=column.dtype)
+    text = pd.array([*pd.Series(every).astype("string"), pd.NA], dtype="string")  # NA: last
+    known = np.asarray(codec.encode_labels(pd.Series(text)), dtype=np.int64)
+    return known[column.cat.codes.to_numpy()]  # code -1 (missing) takes the last
+
+
 @dataclass(frozen=True)
 class TableCodec:
     """The codecs of one configuration, in column order; the domain comes from them alone."""
@@ -60,7 +71,7 @@ class TableCodec:
         out = np.empty((len(frame), len(self.codecs)), dtype=dtype)
         for j, (name, codec) in enumerate(self.codecs):
             col = frame[name]
-            codes = codec.encode_labels(col) if labels else codec.encode(col)
+            codes = _label_codes(codec, col) if labels else codec.encode(col)
             if (codes < 0).any():
                 what = (
                     "labels outside the column's label set"
