@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from workbench.engine import cleaning_counts
 from workbench.engine.bundle import (
@@ -23,13 +22,13 @@ from workbench.engine.bundle import (
     DIAGNOSTICS_FILE,
     MANIFEST,
     OPTIONAL_FILES,
-    SURVEY_FILE,
     file_sha256,
 )
 from workbench.engine.n_check import is_n_estimate, n_problem, n_words
 from workbench.engine.release_csv import read_release_labels
 from workbench.engine.release_parquet import RELEASE_PARQUET, parquet_problem
 from workbench.engine.verify_criteria import criteria_problem
+from workbench.engine.verify_survey import is_survey, survey_verdict
 from workbench.generators import MCMC_KIND, Guarantee, guarantee_problems
 from workbench.postprocess import reject_counts, semantics_for
 from workbench.postprocess.projection import distinct_cells
@@ -112,7 +111,8 @@ def verify_bundle(path: str | os.PathLike[str]) -> Verification:
     if (root / RELEASE_PARQUET).exists() and trial is not None:
         _check_parquet(root, v, trial)
     if spec.survey is not None:
-        _check_survey(root, v, spec, ledger, trial)
+        passed, text = survey_verdict(root, spec, ledger, trial)
+        (v.passed if passed else v.failed)("survey", text)
     if spec.cleaning_counts is not None or (root / CLEANING_FILE).exists():
         problem = cleaning_counts.verify(root / CLEANING_FILE, spec, ledger)
         if problem:
@@ -316,13 +316,13 @@ def _check_ledger(root: Path, v: Verification, spec: Spec | None) -> list[dict[s
         return None
     plans = [e for e in ledger if e.get("event") == "selection_plan"]
     once_lines = [e for e in ledger if e.get("event") == "measurement" and e.get("stage") == "once"
-                  and not _is_survey(e) and not cleaning_counts.is_cleaning(e)
+                  and not is_survey(e) and not cleaning_counts.is_cleaning(e)
                   and not is_n_estimate(e)]
     n_lines = [float(e["epsilon"]) for e in ledger if is_n_estimate(e)]
     cleaning = [float(e["epsilon"]) for e in ledger
                 if e.get("event") == "measurement" and cleaning_counts.is_cleaning(e)]
     survey = [float(e["epsilon"]) for e in ledger
-              if e.get("event") == "measurement" and _is_survey(e)]
+              if e.get("event") == "measurement" and is_survey(e)]
     loop = [e for e in ledger if e.get("event") == "measurement" and e.get("stage") == "loop"]
     summary = _summary(ledger)
     if len(plans) != 1 or not summary:
@@ -366,54 +366,3 @@ def _check_ledger(root: Path, v: Verification, spec: Spec | None) -> list[dict[s
     else:
         v.passed("ledger", f"ε_total = {stated:g} adds up and is within budget")
     return ledger
-
-
-def _is_survey(entry: dict[str, Any]) -> bool:
-    """A measurement of the survey's DP raking (purpose 'survey …')."""
-    return str(entry.get("purpose", "")).startswith("survey ")
-
-
-def _check_survey(root: Path, v: Verification, spec: Spec,
-                  ledger: list[dict[str, Any]] | None, trial: Trial | None = None) -> None:
-    """The release's weighted margins match the public totals; the raking's ε is in the ledger.
-
-    Reads release.csv (labels and the weight column), spec.json's margins and survey.json:
-    no confidential data.
-    """
-    from workbench.survey.calibrate import margin_gaps
-
-    survey = spec.survey
-    assert survey is not None
-    problems = []
-    if not (root / SURVEY_FILE).is_file():
-        problems.append(f"{SURVEY_FILE} is missing")
-    frame = (pd.read_csv(root / "release.csv", dtype=str, keep_default_na=False) if trial is None
-             else read_release_labels(root / "release.csv", trial.table))  # same text
-    if survey.weight_column not in frame.columns:
-        v.failed("survey", f"release.csv has no weight column {survey.weight_column!r}")
-        return
-    weights = pd.to_numeric(frame[survey.weight_column], errors="coerce").to_numpy()
-    if np.isnan(weights).any() or (weights < 0).any():
-        problems.append("the weight column has missing or negative values")
-    else:
-        try:
-            gaps = margin_gaps(survey, frame, weights)
-        except ValueError as exc:
-            v.failed("survey", str(exc))
-            return
-        worst = max(gaps.values())
-        if worst > survey.margin_tolerance:
-            bad = ", ".join(f"{k} {100 * g:.3g}%" for k, g in gaps.items()
-                            if g > survey.margin_tolerance)
-            problems.append(f"weighted margins miss the public totals by more than "
-                            f"{100 * survey.margin_tolerance:g}%: {bad}")
-    spent = math.fsum(float(e["epsilon"]) for e in ledger or []
-                      if e.get("event") == "measurement" and _is_survey(e))
-    if ledger is not None and spent > survey.epsilon + _TOL:
-        problems.append(f"the ledger's survey measurements spend {spent:g} > ε_w + ε₁ + ε₂ + ε₃ = "
-                        f"{survey.epsilon:g}")
-    if problems:
-        v.failed("survey", "; ".join(problems))
-    else:
-        v.passed("survey", f"weighted margins within {100 * survey.margin_tolerance:g}% of the "
-                 f"public totals (worst {100 * worst:.2g}%); survey ε {spent:g} in the ledger")
