@@ -77,7 +77,7 @@ def step(name: str, fn: Callable[[], Any], rows: list[dict[str, Any]]) -> Any:
     held = _status_gb("VmRSS")
     t0 = time.perf_counter()
     out = fn()
-    rows.append({"step": name, "s": time.perf_counter() - t0, "held_gb": held,
+    rows.append({"name": name, "s": time.perf_counter() - t0, "held_gb": held,
                  "peak_gb": _status_gb("VmHWM")})
     r = rows[-1]
     print(f"{name:<34} {r['s']:>7.2f} s   peak {r['peak_gb']:.2f} GB "
