@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import hashlib
-import hmac
 import json
 import shutil
 import sys
@@ -36,30 +34,9 @@ import pandas as pd
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
+from _fingerprint_reference import reference_fingerprint  # noqa: E402
+
 LEAN = REPO / "examples" / "israel_births_2014_lean.frozen.json"
-
-
-def before_fingerprint(frame: pd.DataFrame, key: bytes) -> str:
-    """The first ``table_fingerprint`` (sort_values over every column), for the before figure."""
-    names = sorted(str(c) for c in frame.columns)
-    canon = {}
-    for name in names:
-        series = frame[name]
-        if pd.api.types.is_numeric_dtype(series):
-            canon[name] = series.to_numpy(dtype=np.float64, na_value=np.nan) + 0.0
-        else:
-            canon[name] = series.astype("string").fillna("\x00").to_numpy(dtype=object)
-    table = pd.DataFrame(canon).sort_values(names, kind="mergesort", ignore_index=True)
-    mac = hmac.new(key, digestmod=hashlib.sha256)
-    mac.update(json.dumps({"columns": names, "rows": len(table)}).encode())
-    for name in names:
-        values = table[name].to_numpy()
-        if values.dtype == np.float64:
-            mac.update(np.ascontiguousarray(values, dtype="<f8").tobytes())
-        else:
-            mac.update("\x1f".join(values).encode("utf-8"))
-        mac.update(b"\x1e")
-    return mac.hexdigest()
 
 
 def _status_gb(field: str) -> float:
@@ -141,7 +118,7 @@ def main() -> None:
         key = b"bench-key" * 4
         after = step("fingerprint (after)", lambda: table_fingerprint(frame, key), rows)
         if not args.skip_before:
-            before = step("fingerprint (before)", lambda: before_fingerprint(frame, key), rows)
+            before = step("fingerprint (before)", lambda: reference_fingerprint(frame, key), rows)
             print(f"  identical hex value: {after == before} ({after[:16]}…)")
         csv_after, csv_before = tmp / "after.csv", tmp / "before.csv"
         step("write release.csv (after)", lambda: write_release_csv(release, csv_after), rows)

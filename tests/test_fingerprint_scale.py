@@ -1,15 +1,14 @@
 """The fast content fingerprint (issue 38) hashes exactly the bytes of the first implementation.
 
 Budget stores on disk hold fingerprints the first implementation computed; a different value
-would warn "content fingerprint changed" on the next run of the same data. The reference below
-is that implementation, verbatim (sort_values over every column).
+would warn "content fingerprint changed" on the next run of the same data. The reference is that
+implementation, verbatim (benchmarks/_fingerprint_reference.py, also the benchmark's "before").
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import json
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -17,30 +16,10 @@ import pytest
 
 from workbench.privacy.budget_store import table_fingerprint
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from _fingerprint_reference import reference_fingerprint
+
 KEY = b"fingerprint-key-" * 2
-
-
-def reference_fingerprint(frame: pd.DataFrame, key: bytes) -> str:
-    """The first implementation of ``table_fingerprint`` (session 45), unchanged."""
-    names = sorted(str(c) for c in frame.columns)
-    canon = {}
-    for name in names:
-        series = frame[name]
-        if pd.api.types.is_numeric_dtype(series):
-            canon[name] = series.to_numpy(dtype=np.float64, na_value=np.nan) + 0.0
-        else:
-            canon[name] = series.astype("string").fillna("\x00").to_numpy(dtype=object)
-    table = pd.DataFrame(canon).sort_values(names, kind="mergesort", ignore_index=True)
-    mac = hmac.new(key, digestmod=hashlib.sha256)
-    mac.update(json.dumps({"columns": names, "rows": len(table)}).encode())
-    for name in names:
-        values = table[name].to_numpy()
-        if values.dtype == np.float64:
-            mac.update(np.ascontiguousarray(values, dtype="<f8").tobytes())
-        else:
-            mac.update("\x1f".join(values).encode("utf-8"))
-        mac.update(b"\x1e")
-    return mac.hexdigest()
 
 
 def _nan_with_payload(payload: int) -> float:

@@ -15,11 +15,13 @@ verdict (and the error naming it) is the same as before.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from workbench.privacy.fingerprint import first_seen_groups
 from workbench.transform import TableCodec
 
 #: Records per write; a chunk of lines is joined then written (bounded memory).
@@ -50,23 +52,12 @@ def _distinct_lines(release: pd.DataFrame) -> tuple[bytes, np.ndarray, np.ndarra
     n, d = release.shape
     if n == 0 or d == 0:
         return None
-    group = np.zeros(n, dtype=np.int64)
-    span = 1
-    for j in range(d):
-        codes = _render_codes(release.iloc[:, j])
-        if codes is None:
-            return None
-        size = int(codes.max()) + 2  # codes from -1 (missing) up
-        if span * size >= 1 << 62:
-            group, uniques = pd.factorize(group)
-            span = max(len(uniques), 1)
-        group = group * size + (codes + 1)
-        span *= size
-    inverse, uniques = pd.factorize(group)  # ids in order of first appearance
-    if len(uniques) > _MAX_DISTINCT_SHARE * n:
+    try:  # one column's codes at a time (bounded memory)
+        inverse, first = first_seen_groups(_shifted_codes(release), n)
+    except _Unrenderable:
         return None
-    seen = np.maximum.accumulate(inverse)
-    first = np.flatnonzero(np.r_[True, seen[1:] > seen[:-1]])
+    if len(first) > _MAX_DISTINCT_SHARE * n:
+        return None
     header = _split_records(_csv(release.iloc[:0], header=True))
     lines: list[bytes] = []
     for start in range(0, len(first), CHUNK_ROWS):
@@ -77,6 +68,20 @@ def _distinct_lines(release: pd.DataFrame) -> tuple[bytes, np.ndarray, np.ndarra
     if header is None or len(header) != 1:
         return None
     return header[0], np.array(lines, dtype=object), inverse
+
+
+class _Unrenderable(Exception):
+    """A column whose printed fields codes cannot vouch for: pandas writes the file."""
+
+
+def _shifted_codes(release: pd.DataFrame) -> Iterator[tuple[np.ndarray, int]]:
+    """Each column's codes from 0 (missing first) and how many there are, column by column."""
+    for j in range(release.shape[1]):
+        codes = _render_codes(release.iloc[:, j])
+        if codes is None:
+            raise _Unrenderable
+        codes += 1  # from -1 (missing): a fresh array, shifted in place
+        yield codes, int(codes.max()) + 1
 
 
 def _csv(frame: pd.DataFrame, *, header: bool) -> bytes:

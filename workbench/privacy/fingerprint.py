@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 import pandas as pd
@@ -140,21 +140,32 @@ class _Order:
 def _sorted_order(columns: list[_Column], n: int, *, exact_rows: bool) -> _Order:
     """Group equal code rows (packed mixed radix, re-factorized before overflow), then sort
     the distinct rows lexicographically on their ranks (first column most significant)."""
-    group = np.zeros(n, dtype=np.int64)
-    span = 1
-    for column in columns:
-        if span * column.size >= _PACK_MAX:
-            group, uniques = pd.factorize(group)
-            span = max(len(uniques), 1)
-        group = group * column.size + column.codes
-        span *= column.size
-    group, uniques = pd.factorize(group)  # ids in order of first appearance
-    seen = np.maximum.accumulate(group) if n else group
-    first = np.flatnonzero(np.r_[True, seen[1:] > seen[:-1]]) if n else group
+    group, first = first_seen_groups(((c.codes, c.size) for c in columns), n)
     keys = [c.rank[c.codes[first]] for c in reversed(columns)]  # lexsort: last key is primary
     sort = np.lexsort(keys) if keys else np.arange(len(first))
     if exact_rows:
         position = np.empty(len(first), dtype=np.int64)
         position[sort] = np.arange(len(first))
         return _Order(np.argsort(position[group], kind="stable"), None)
-    return _Order(first[sort], np.bincount(group, minlength=len(uniques))[sort])
+    return _Order(first[sort], np.bincount(group, minlength=len(first))[sort])
+
+
+def first_seen_groups(columns: Iterable[tuple[np.ndarray, int]], n: int
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """Each of ``n`` rows' group (rows equal in every column's codes, each in ``[0, size)``,
+    share one; ids in order of first appearance) and the first row of each group: the codes
+    packed mixed radix into one int64 (re-factorized before it could overflow), one factorize.
+    Shared by the fingerprint and ``engine.release_csv``'s distinct lines."""
+    group = np.zeros(n, dtype=np.int64)
+    span = 1
+    for codes, size in columns:
+        if span * size >= _PACK_MAX:
+            group, uniques = pd.factorize(group)
+            span = max(len(uniques), 1)
+        group = group * size + codes
+        span *= size
+    group, _ = pd.factorize(group)  # ids in order of first appearance
+    if not n:
+        return group, group
+    seen = np.maximum.accumulate(group)
+    return group, np.flatnonzero(np.r_[True, seen[1:] > seen[:-1]])
